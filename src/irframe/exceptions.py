@@ -1,0 +1,117 @@
+"""Every error irframe raises, built in one place.
+
+All exceptions derive from :class:`IrFrameError`, itself a :class:`ValueError`, so
+``except ValueError`` keeps working for callers who do not know irframe.  Messages
+name the culprit (column, query, parameter) and end with a hint on how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "ColumnNotFoundError",
+    "DuplicateRowsError",
+    "EmptyInputError",
+    "InvalidDataError",
+    "InvalidParameterError",
+    "IrFrameError",
+    "MissingQueriesError",
+    "UnknownMeasureError",
+    "closest",
+]
+
+# Other names people give to the standard columns; used for "did you mean" hints.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "query_id": ("qid", "query", "topic", "topic_id", "q_id", "queryid", "query_no", "qno"),
+    "doc_id": ("docid", "docno", "doc", "document", "document_id", "did", "pid", "passage_id"),
+    "rank": ("position", "pos", "rnk", "ranking"),
+    "score": ("sim", "similarity", "prediction", "pred", "relevance_score", "model_score"),
+    "relevance": ("rel", "label", "grade", "judgment", "judgement", "qrel", "gain", "target"),
+}
+
+
+def closest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Return up to ``n`` candidates close to ``word`` (case-insensitive, via difflib)."""
+    cands = list(dict.fromkeys(candidates))
+    lowered: dict[str, str] = {}
+    for c in cands:  # first spelling wins: callers list canonical names first
+        lowered.setdefault(c.lower(), c)
+    hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.6)
+    return [lowered[h] for h in hits]
+
+
+def _quote_list(items: Sequence[object], limit: int = 5) -> str:
+    shown = ", ".join(repr(x) for x in items[:limit])
+    if len(items) > limit:
+        shown += f", ... ({len(items) - limit} more)"
+    return shown
+
+
+class IrFrameError(ValueError):
+    """Root of every error raised by irframe."""
+
+
+class ColumnNotFoundError(IrFrameError):
+    """A required column is not in the frame."""
+
+    @classmethod
+    def from_missing(
+        cls,
+        *,
+        role: str,
+        missing: str,
+        available: Sequence[str],
+        frame: str = "run",
+        parameter: str | None = None,
+    ) -> ColumnNotFoundError:
+        """Build the error for column ``missing`` (playing ``role``) absent from ``frame``."""
+        synonyms = _SYNONYMS.get(role, ())
+        avail_lower = {a.lower(): a for a in available}
+        near = [avail_lower[s] for s in synonyms if s in avail_lower]
+        near += [c for c in closest(missing, available) if c not in near]
+        param = parameter or f"{role.split('_')[0]}_col"
+        msg = (
+            f"The {frame} frame has no {role} column {missing!r}. "
+            f"Available columns: [{_quote_list(list(available), limit=12)}]."
+        )
+        if near:
+            msg += f"\nHint: did you mean {param}={near[0]!r}?"
+            if len(near) > 1:
+                msg += f" (other close names: {_quote_list(near[1:])})"
+        else:
+            msg += f"\nHint: name the column with {param}=..."
+        return cls(msg)
+
+
+class InvalidParameterError(IrFrameError):
+    """A parameter value is out of its declared domain."""
+
+    @classmethod
+    def for_value(
+        cls, name: str, where: str, expected: str, got: object
+    ) -> InvalidParameterError:
+        """Message shaped like scikit-learn's parameter validation."""
+        msg = f"The {name!r} parameter of {where} must be {expected}. Got {got!r} instead."
+        return cls(msg)
+
+
+class UnknownMeasureError(IrFrameError):
+    """A measure name or parameter is not known."""
+
+
+class InvalidDataError(IrFrameError):
+    """Values in the input cannot be evaluated (nulls, NaN, wrong dtypes)."""
+
+
+class DuplicateRowsError(InvalidDataError):
+    """The same (query, document) pair occurs more than once."""
+
+
+class EmptyInputError(InvalidDataError):
+    """The run or the qrels have no rows."""
+
+
+class MissingQueriesError(IrFrameError):
+    """Judged queries are absent from the run and ``missing='error'`` was asked."""
