@@ -1,0 +1,143 @@
+"""Column-name resolution and dtype checks, done on schemas only (no data is read)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
+
+__all__ = ["RunColumns", "resolve_qrels", "resolve_run"]
+
+DEFAULT_RANK = "rank"
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """The resolved roles of the run's columns."""
+
+    query: str
+    doc: str
+    order: Literal["rank", "score"]
+    order_col: str
+    relevance: str | None  # grades on the run rows (no qrels)
+    by: tuple[str, ...]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Group keys of the per-query table: the ``by`` columns, then the query."""
+        return (*self.by, self.query)
+
+
+def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str) -> None:
+    if col not in schema:
+        raise ColumnNotFoundError.from_missing(
+            role=role, missing=col, available=list(schema), frame=frame, parameter=parameter
+        )
+
+
+def _is_numeric(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric() or dtype == pl.Boolean
+
+
+def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
+    dtype = schema[col]
+    if dtype.is_float():
+        msg = (
+            f"The {frame} id column {col!r} has float dtype {dtype}; ids must be str or int. "
+            f"Hint: cast it, e.g. pl.col({col!r}).cast(pl.Int64) or .astype('int64')."
+        )
+        raise InvalidDataError(msg)
+    if dtype.is_nested():
+        msg = f"The {frame} id column {col!r} has nested dtype {dtype}; ids must be str or int."
+        raise InvalidDataError(msg)
+
+
+def resolve_run(
+    schema: pl.Schema,
+    *,
+    query_col: str,
+    doc_col: str,
+    rank_col: str | None,
+    score_col: str,
+    relevance_col: str | None,
+    by: Sequence[str],
+    need_relevance: bool,
+) -> RunColumns:
+    """Decide which columns of the run play which role; raise on missing or mistyped ones."""
+    _require(schema, query_col, "query_id", "run", "query_col")
+    _require(schema, doc_col, "doc_id", "run", "doc_col")
+    _check_id(schema, query_col, "run")
+    _check_id(schema, doc_col, "run")
+    if rank_col is not None and rank_col in schema:
+        order: Literal["rank", "score"] = "rank"
+        order_col = rank_col
+    elif score_col in schema:
+        order, order_col = "score", score_col
+    elif rank_col is not None and rank_col != DEFAULT_RANK:
+        raise ColumnNotFoundError.from_missing(
+            role="rank", missing=rank_col, available=list(schema), parameter="rank_col"
+        )
+    else:
+        err = ColumnNotFoundError.from_missing(
+            role="score", missing=score_col, available=list(schema), parameter="score_col"
+        )
+        msg = (
+            f"The run frame has neither a rank column {rank_col or DEFAULT_RANK!r} nor a score "
+            f"column {score_col!r}; one is needed to order the documents. " + str(err).split(". ", 1)[1]
+        )
+        raise ColumnNotFoundError(msg)
+    if not _is_numeric(schema[order_col]):
+        msg = (
+            f"The run's {order} column {order_col!r} must be numeric; it has dtype {schema[order_col]}. "
+            f"Hint: cast it, e.g. pl.col({order_col!r}).cast(pl.Float64) or pd.to_numeric."
+        )
+        raise InvalidDataError(msg)
+    rel: str | None = None
+    if need_relevance:
+        if relevance_col is None or relevance_col not in schema:
+            err = ColumnNotFoundError.from_missing(
+                role="relevance",
+                missing=relevance_col or "relevance",
+                available=list(schema),
+                parameter="relevance_col",
+            )
+            msg = str(err) + " (Or pass a separate qrels frame: qrels=...)"
+            raise ColumnNotFoundError(msg)
+        _check_grade(schema, relevance_col, "run")
+        rel = relevance_col
+    for col in by:
+        if not isinstance(col, str):
+            raise InvalidParameterError.for_value("by", "evaluate", "a column name or a list of them", col)
+        _require(schema, col, col, "run", "by")
+    if query_col in by or doc_col in by:
+        raise InvalidParameterError.for_value(
+            "by", "evaluate", "columns other than the query and document ids", list(by)
+        )
+    return RunColumns(query_col, doc_col, order, order_col, rel, tuple(by))
+
+
+def _check_grade(schema: pl.Schema, col: str, frame: str) -> None:
+    if not _is_numeric(schema[col]):
+        msg = (
+            f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
+            f"{schema[col]}. Hint: map labels to numbers first, e.g. "
+            f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
+        )
+        raise InvalidDataError(msg)
+
+
+def resolve_qrels(
+    schema: pl.Schema, *, query_col: str, doc_col: str, relevance_col: str
+) -> tuple[str, str, str]:
+    """Check the qrels frame's columns; return (query, doc, relevance) names."""
+    _require(schema, query_col, "query_id", "qrels", "qrels_query_col")
+    _require(schema, doc_col, "doc_id", "qrels", "qrels_doc_col")
+    _require(schema, relevance_col, "relevance", "qrels", "qrels_relevance_col")
+    _check_id(schema, query_col, "qrels")
+    _check_id(schema, doc_col, "qrels")
+    _check_grade(schema, relevance_col, "qrels")
+    return query_col, doc_col, relevance_col

@@ -1,0 +1,472 @@
+"""The engine: prepare once (join, order), ONE ``group_by(keys).agg`` for every measure.
+
+Data flow, all in one lazy polars plan::
+
+    run ─┐
+         ├─ left join on (query, doc) ─ sort (keys, order) ─ group_by(keys).agg(numerators)
+    qrels┘                                                          │
+    qrels ─ group_by(query).agg(R, N, ideal DCG) ───────────────────┴─ full join on query
+                                                                     → measures per query
+
+What happens to the edge cases is decided here, once:
+
+- a qrels query absent from the run (``missing``): ``"zero"`` scores it 0 and counts it
+  (trec_eval ``-c``); ``"drop"`` leaves it out; ``"error"`` raises.  Either way it is
+  counted in ``n_missing``.
+- a run query with no judgments: not judged, so its measures are null; it is excluded
+  from the means and counted in ``n_unjudged``.
+- a judged query with no relevant document: every measure is 0 and it counts.
+- ``by`` columns that the qrels also carry are query attributes (join keys); the others
+  partition the run (systems), and missing queries are filled in per partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import polars as pl
+
+from irframe import kernels as K
+from irframe._columns import RunColumns
+from irframe.exceptions import (
+    DuplicateRowsError,
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    MissingQueriesError,
+)
+from irframe.measures import Gain, Measure
+
+__all__ = ["Plan", "build_plan", "check", "checked", "per_query_table", "summarize"]
+
+Missing = Literal["zero", "drop", "error"]
+Duplicates = Literal["error", "first"]
+
+P = "__ir_"
+N_ROWS = P + "n"
+N_BAD = P + "nbad"
+N_DUP = P + "ndup"
+N_NULLDOC = P + "nnulldoc"
+Q_N = P + "qn"
+Q_DUP = P + "qdup"
+Q_NULL = P + "qnull"
+IN_RUN = P + "in_run"
+JUDGED_ANY = P + "judged_any"
+JUDGED = P + "judged"
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "all"
+    return str(int(x)) if float(x).is_integer() else str(x).replace(".", "p").replace("-", "m")
+
+
+@dataclass
+class _Needs:
+    """Numerators (run side) and denominators (qrels side) that the measures need."""
+
+    gains: list[Gain] = field(default_factory=list)
+    run: dict[str, pl.Expr] = field(default_factory=dict)
+    qrels: dict[str, pl.Expr] = field(default_factory=dict)
+    window_thresholds: set[float] = field(default_factory=set)
+
+    def gain_id(self, g: Gain) -> int:
+        if g not in self.gains:
+            self.gains.append(g)
+        return self.gains.index(g)
+
+
+def _final_expr(m: Measure, needs: _Needs, inside_run: bool) -> pl.Expr:
+    """Register what ``m`` needs and return its per-query value from the joined columns."""
+    t, k = m.rel, m.cutoff
+    fam = m.family
+    dens = needs.run if inside_run else needs.qrels
+
+    def R() -> pl.Expr:  # noqa: N802 - the usual name of the quantity
+        name = f"{P}R_{_num(t)}"
+        dens[name] = K.relevant(t).sum()
+        return pl.col(name).cast(pl.Float64)
+
+    def over_r(numer: pl.Expr) -> pl.Expr:
+        r = R()
+        return pl.when(r > 0).then(numer.cast(pl.Float64) / r).otherwise(0.0)
+
+    def relret() -> pl.Expr:
+        name = f"{P}relret_{_num(t)}_{_num(k)}"
+        needs.run[name] = K.rel_ret(t, k)
+        return pl.col(name).cast(pl.Float64)
+
+    if fam == "P":
+        assert k is not None  # noqa: S101 - P requires a cutoff (Measure checks)
+        return relret() / k
+    if fam == "Success":
+        return (relret() > 0).cast(pl.Float64)
+    if fam == "R":
+        return over_r(relret())
+    if fam == "NumRelRet":
+        return relret()
+    if fam == "NumRel":
+        return R()
+    if fam == "RR":
+        name = f"{P}rr_{_num(t)}_{_num(k)}"
+        needs.run[name] = K.reciprocal_rank(t, k)
+        return pl.col(name)
+    if fam == "AP":
+        name = f"{P}ap_{_num(t)}_{_num(k)}"
+        needs.run[name] = K.ap_sum(t, k)
+        return over_r(pl.col(name))
+    if fam == "nDCG":
+        gid = needs.gain_id(m.gain)
+        name = f"{P}dcg_{gid}_{_num(k)}"
+        ideal = f"{P}idcg_{gid}_{_num(k)}"
+        needs.run[name] = K.dcg(m.gain, k)
+        dens[ideal] = K.idcg(m.gain, k)
+        return pl.when(pl.col(ideal) > 0).then(pl.col(name) / pl.col(ideal)).otherwise(0.0)
+    if fam == "Judged":
+        assert k is not None  # noqa: S101
+        name = f"{P}judged_{_num(k)}"
+        needs.run[name] = K.judged(k)
+        return pl.col(name).cast(pl.Float64) / k
+    if fam == "NumRet":
+        return pl.col(N_ROWS).cast(pl.Float64).clip(upper_bound=k)
+    if fam == "Rprec":
+        name = f"{P}rprec_{_num(t)}"
+        needs.run[name] = K.rprec_hits(t, inside_run)
+        if not inside_run:
+            needs.window_thresholds.add(t)
+        return over_r(pl.col(name))
+    if fam == "Bpref":
+        name = f"{P}bpref_{_num(t)}"
+        needs.run[name] = K.bpref_sum(t, inside_run)
+        if not inside_run:
+            needs.window_thresholds.add(t)
+        return over_r(pl.col(name))
+    msg = f"no kernel for measure family {fam!r}"  # pragma: no cover - registry and engine agree
+    raise NotImplementedError(msg)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A lazy per-query table with diagnostics, and what is needed to finish it."""
+
+    frame: pl.LazyFrame
+    cols: RunColumns
+    labels: tuple[str, ...]
+    partitions: tuple[str, ...]  # by-columns that partition the run (systems)
+    missing: Missing
+    has_qrels: bool
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame | None
+    qrels_query: str
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.cols.keys
+
+
+def _harmonize_ids(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, pairs: Sequence[tuple[str, str]]
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """Give run and qrels id columns one dtype: equal dtypes stay, anything else becomes str."""
+    rs, qs = run.collect_schema(), qrels.collect_schema()
+    for rc, qc in pairs:
+        if rs[rc] == qs[qc] and rs[rc] != pl.Categorical and not isinstance(rs[rc], pl.Enum):
+            continue
+        run = run.with_columns(pl.col(rc).cast(pl.String))
+        qrels = qrels.with_columns(pl.col(qc).cast(pl.String))
+    return run, qrels
+
+
+def _order_exprs(cols: RunColumns) -> tuple[list[pl.Expr], list[bool]]:
+    doc = pl.col(cols.doc)
+    if cols.order == "rank":
+        return [pl.col(cols.order_col), doc], [False, True]
+    return [pl.col(cols.order_col), doc], [True, True]
+
+
+def build_plan(
+    run: pl.LazyFrame,
+    cols: RunColumns,
+    measures: Sequence[tuple[str, Measure]],
+    qrels: pl.LazyFrame | None,
+    qrels_cols: tuple[str, str, str] | None,
+    *,
+    missing: Missing,
+    duplicates: Duplicates,
+) -> Plan:
+    """Build the lazy plan that computes every measure per query in one group_by."""
+    inside_run = qrels is None
+    needs = _Needs()
+    finals = {label: _final_expr(m, needs, inside_run).cast(pl.Float64) for label, m in measures}
+    keys = list(cols.keys)
+
+    # ---- the run: only the columns we need, ids a single dtype -------------------------
+    select = [*keys, cols.doc, cols.order_col]
+    if cols.relevance is not None:
+        select.append(cols.relevance)
+    rows = run.select(list(dict.fromkeys(select)))
+    schema = rows.collect_schema()
+    qrels_by: list[str] = []
+    qq = cols.query
+    if qrels is not None and qrels_cols is not None:
+        qq, qd, qr = qrels_cols
+        qschema = qrels.collect_schema()
+        qrels_by = [b for b in cols.by if b in qschema]
+        qsel = [*qrels_by, qq, qd, qr]
+        q = qrels.select(list(dict.fromkeys(qsel))).rename({qq: cols.query, qd: cols.doc})
+        q = q.with_columns(pl.col(qr).cast(pl.Float64).alias(K.REL))
+        rows, q = _harmonize_ids(
+            rows, q, [(c, c) for c in (*qrels_by, cols.query, cols.doc)]
+        )
+        qkeys = [*qrels_by, cols.query]
+    else:
+        q = None
+        qkeys = [cols.query]
+        rows = rows.with_columns(pl.col(str(cols.relevance)).cast(pl.Float64).alias(K.REL))
+    dtype = schema[cols.doc]
+    if cols.order == "score" and dtype.is_integer():
+        # trec_eval breaks score ties by docno as a string ("9" ranks above "10")
+        rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
+        if q is not None:
+            q = q.with_columns(pl.col(cols.doc).cast(pl.String))
+
+    # ---- diagnostics, computed in the same group_by -----------------------------------
+    order_col = pl.col(cols.order_col)
+    bad = order_col.is_null().sum()
+    if schema[cols.order_col].is_float():
+        bad = bad + order_col.is_nan().sum()
+    diag = {
+        JUDGED_ANY: pl.col(K.REL).is_not_null().any(),
+        N_ROWS: pl.len(),
+        N_BAD: bad,
+        N_DUP: pl.len() - pl.col(cols.doc).n_unique(),
+        N_NULLDOC: pl.col(cols.doc).null_count(),
+    }
+
+    # ---- join the grades once, order once, aggregate once -----------------------------
+    if q is not None:
+        if needs.window_thresholds:
+            q = q.with_columns(
+                *(
+                    K.relevant(t).sum().over(qkeys).alias(K.rel_count_col(t))
+                    for t in sorted(needs.window_thresholds)
+                ),
+                *(
+                    K.judged_nonrelevant(t).sum().over(qkeys).alias(K.nonrel_count_col(t))
+                    for t in sorted(needs.window_thresholds)
+                ),
+            )
+        payload = [K.REL] + [
+            c
+            for t in sorted(needs.window_thresholds)
+            for c in (K.rel_count_col(t), K.nonrel_count_col(t))
+        ]
+        rows = rows.join(
+            q.select([*qkeys, cols.doc, *payload]), on=[*qkeys, cols.doc], how="left"
+        )
+    by_order, desc = _order_exprs(cols)
+    rows = rows.sort([*keys, *by_order], descending=[False] * len(keys) + desc, nulls_last=True)
+    if duplicates == "first":
+        rows = rows.unique(subset=[*keys, cols.doc], keep="first", maintain_order=True)
+    per_q = rows.group_by(keys).agg(**diag, **needs.run)
+
+    # ---- denominators from the qrels, then one join per query -------------------------
+    partitions = tuple(b for b in cols.by if b not in qrels_by)
+    if q is not None:
+        qstats = q.group_by(qkeys).agg(
+            **{
+                Q_N: pl.len(),
+                Q_DUP: pl.len() - pl.col(cols.doc).n_unique(),
+                Q_NULL: pl.col(K.REL).null_count() + pl.col(cols.doc).null_count(),
+            },
+            **needs.qrels,
+        )
+        qstats = qstats.with_columns(pl.lit(True).alias(JUDGED))
+        per_q = per_q.with_columns(pl.lit(True).alias(IN_RUN))
+        if partitions:
+            parts = per_q.select(list(partitions)).unique()
+            expected = parts.join(qstats, how="cross")
+        else:
+            expected = qstats
+        table = per_q.join(expected, on=keys, how="full", coalesce=True)
+    else:
+        # grades on the run rows: a query whose rows carry no grade at all is not judged
+        table = per_q.with_columns(pl.lit(True).alias(IN_RUN), pl.col(JUDGED_ANY).alias(JUDGED))
+    table = table.with_columns(
+        pl.col(IN_RUN).fill_null(False), pl.col(JUDGED).fill_null(False)
+    )
+    table = table.with_columns(pl.col([*needs.run, N_ROWS]).fill_null(0))
+    values = [
+        pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label)
+        for label, expr in finals.items()
+    ]
+    table = table.with_columns(values)
+    return Plan(
+        frame=table,
+        cols=cols,
+        labels=tuple(finals),
+        partitions=partitions,
+        missing=missing,
+        has_qrels=q is not None,
+        run=run,
+        qrels=qrels,
+        qrels_query=qq,
+    )
+
+
+def _examples(values: Sequence[object], limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+def _keys_of(df: pl.DataFrame, keys: Sequence[str]) -> list[object]:
+    if len(keys) == 1:
+        return df.get_column(keys[0]).to_list()
+    return [tuple(r) for r in df.select(keys).iter_rows()]
+
+
+def check(plan: Plan, df: pl.DataFrame) -> None:
+    """Raise for bad input found by the diagnostics; nothing is dropped silently."""
+    keys = list(plan.keys)
+    query = plan.cols.query
+    in_run = df.filter(pl.col(IN_RUN))
+    if in_run.height == 0 or int(in_run.get_column(N_ROWS).sum()) == 0:
+        msg = "The run has no rows. Hint: check the filter that produced it."
+        raise EmptyInputError(msg)
+    null_keys = in_run.filter(pl.any_horizontal(pl.col(keys).is_null()))
+    if null_keys.height:
+        n = int(null_keys.get_column(N_ROWS).sum())
+        cols_with_null = [c for c in keys if null_keys.get_column(c).null_count()]
+        msg = (
+            f"{n} run rows have a null in {cols_with_null[0]!r}. "
+            "Hint: drop them (df.drop_nulls(...)/df.dropna(subset=...)) or fill the ids."
+        )
+        raise InvalidDataError(msg)
+    bad_doc = in_run.filter(pl.col(N_NULLDOC) > 0)
+    if bad_doc.height:
+        msg = (
+            f"{int(bad_doc.get_column(N_NULLDOC).sum())} run rows have a null "
+            f"{plan.cols.doc!r}, e.g. in queries {_examples(_keys_of(bad_doc, keys))}. "
+            "Hint: drop or fill them."
+        )
+        raise InvalidDataError(msg)
+    bad = in_run.filter(pl.col(N_BAD) > 0)
+    if bad.height:
+        col = plan.cols.order_col
+        msg = (
+            f"{int(bad.get_column(N_BAD).sum())} run rows have a null or NaN {plan.cols.order} in "
+            f"column {col!r}, e.g. in queries {_examples(_keys_of(bad, keys))}. They cannot be "
+            "ranked. Hint: drop them or fill them (e.g. with the lowest score)."
+        )
+        raise InvalidDataError(msg)
+    dup = in_run.filter(pl.col(N_DUP) > 0)
+    if dup.height:
+        doc = plan.cols.doc
+        sample = (
+            plan.run.group_by([*keys, doc])
+            .len()
+            .filter(pl.col("len") > 1)
+            .sort([*keys, doc])
+            .head(5)
+            .collect()
+        )
+        shown = ", ".join(str(tuple(r)) for r in sample.select([*keys, doc]).iter_rows())
+        msg = (
+            f"The run has {int(dup.get_column(N_DUP).sum())} duplicate ({', '.join(keys)}, {doc}) "
+            f"rows in {dup.height} queries, e.g. {shown}. trec_eval refuses such runs. "
+            "Hint: pass duplicates='first' to keep the best-ranked row of each document."
+        )
+        raise DuplicateRowsError(msg)
+    if plan.has_qrels:
+        judged = df.filter(pl.col(JUDGED))
+        if Q_NULL in df.columns and judged.filter(pl.col(Q_NULL) > 0).height:
+            msg = (
+                "The qrels have null doc ids or null grades in queries "
+                f"{_examples(_keys_of(judged.filter(pl.col(Q_NULL) > 0), [query]))}. "
+                "Hint: drop those rows (unjudged documents simply have no qrels row)."
+            )
+            raise InvalidDataError(msg)
+        qdup = judged.filter(pl.col(Q_DUP) > 0).unique(subset=[query])
+        if qdup.height:
+            msg = (
+                f"The qrels judge the same document twice in queries "
+                f"{_examples(sorted(qdup.get_column(query).to_list(), key=str))}. "
+                "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
+                "e.g. qrels.unique(subset=[query, doc], keep='last')."
+            )
+            raise DuplicateRowsError(msg)
+        if judged.height == 0:
+            msg = (
+                "No query of the run is in the qrels (and the qrels are empty or share no "
+                "query id with it). Hint: check that both use the same query ids."
+            )
+            raise EmptyInputError(msg)
+        if plan.partitions and plan.missing != "drop":
+            _check_partitions(plan, df)
+        if plan.missing == "error":
+            miss = df.filter(~pl.col(IN_RUN) & pl.col(JUDGED))
+            if miss.height:
+                msg = (
+                    f"{miss.height} judged queries are missing from the run: "
+                    f"{_examples(_keys_of(miss, keys), limit=10)}. Hint: pass missing='zero' "
+                    "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
+                )
+                raise MissingQueriesError(msg)
+
+
+def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
+    """A by-column that splits the queries (a segment) cannot receive missing queries."""
+    ran = df.filter(pl.col(IN_RUN))
+    parts = list(plan.partitions)
+    n_groups = ran.select(parts).unique().height
+    if n_groups < 2:
+        return
+    per_query = ran.group_by(plan.cols.query).agg(pl.struct(parts).n_unique().alias("g"))
+    if per_query.height > 1 and int(per_query.get_column("g").max()) == 1:  # type: ignore[arg-type]
+        names = ", ".join(repr(p) for p in parts)
+        msg = (
+            f"The by-column(s) {names} look like query attributes (each query has one value) "
+            "and are not in the qrels, so a judged query the run never returned cannot be "
+            "placed in a group; missing='zero' would add it to every group. Hint: add the "
+            f"column(s) {names} to the qrels frame, or pass missing='drop'."
+        )
+        raise InvalidParameterError(msg)
+
+
+def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
+    """The public per-query table: keys and one Float64 column per measure, sorted by keys.
+
+    Missing queries are kept (as zeros) unless ``missing='drop'``; unjudged run queries
+    are kept with null values so that they stay visible.
+    """
+    if plan.missing == "drop":
+        table = table.filter(pl.col(IN_RUN))
+    return table.select(*plan.keys, *plan.labels).sort(list(plan.keys), nulls_last=True)
+
+
+def summarize(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    """Means over judged queries per by-group, with the counts of left-out queries."""
+    lf = table.lazy()
+    by = list(plan.cols.by)
+    judged = pl.col(JUDGED) & pl.col(IN_RUN) if plan.missing == "drop" else pl.col(JUDGED)
+    aggs = [
+        *(pl.col(label).filter(judged).mean().alias(label) for label in plan.labels),
+        judged.sum().cast(pl.Int64).alias("n_queries"),
+        (pl.col(JUDGED) & ~pl.col(IN_RUN)).sum().cast(pl.Int64).alias("n_missing"),
+        (~pl.col(JUDGED) & pl.col(IN_RUN)).sum().cast(pl.Int64).alias("n_unjudged"),
+    ]
+    if by:
+        return lf.group_by(by).agg(aggs).sort(by, nulls_last=True)
+    return lf.select(aggs)
+
+
+def checked(plan: Plan) -> pl.LazyFrame:
+    """The plan's table with the input checks attached (they run when it is collected)."""
+
+    def _check(df: pl.DataFrame) -> pl.DataFrame:
+        check(plan, df)
+        return df
+
+    return plan.frame.map_batches(_check, schema=plan.frame.collect_schema())

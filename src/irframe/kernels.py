@@ -1,0 +1,164 @@
+"""Kernels: pure polars expressions evaluated inside one ``group_by(query).agg(...)``.
+
+Every expression here runs in the aggregation context of one query, over its
+documents already in ranking order.  They read two prepared columns:
+
+- ``REL``: the grade of each retrieved document (Float64, null = not judged);
+- ``REL_R``/``REL_N`` (optional): the query's judged-relevant / judged-non-relevant
+  counts broadcast onto judged rows, for the measures that need them inside the
+  ranking (Rprec, Bpref).
+
+Kernels never validate, read files or import pandas; they return numerators whose
+denominators (number of relevant documents, ideal DCG) the engine joins per query.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from irframe.measures import Gain
+
+__all__ = [
+    "REL",
+    "ap_sum",
+    "bpref_sum",
+    "dcg",
+    "gain",
+    "idcg",
+    "judged",
+    "relevant",
+    "reciprocal_rank",
+    "rel_ret",
+    "rprec_hits",
+]
+
+REL = "__ir_rel"
+
+
+def rel_count_col(t: float) -> str:
+    """Name of the broadcast column holding R (judged relevant at threshold ``t``)."""
+    return f"__ir_Rw_{t}"
+
+
+def nonrel_count_col(t: float) -> str:
+    """Name of the broadcast column holding N (judged non-relevant at threshold ``t``)."""
+    return f"__ir_Nw_{t}"
+
+
+def _rel() -> pl.Expr:
+    return pl.col(REL)
+
+
+def _cut(expr: pl.Expr, k: int | None) -> pl.Expr:
+    return expr if k is None else expr.head(k)
+
+
+def _positions() -> pl.Expr:
+    """1-based rank positions of the group's rows."""
+    return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32)
+
+
+def relevant(t: float) -> pl.Expr:
+    """Boolean: the document's grade is at least ``t`` (unjudged: False)."""
+    return (_rel() >= t).fill_null(False)
+
+
+def judged_nonrelevant(t: float) -> pl.Expr:
+    """Boolean: judged with ``0 <= grade < t`` (negative grades are skipped, as by trec_eval)."""
+    return ((_rel() >= 0) & (_rel() < t)).fill_null(False)
+
+
+def gain(g: Gain, rel: pl.Expr | None = None) -> pl.Expr:
+    """Gain of a grade: ``exp`` 2^rel - 1, ``linear`` rel, or explicit per-grade gains.
+
+    Grades <= 0 and unjudged documents get 0 under ``exp``/``linear``; explicit gains
+    apply to every grade >= 0 and grades not listed keep their linear gain.
+    """
+    r = _rel() if rel is None else rel
+    if g == "exp":
+        value = pl.lit(2.0).pow(r) - 1.0
+    elif g == "linear":
+        value = r
+    else:
+        assert not isinstance(g, str)  # noqa: S101 - Measure validated the value
+        mapping = dict(g)
+        value = r.replace_strict(
+            list(mapping), list(mapping.values()), default=r, return_dtype=pl.Float64
+        )
+        return pl.when(r >= 0).then(value).otherwise(0.0).fill_null(0.0)
+    return pl.when(r > 0).then(value).otherwise(0.0).fill_null(0.0)
+
+
+def _discount(n: pl.Expr | None = None) -> pl.Expr:
+    return 1.0 / (pl.int_range(2, (pl.len() if n is None else n) + 2, dtype=pl.UInt32).log(2))
+
+
+def rel_ret(t: float, k: int | None) -> pl.Expr:
+    """Number of relevant documents in the top ``k``."""
+    return _cut(relevant(t), k).sum()
+
+
+def reciprocal_rank(t: float, k: int | None) -> pl.Expr:
+    """1 / rank of the first relevant document within ``k``; 0 if none."""
+    hits = _cut(relevant(t), k)
+    return pl.when(hits.any()).then(1.0 / (hits.arg_max().cast(pl.Float64) + 1.0)).otherwise(0.0)
+
+
+def ap_sum(t: float, k: int | None) -> pl.Expr:
+    """Sum of precision at each relevant rank within ``k`` (AP before dividing by R)."""
+    b = relevant(t).cast(pl.Float64)
+    return _cut(b * b.cum_sum() / _positions(), k).sum()
+
+
+def dcg(g: Gain, k: int | None) -> pl.Expr:
+    """Discounted cumulative gain of the ranking, cut at ``k``."""
+    return _cut(gain(g) * _discount(), k).sum()
+
+
+def idcg(g: Gain, k: int | None) -> pl.Expr:
+    """Ideal DCG from a query's judged grades (every judged document), cut at ``k``.
+
+    Only positive gains enter the ideal ranking (a negative custom gain never helps).
+    """
+    ideal = gain(g).clip(lower_bound=0.0).sort(descending=True)
+    return _cut(ideal * _discount(), k).sum()
+
+
+def judged(k: int | None) -> pl.Expr:
+    """Number of judged documents in the top ``k``."""
+    return _cut(_rel().is_not_null(), k).sum()
+
+
+def _group_r(t: float, inside_run: bool) -> pl.Expr:
+    if inside_run:  # grades on the run rows: R is counted in the group itself
+        return relevant(t).sum()
+    return pl.col(rel_count_col(t)).max().fill_null(0)
+
+
+def _group_n(t: float, inside_run: bool) -> pl.Expr:
+    if inside_run:
+        return judged_nonrelevant(t).sum()
+    return pl.col(nonrel_count_col(t)).max().fill_null(0)
+
+
+def rprec_hits(t: float, inside_run: bool) -> pl.Expr:
+    """Relevant documents in the top R (R = judged relevant)."""
+    return relevant(t).head(_group_r(t, inside_run)).sum()
+
+
+def bpref_sum(t: float, inside_run: bool) -> pl.Expr:
+    """trec_eval's bpref numerator: sum over relevant retrieved docs of 1 - min(n, R)/min(N, R).
+
+    ``n`` counts judged non-relevant documents ranked above; unjudged documents and
+    negative grades are skipped.
+    """
+    r = _group_r(t, inside_run).cast(pl.Float64)
+    n_all = _group_n(t, inside_run).cast(pl.Float64)
+    above = judged_nonrelevant(t).cum_sum().cast(pl.Float64)
+    denom = pl.min_horizontal(n_all, r)
+    term = (
+        pl.when(above == 0)
+        .then(1.0)
+        .otherwise(1.0 - above.clip(upper_bound=r) / denom)
+    )
+    return pl.when(relevant(t)).then(term).otherwise(0.0).sum()
