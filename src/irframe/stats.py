@@ -1,0 +1,792 @@
+"""Paired significance tests, bootstrap confidence intervals and multiple-testing corrections.
+
+Everything here works on plain numpy vectors of per-query scores: ``x`` for a
+system, ``y`` for the baseline, paired by position (``y=None`` means ``x`` already
+holds the per-query deltas ``x - y``).  No scipy at run time: the Student t
+distribution is computed from the regularised incomplete beta function (a
+continued fraction), the normal distribution from :func:`math.erfc`.
+
+Conventions
+-----------
+* All tests are **two-sided** tests of "no difference" on the deltas ``d = x - y``.
+* ``n < 2`` paired queries: the p-value is ``NaN`` and :attr:`PairedTestResult.note`
+  says why; nothing raises.  All deltas zero: ``p = 1`` (and a note).
+* Randomization (sign-flip permutation) test, statistic ``mean(d)``: queries whose
+  delta is zero cannot change sign and are left out of the sign flips.  With
+  ``m <= 16`` non-zero deltas all ``2**m`` sign vectors are enumerated and
+  ``p = #{|T*| >= |T_obs|} / 2**m`` exactly (this equals
+  ``scipy.stats.permutation_test(..., permutation_type='samples')`` with exact
+  enumeration).  Otherwise ``B`` random sign vectors (seeded numpy Generator) give
+  ``p = (#{|T*| >= |T_obs|} + 1) / (B + 1)``, the add-one estimate that is never 0.
+  ``|T*| >= |T_obs|`` is tested with a relative tolerance of a few ulps so that
+  ties in exact arithmetic stay ties in floating point.
+* Paired t-test: equals ``scipy.stats.ttest_rel`` (to ~1e-12); constant non-zero
+  deltas give ``t = +-inf`` and ``p = 0``.
+* Wilcoxon signed-rank: follows ``scipy.stats.wilcoxon`` (scipy 1.17) defaults
+  ``zero_method='wilcox', correction=False, method='auto'``: zero deltas are dropped
+  from the ranks; with ``n <= 50`` (``n`` counts zeros too) and neither ties nor
+  zeros, the exact null distribution of ``R+``; with ties or zeros and ``n <= 13``,
+  the exact sign-flip distribution of ``R+`` (as scipy's permutation fallback);
+  otherwise the normal approximation with tie correction and no continuity
+  correction.  The reported statistic is ``min(R+, R-)`` as in scipy.  Where scipy
+  returns ``NaN`` (all deltas zero and ``n > 13``) we return ``p = 1``.
+* Bootstrap: resample queries with replacement, ``B`` times, statistic ``mean(d)``;
+  ``"percentile"`` interval (linear interpolation, as ``scipy.stats.bootstrap``) or
+  ``"bca"`` (bias-corrected and accelerated, jackknife acceleration, as scipy).
+  The bootstrap *test* p-value shifts the resampled means to the null:
+  ``p = (#{|T*_b - T_obs| >= |T_obs|} + 1) / (B + 1)``.
+* Corrections (:func:`adjust_p_values`): ``NaN`` p-values are not part of the family
+  and stay ``NaN``; the family size is the number of finite p-values.
+
+Examples
+--------
+>>> import numpy as np
+>>> from irframe.stats import paired_test
+>>> x = np.array([0.52, 0.61, 0.40, 0.75, 0.33, 0.68, 0.59, 0.47])
+>>> y = np.array([0.48, 0.50, 0.41, 0.62, 0.30, 0.60, 0.51, 0.45])
+>>> r = paired_test(x, y, test="t")
+>>> round(r.statistic, 4), round(r.p_value, 4)
+(3.5496, 0.0093)
+>>> paired_test(x, y, test="randomization").p_value  # exact: 2**8 sign vectors
+0.015625
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from irframe.exceptions import InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "CORRECTIONS",
+    "TESTS",
+    "ConfidenceInterval",
+    "PairedTestResult",
+    "adjust_p_values",
+    "bootstrap_ci",
+    "bootstrap_test",
+    "cohens_dz",
+    "paired_t_test",
+    "paired_test",
+    "randomization_test",
+    "student_t_sf",
+    "wilcoxon_test",
+]
+
+TestName = Literal["randomization", "t", "wilcoxon", "bootstrap"]
+CorrectionName = Literal["holm", "bonferroni", "bh", "none"]
+CIMethod = Literal["percentile", "bca"]
+
+#: Accepted ``test=`` names (and their aliases).
+TESTS: dict[str, str] = {
+    "randomization": "randomization",
+    "permutation": "randomization",
+    "t": "t",
+    "ttest": "t",
+    "t-test": "t",
+    "paired-t": "t",
+    "wilcoxon": "wilcoxon",
+    "bootstrap": "bootstrap",
+}
+
+#: Accepted ``correction=`` names (and their aliases).
+CORRECTIONS: dict[str, str] = {
+    "holm": "holm",
+    "bonferroni": "bonferroni",
+    "bh": "bh",
+    "fdr_bh": "bh",
+    "benjamini-hochberg": "bh",
+    "none": "none",
+}
+
+#: Sign vectors are enumerated exactly up to this many non-zero deltas (2**16 rows).
+EXACT_MAX_N = 16
+# Elements per chunk of resampling matrices (chunk rows x n queries).
+_CHUNK_ELEMENTS = 2_000_000
+_EPS = float(np.finfo(np.float64).eps)
+
+SeedLike = int | np.random.Generator | None
+ArrayLike = npt.ArrayLike
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Outcome of one paired two-sided test.
+
+    Attributes
+    ----------
+    test : str
+        ``"randomization"``, ``"t"``, ``"wilcoxon"`` or ``"bootstrap"``.
+    statistic : float
+        Mean delta (randomization, bootstrap), t (t-test), ``min(R+, R-)`` (Wilcoxon).
+    p_value : float
+        Two-sided p-value; ``NaN`` when fewer than two pairs.
+    n : int
+        Number of paired queries (zero deltas included).
+    method : str
+        How the p-value was obtained: ``"exact"``, ``"monte-carlo"``,
+        ``"asymptotic"``, ``"t-distribution"``, ``"degenerate"``.
+    note : str or None
+        Why a result is degenerate (``"n < 2"``, ``"all deltas are zero"``), else None.
+    """
+
+    test: str
+    statistic: float
+    p_value: float
+    n: int
+    method: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A bootstrap confidence interval for the mean delta.
+
+    Attributes
+    ----------
+    estimate : float
+        Observed mean delta.
+    low, high : float
+        Interval bounds (``NaN`` when fewer than two pairs).
+    level : float
+        Confidence level, e.g. 0.95.
+    method : str
+        ``"percentile"`` or ``"bca"``.
+    n : int
+        Number of paired queries.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    n: int
+
+
+# --------------------------------------------------------------------------------------
+# input handling
+# --------------------------------------------------------------------------------------
+def _deltas(x: ArrayLike, y: ArrayLike | None, where: str) -> FloatArray:
+    xa = np.asarray(x, dtype=np.float64)
+    if xa.ndim != 1:
+        msg = f"{where}: x must be a 1-D vector of per-query scores; got shape {xa.shape}."
+        raise InvalidDataError(msg)
+    if y is None:
+        d = xa
+    else:
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.shape != xa.shape:
+            msg = (
+                f"{where}: x and y must be paired vectors of the same length; got {xa.shape[0]} "
+                f"and {ya.shape}.\nHint: align both systems on the same queries first."
+            )
+            raise InvalidDataError(msg)
+        d = xa - ya
+    if not np.all(np.isfinite(d)):
+        bad = int(np.count_nonzero(~np.isfinite(d)))
+        msg = (
+            f"{where}: {bad} per-query value(s) are NaN or infinite.\n"
+            "Hint: drop unjudged queries (null scores) before testing."
+        )
+        raise InvalidDataError(msg)
+    return d
+
+
+def _rng(seed: SeedLike) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        err = InvalidParameterError.for_value(
+            "seed", "irframe.stats", "an int, None or a numpy Generator", seed
+        )
+        raise err
+    return np.random.default_rng(seed)
+
+
+def _check_count(value: object, name: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        err = InvalidParameterError.for_value(name, where, "an int in the range [1, inf)", value)
+        raise err
+    return int(value)
+
+
+def _check_level(ci: object, where: str) -> float:
+    if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
+        err = InvalidParameterError.for_value(
+            "ci", where, "a float in the open interval (0, 1)", ci
+        )
+        raise err
+    return float(ci)
+
+
+def _sign_matrix(m: int) -> npt.NDArray[np.int8]:
+    """All 2**m sign vectors as rows of +1/-1 (the first row is all +1)."""
+    bits = (np.arange(2**m, dtype=np.int64)[:, None] >> np.arange(m, dtype=np.int64)) & 1
+    return cast("npt.NDArray[np.int8]", (1 - 2 * bits).astype(np.int8))
+
+
+# --------------------------------------------------------------------------------------
+# distributions (no scipy)
+# --------------------------------------------------------------------------------------
+def _norm_sf(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def _norm_cdf(z: float) -> float:
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def _norm_ppf(p: float) -> float:
+    """Inverse normal CDF: Acklam's rational approximation plus two Newton steps."""
+    if not 0.0 < p < 1.0:
+        if p == 0.0:
+            return -math.inf
+        if p == 1.0:
+            return math.inf
+        return math.nan
+    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+         1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)  # fmt: skip
+    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+         6.680131188771972e01, -1.328068155288572e01)  # fmt: skip
+    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+         -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)  # fmt: skip
+    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
+         3.754408661907416e00)  # fmt: skip
+    lo = 0.02425
+    if p < lo:
+        q = math.sqrt(-2 * math.log(p))
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
+            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1
+        )
+    elif p > 1 - lo:
+        q = math.sqrt(-2 * math.log1p(-p))
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
+            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1
+        )
+    else:
+        q = p - 0.5
+        r = q * q
+        x = (
+            (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
+            * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+        )
+    for _ in range(2):  # Newton on Phi(x) - p; Phi'(x) = pdf(x)
+        err = _norm_cdf(x) - p
+        x -= err * math.sqrt(2 * math.pi) * math.exp(0.5 * x * x)
+    return x
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction for the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = tiny if abs(d) < tiny else d
+    d = 1.0 / d
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float, y: float) -> float:
+    """Regularised incomplete beta I_x(a, b), given x and y = 1 - x (both accurate)."""
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
+
+
+def student_t_sf(t: float, df: float) -> float:
+    """Survival function ``P(T > t)`` of Student's t with ``df`` degrees of freedom.
+
+    Computed as ``I_{df/(df+t^2)}(df/2, 1/2) / 2`` with the regularised incomplete beta
+    function, so no scipy is needed.
+
+    Examples
+    --------
+    >>> round(student_t_sf(2.0, 5), 10)
+    0.0509697394
+    >>> student_t_sf(0.0, 3)
+    0.5
+    """
+    if math.isnan(t) or math.isnan(df) or df <= 0:
+        return math.nan
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    t2 = t * t
+    x = df / (df + t2)
+    y = t2 / (df + t2)
+    tail = 0.5 * _betainc(0.5 * df, 0.5, x, y)
+    return tail if t >= 0 else 1.0 - tail
+
+
+def _wilcoxon_pmf(n: int) -> FloatArray:
+    """Exact null distribution of R+ for n untied non-zero deltas (r = 0..n(n+1)/2).
+
+    A shift-and-add over the ranks 1..n (the generating function prod(1 + z^i) / 2^n);
+    exact in float64 for the n <= 50 it is used for.
+    """
+    c = np.ones(1, dtype=np.float64)
+    for k in range(1, n + 1):
+        nxt = np.zeros(k * (k + 1) // 2 + 1, dtype=np.float64)
+        nxt[: c.size] = 0.5 * c
+        nxt[-c.size :] += 0.5 * c
+        c = nxt
+    return c
+
+
+def _average_ranks(a: FloatArray) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Average ranks (1-based) of ``a`` and the sizes of its tie groups."""
+    _, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    avg = ends - (counts - 1) / 2.0
+    return avg[inverse].astype(np.float64), counts.astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------
+# tests
+# --------------------------------------------------------------------------------------
+def _degenerate(test: str, d: FloatArray, statistic: float = math.nan) -> PairedTestResult | None:
+    n = int(d.size)
+    if n < 2:
+        return PairedTestResult(test, statistic, math.nan, n, "degenerate", "n < 2")
+    if not np.any(d):
+        return PairedTestResult(test, statistic, 1.0, n, "degenerate", "all deltas are zero")
+    return None
+
+
+def paired_t_test(x: ArrayLike, y: ArrayLike | None = None) -> PairedTestResult:
+    """Paired two-sided t-test on the deltas ``x - y`` (as ``scipy.stats.ttest_rel``).
+
+    Parameters
+    ----------
+    x, y : array-like
+        Per-query scores of the system and of the baseline, paired by position.
+        ``y=None``: ``x`` holds the deltas.
+
+    Returns
+    -------
+    PairedTestResult
+        ``statistic`` is t with ``n - 1`` degrees of freedom.
+
+    Examples
+    --------
+    >>> r = paired_t_test([0.5, 0.7, 0.9, 0.4], [0.4, 0.5, 0.8, 0.4])
+    >>> round(r.statistic, 6), round(r.p_value, 6)
+    (2.44949, 0.091721)
+    >>> paired_t_test([0.5], [0.4]).note
+    'n < 2'
+    """
+    d = _deltas(x, y, "paired_t_test")
+    n = int(d.size)
+    mean = float(d.mean()) if n else math.nan
+    if n < 2 or not np.any(d):
+        return cast("PairedTestResult", _degenerate("t", d, 0.0 if n >= 2 else math.nan))
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:
+        return PairedTestResult("t", math.copysign(math.inf, mean), 0.0, n, "t-distribution")
+    t = mean / (sd / math.sqrt(n))
+    p = min(1.0, 2.0 * student_t_sf(abs(t), n - 1))
+    return PairedTestResult("t", t, p, n, "t-distribution")
+
+
+def wilcoxon_test(x: ArrayLike, y: ArrayLike | None = None) -> PairedTestResult:
+    """Wilcoxon signed-rank two-sided test, matching ``scipy.stats.wilcoxon`` defaults.
+
+    ``zero_method='wilcox'`` (zero deltas dropped), ``correction=False``,
+    ``method='auto'``: exact null distribution for ``n <= 50`` without ties or zeros;
+    exact sign-flip enumeration of ``R+`` with ties or zeros and ``n <= 13``; the
+    normal approximation with tie correction otherwise.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Per-query scores, paired by position (``y=None``: ``x`` holds the deltas).
+
+    Returns
+    -------
+    PairedTestResult
+        ``statistic`` is ``min(R+, R-)``; ``method`` says which null distribution was used.
+
+    Examples
+    --------
+    >>> r = wilcoxon_test([0.9, 0.8, 0.7, 0.75, 0.6, 0.5], [0.1, 0.2, 0.3, 0.4, 0.5, 0.45])
+    >>> r.statistic, r.p_value, r.method
+    (0.0, 0.03125, 'exact')
+    """
+    d = _deltas(x, y, "wilcoxon_test")
+    n = int(d.size)
+    degenerate = _degenerate("wilcoxon", d, 0.0)
+    if degenerate is not None:
+        return degenerate
+    nz = d[d != 0]
+    m = int(nz.size)
+    ranks, ties = _average_ranks(np.abs(nz))
+    r_plus = float(ranks[nz > 0].sum())
+    r_minus = float(ranks[nz < 0].sum())
+    statistic = min(r_plus, r_minus)
+    has_ties = bool(np.any(ties > 1))
+    has_zeros = m < n
+    if n <= 50 and not (has_ties or has_zeros):
+        pmf = _wilcoxon_pmf(m)
+        k = round(r_plus)
+        sf = float(pmf[k:].sum())
+        cdf = float(pmf[: k + 1].sum())
+        return PairedTestResult("wilcoxon", statistic, min(1.0, 2.0 * min(sf, cdf)), n, "exact")
+    if n <= 13:
+        signs = _sign_matrix(m)
+        null = (signs > 0).astype(np.float64) @ ranks
+        gamma = abs(100 * _EPS * r_plus)
+        less = np.count_nonzero(null <= r_plus + gamma) / null.size
+        greater = np.count_nonzero(null >= r_plus - gamma) / null.size
+        return PairedTestResult(
+            "wilcoxon", statistic, float(min(1.0, 2.0 * min(less, greater))), n, "exact"
+        )
+    mean = m * (m + 1) / 4.0
+    var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(ties**3 - ties)) / 2.0) / 24.0
+    z = (r_plus - mean) / math.sqrt(var)
+    return PairedTestResult(
+        "wilcoxon", statistic, min(1.0, 2.0 * _norm_sf(abs(z))), n, "asymptotic"
+    )
+
+
+def randomization_test(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    n_permutations: int = 10_000,
+    seed: SeedLike = 0,
+    exact: bool | None = None,
+) -> PairedTestResult:
+    """Paired two-sided randomization (sign-flip permutation) test of the mean delta.
+
+    Under the null hypothesis each query's delta is as likely to be ``+d`` as ``-d``.
+    The permuted statistics are computed a chunk at a time as (random sign matrix) @
+    (delta vector) — no Python loop per permutation.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Per-query scores, paired by position (``y=None``: ``x`` holds the deltas).
+    n_permutations : int, default 10_000
+        Random sign vectors ``B`` for the Monte-Carlo test.
+    seed : int, numpy Generator or None, default 0
+        Seed of the random sign vectors; the same seed gives the same p-value.
+    exact : bool or None, default None
+        ``None``: enumerate all ``2**m`` sign vectors when the number ``m`` of non-zero
+        deltas is at most 16, else Monte Carlo. ``True`` forces enumeration (``m <= 24``).
+
+    Returns
+    -------
+    PairedTestResult
+        ``statistic`` is the mean delta; ``p_value`` is ``#{|T*| >= |T|} / 2**m``
+        (exact) or ``(#{|T*| >= |T|} + 1) / (B + 1)`` (Monte Carlo).
+
+    Examples
+    --------
+    >>> r = randomization_test([0.3, 0.5, 0.6, 0.8], [0.1, 0.2, 0.4, 0.5])
+    >>> r.p_value, r.method  # only the all-+ and all-- sign vectors reach |T|
+    (0.125, 'exact')
+    >>> rng_p = randomization_test(range(30), [0] * 30, exact=False, n_permutations=999).p_value
+    >>> rng_p  # (0 + 1) / (999 + 1)
+    0.001
+    """
+    d = _deltas(x, y, "randomization_test")
+    n_perm = _check_count(n_permutations, "n_permutations", "randomization_test")
+    rng = _rng(seed)
+    n = int(d.size)
+    stat = float(d.mean()) if n else math.nan
+    degenerate = _degenerate("randomization", d, stat)
+    if degenerate is not None:
+        return degenerate
+    nz = d[d != 0]
+    m = int(nz.size)
+    # The sum over non-zero deltas orders permutations exactly like the mean over all.
+    t_obs = abs(float(nz.sum()))
+    gamma = 8.0 * m * _EPS * float(np.abs(nz).sum())
+    use_exact = m <= EXACT_MAX_N if exact is None else bool(exact)
+    if use_exact:
+        if m > 24:
+            msg = (
+                f"randomization_test: exact=True would enumerate 2**{m} sign vectors. "
+                "Hint: use exact=None (auto) or exact=False (Monte Carlo)."
+            )
+            raise InvalidParameterError(msg)
+        null = np.abs(_sign_matrix(m) @ nz)
+        count = int(np.count_nonzero(null >= t_obs - gamma))
+        return PairedTestResult("randomization", stat, count / null.size, n, "exact")
+    rows = max(1, _CHUNK_ELEMENTS // m)
+    count = 0
+    done = 0
+    while done < n_perm:
+        c = min(rows, n_perm - done)
+        signs = rng.integers(0, 2, size=(c, m), dtype=np.int8) * np.int8(2) - np.int8(1)
+        count += int(np.count_nonzero(np.abs(signs @ nz) >= t_obs - gamma))
+        done += c
+    return PairedTestResult("randomization", stat, (count + 1) / (n_perm + 1), n, "monte-carlo")
+
+
+def _bootstrap_means(d: FloatArray, n_bootstrap: int, rng: np.random.Generator) -> FloatArray:
+    n = d.size
+    rows = max(1, _CHUNK_ELEMENTS // n)
+    out = np.empty(n_bootstrap, dtype=np.float64)
+    done = 0
+    while done < n_bootstrap:
+        c = min(rows, n_bootstrap - done)
+        idx = rng.integers(0, n, size=(c, n))
+        out[done : done + c] = d[idx].mean(axis=1)
+        done += c
+    return out
+
+
+def bootstrap_ci(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    n_bootstrap: int = 10_000,
+    ci: float = 0.95,
+    method: CIMethod = "percentile",
+    seed: SeedLike = 0,
+) -> ConfidenceInterval:
+    """Paired bootstrap confidence interval of the mean delta ``mean(x - y)``.
+
+    Queries are resampled with replacement ``n_bootstrap`` times (in chunks, as an
+    index matrix), keeping each query's pair together.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Per-query scores, paired by position (``y=None``: ``x`` holds the deltas).
+    n_bootstrap : int, default 10_000
+        Number of bootstrap resamples.
+    ci : float, default 0.95
+        Confidence level.
+    method : {"percentile", "bca"}, default "percentile"
+        Percentile interval, or bias-corrected and accelerated (BCa).
+    seed : int, numpy Generator or None, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    Examples
+    --------
+    >>> r = bootstrap_ci([0.3, 0.5, 0.6, 0.8, 0.4], [0.1, 0.2, 0.4, 0.5, 0.5])
+    >>> round(r.estimate, 3), r.low < r.estimate < r.high, r.method
+    (0.18, True, 'percentile')
+    """
+    d = _deltas(x, y, "bootstrap_ci")
+    n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_ci")
+    level = _check_level(ci, "bootstrap_ci")
+    if method not in ("percentile", "bca"):
+        err = InvalidParameterError.for_value(
+            "method", "bootstrap_ci", "'percentile' or 'bca'", method
+        )
+        raise err
+    n = int(d.size)
+    est = float(d.mean()) if n else math.nan
+    if n < 2:
+        return ConfidenceInterval(est, math.nan, math.nan, level, method, n)
+    if not np.any(d != d[0]):  # constant deltas: every resample has the same mean
+        return ConfidenceInterval(est, est, est, level, method, n)
+    means = _bootstrap_means(d, n_boot, _rng(seed))
+    alpha = (1.0 - level) / 2.0
+    lo_q, hi_q = alpha, 1.0 - alpha
+    if method == "bca":
+        below = np.count_nonzero(means < est) + np.count_nonzero(means <= est)
+        z0 = _norm_ppf(below / (2.0 * n_boot))
+        jack = (d.sum() - d) / (n - 1)
+        u = (n - 1) * (jack.mean() - jack)
+        a_hat = float((u**3).sum() / n**3) / (6.0 * float((u**2).sum() / n**2) ** 1.5)
+        z_lo, z_hi = _norm_ppf(alpha), _norm_ppf(1.0 - alpha)
+        lo_q = _norm_cdf(z0 + (z0 + z_lo) / (1 - a_hat * (z0 + z_lo)))
+        hi_q = _norm_cdf(z0 + (z0 + z_hi) / (1 - a_hat * (z0 + z_hi)))
+    low, high = np.quantile(means, [lo_q, hi_q])
+    return ConfidenceInterval(est, float(low), float(high), level, method, n)
+
+
+def bootstrap_test(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    n_bootstrap: int = 10_000,
+    seed: SeedLike = 0,
+) -> PairedTestResult:
+    """Paired two-sided bootstrap test of the mean delta (resampled means shifted to 0).
+
+    ``p = (#{|mean*_b - mean| >= |mean|} + 1) / (B + 1)``.
+
+    Examples
+    --------
+    >>> r = bootstrap_test([0.3, 0.5, 0.6, 0.8, 0.4], [0.1, 0.2, 0.4, 0.5, 0.5], n_bootstrap=999)
+    >>> r.method, 0 < r.p_value < 0.2
+    ('monte-carlo', True)
+    """
+    d = _deltas(x, y, "bootstrap_test")
+    n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_test")
+    n = int(d.size)
+    stat = float(d.mean()) if n else math.nan
+    degenerate = _degenerate("bootstrap", d, stat)
+    if degenerate is not None:
+        return degenerate
+    means = _bootstrap_means(d, n_boot, _rng(seed))
+    gamma = 8.0 * n * _EPS * float(np.abs(d).sum()) / n
+    count = int(np.count_nonzero(np.abs(means - stat) >= abs(stat) - gamma))
+    return PairedTestResult("bootstrap", stat, (count + 1) / (n_boot + 1), n, "monte-carlo")
+
+
+def paired_test(
+    x: ArrayLike,
+    y: ArrayLike | None = None,
+    *,
+    test: str = "randomization",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    seed: SeedLike = 0,
+) -> PairedTestResult:
+    """Run the named paired two-sided test.
+
+    Parameters
+    ----------
+    x, y : array-like
+        Per-query scores, paired by position (``y=None``: ``x`` holds the deltas).
+    test : {"randomization", "t", "wilcoxon", "bootstrap"}, default "randomization"
+        Aliases: ``"permutation"``, ``"ttest"``, ``"t-test"``, ``"paired-t"``.
+    n_permutations, n_bootstrap : int
+        Resamples of the randomization and bootstrap tests.
+    seed : int, numpy Generator or None, default 0
+        Seed of the Monte-Carlo tests.
+
+    Examples
+    --------
+    >>> paired_test([1.0, 0.5, 0.25], [0.5, 0.5, 0.0], test="wilcoxon").p_value
+    0.5
+    >>> paired_test([1.0, 0.5], [0.5, 0.5], test="z")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.InvalidParameterError: The 'test' parameter of paired_test must be one of ...
+    """
+    name = TESTS.get(str(test).lower()) if isinstance(test, str) else None
+    if name is None:
+        err = InvalidParameterError.for_value(
+            "test", "paired_test", "one of 'randomization', 't', 'wilcoxon', 'bootstrap'", test
+        )
+        raise err
+    if name == "t":
+        return paired_t_test(x, y)
+    if name == "wilcoxon":
+        return wilcoxon_test(x, y)
+    if name == "bootstrap":
+        return bootstrap_test(x, y, n_bootstrap=n_bootstrap, seed=seed)
+    return randomization_test(x, y, n_permutations=n_permutations, seed=seed)
+
+
+def cohens_dz(x: ArrayLike, y: ArrayLike | None = None) -> float:
+    """Cohen's d_z: mean delta over the standard deviation (ddof=1) of the deltas.
+
+    ``NaN`` for fewer than two pairs or when all deltas are equal (sd = 0).
+
+    Examples
+    --------
+    >>> round(cohens_dz([0.5, 0.7, 0.9, 0.4], [0.4, 0.5, 0.8, 0.4]), 6)
+    1.224745
+    """
+    d = _deltas(x, y, "cohens_dz")
+    if d.size < 2:
+        return math.nan
+    sd = float(d.std(ddof=1))
+    return float(d.mean()) / sd if sd > 0 else math.nan
+
+
+def adjust_p_values(p_values: ArrayLike | Sequence[float], method: str = "holm") -> FloatArray:
+    """Adjust a family of p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    p_values : array-like
+        Raw p-values; ``NaN`` entries are left out of the family and stay ``NaN``.
+    method : {"holm", "bonferroni", "bh", "none"}, default "holm"
+        Holm step-down (family-wise error), Bonferroni, Benjamini-Hochberg step-up
+        (false discovery rate, alias ``"fdr_bh"``), or no correction.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values in the input order, monotone in the raw p-values and capped at 1.
+
+    Examples
+    --------
+    >>> adjust_p_values([0.01, 0.04, 0.03, 0.20], "holm")
+    array([0.04, 0.09, 0.09, 0.2 ])
+    >>> adjust_p_values([0.01, 0.04, 0.03, 0.20], "bh")
+    array([0.04     , 0.0533..., 0.0533..., 0.2      ])
+    >>> adjust_p_values([0.01, float("nan"), 0.4], "bonferroni")
+    array([0.02, nan, 0.8 ])
+    """
+    name = CORRECTIONS.get(method.lower()) if isinstance(method, str) else None
+    if name is None:
+        err = InvalidParameterError.for_value(
+            "correction", "adjust_p_values", "one of 'holm', 'bonferroni', 'bh', 'none'", method
+        )
+        raise err
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if np.any((p[ok] < 0) | (p[ok] > 1)):
+        msg = "adjust_p_values: p-values must lie in [0, 1]."
+        raise InvalidDataError(msg)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    if name == "none":
+        adj = q.copy()
+    elif name == "bonferroni":
+        adj = np.minimum(q * m, 1.0)
+    else:
+        order = np.argsort(q, kind="stable")
+        sorted_p = q[order]
+        ranks = np.arange(1, m + 1, dtype=np.float64)
+        if name == "holm":
+            steps = np.maximum.accumulate((m - ranks + 1) * sorted_p)
+        else:  # Benjamini-Hochberg
+            steps = np.minimum.accumulate((m / ranks * sorted_p)[::-1])[::-1]
+        adj = np.empty(m)
+        adj[order] = np.minimum(steps, 1.0)
+    out[ok] = adj
+    return out
