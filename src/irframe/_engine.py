@@ -53,7 +53,8 @@ Q_N = P + "qn"
 Q_DUP = P + "qdup"
 Q_NULL = P + "qnull"
 IN_RUN = P + "in_run"
-JUDGED_ANY = P + "judged_any"
+RANKED = P + "ranked"
+GID = P + "gid"
 JUDGED = P + "judged"
 
 
@@ -65,12 +66,11 @@ def _num(x: float | None) -> str:
 
 @dataclass
 class _Needs:
-    """Numerators (run side) and denominators (qrels side) that the measures need."""
+    """What the measures need: per-query denominators and numerators over the ranking."""
 
     gains: list[Gain] = field(default_factory=list)
-    run: dict[str, pl.Expr] = field(default_factory=dict)
-    qrels: dict[str, pl.Expr] = field(default_factory=dict)
-    window_thresholds: set[float] = field(default_factory=set)
+    dens: dict[str, pl.Expr] = field(default_factory=dict)  # from the judgments, any order
+    ranked: dict[str, pl.Expr] = field(default_factory=dict)  # over the ranking, in order
 
     def gain_id(self, g: Gain) -> int:
         if g not in self.gains:
@@ -78,29 +78,29 @@ class _Needs:
         return self.gains.index(g)
 
 
-def _final_expr(m: Measure, needs: _Needs, inside_run: bool) -> pl.Expr:
-    """Register what ``m`` needs and return its per-query value from the joined columns."""
+def _final_expr(m: Measure, needs: _Needs) -> pl.Expr:
+    """Register what ``m`` needs and return its per-query value from those columns."""
     t, k = m.rel, m.cutoff
     fam = m.family
-    dens = needs.run if inside_run else needs.qrels
 
     def R() -> pl.Expr:  # noqa: N802 - the usual name of the quantity
         name = f"{P}R_{_num(t)}"
-        dens[name] = K.relevant(t).sum()
+        needs.dens[name] = K.relevant(t).sum()
         return pl.col(name).cast(pl.Float64)
 
     def over_r(numer: pl.Expr) -> pl.Expr:
         r = R()
         return pl.when(r > 0).then(numer.cast(pl.Float64) / r).otherwise(0.0)
 
-    def relret() -> pl.Expr:
-        name = f"{P}relret_{_num(t)}_{_num(k)}"
-        needs.run[name] = K.rel_ret(t, k)
+    def ranked(name: str, expr: pl.Expr) -> pl.Expr:
+        needs.ranked[name] = expr
         return pl.col(name).cast(pl.Float64)
 
+    def relret() -> pl.Expr:
+        return ranked(f"{P}relret_{_num(t)}_{_num(k)}", K.rel_ret(t, k))
+
     if fam == "P":
-        assert k is not None  # noqa: S101 - P requires a cutoff (Measure checks)
-        return relret() / k
+        return relret() / k  # type: ignore[operator] # P always has a cutoff
     if fam == "Success":
         return (relret() > 0).cast(pl.Float64)
     if fam == "R":
@@ -110,39 +110,29 @@ def _final_expr(m: Measure, needs: _Needs, inside_run: bool) -> pl.Expr:
     if fam == "NumRel":
         return R()
     if fam == "RR":
-        name = f"{P}rr_{_num(t)}_{_num(k)}"
-        needs.run[name] = K.reciprocal_rank(t, k)
-        return pl.col(name)
+        return ranked(f"{P}rr_{_num(t)}_{_num(k)}", K.reciprocal_rank(t, k))
     if fam == "AP":
-        name = f"{P}ap_{_num(t)}_{_num(k)}"
-        needs.run[name] = K.ap_sum(t, k)
-        return over_r(pl.col(name))
+        return over_r(ranked(f"{P}ap_{_num(t)}_{_num(k)}", K.ap_sum(t, k)))
     if fam == "nDCG":
         gid = needs.gain_id(m.gain)
-        name = f"{P}dcg_{gid}_{_num(k)}"
         ideal = f"{P}idcg_{gid}_{_num(k)}"
-        needs.run[name] = K.dcg(m.gain, k)
-        dens[ideal] = K.idcg(m.gain, k)
-        return pl.when(pl.col(ideal) > 0).then(pl.col(name) / pl.col(ideal)).otherwise(0.0)
+        needs.dens[ideal] = K.idcg(m.gain, k)
+        value = ranked(f"{P}dcg_{gid}_{_num(k)}", K.dcg(m.gain, k))
+        return pl.when(pl.col(ideal) > 0).then(value / pl.col(ideal)).otherwise(0.0)
     if fam == "Judged":
-        assert k is not None  # noqa: S101
-        name = f"{P}judged_{_num(k)}"
-        needs.run[name] = K.judged(k)
-        return pl.col(name).cast(pl.Float64) / k
+        return ranked(f"{P}judged_{_num(k)}", K.judged(k)) / k  # type: ignore[operator]
     if fam == "NumRet":
-        return pl.col(N_ROWS).cast(pl.Float64).clip(upper_bound=k)
-    if fam == "Rprec":
-        name = f"{P}rprec_{_num(t)}"
-        needs.run[name] = K.rprec_hits(t, inside_run)
-        if not inside_run:
-            needs.window_thresholds.add(t)
-        return over_r(pl.col(name))
-    if fam == "Bpref":
-        name = f"{P}bpref_{_num(t)}"
-        needs.run[name] = K.bpref_sum(t, inside_run)
-        if not inside_run:
-            needs.window_thresholds.add(t)
-        return over_r(pl.col(name))
+        n = pl.col(N_ROWS).cast(pl.Float64)
+        return n if k is None else n.clip(upper_bound=k)
+    if fam in ("Rprec", "Bpref"):
+        r_name = f"{P}R_{_num(t)}"
+        n_name = f"{P}N_{_num(t)}"
+        R()
+        needs.dens[n_name] = K.judged_nonrelevant(t).sum()
+        r, n = pl.col(r_name).first(), pl.col(n_name).first()
+        if fam == "Rprec":
+            return over_r(ranked(f"{P}rprec_{_num(t)}", K.rprec_hits(t, r)))
+        return over_r(ranked(f"{P}bpref_{_num(t)}", K.bpref_sum(t, r, n)))
     msg = f"no kernel for measure family {fam!r}"  # pragma: no cover - registry and engine agree
     raise NotImplementedError(msg)
 
@@ -180,6 +170,7 @@ def _harmonize_ids(
 
 
 def _order_exprs(cols: RunColumns) -> tuple[list[pl.Expr], list[bool]]:
+    """Ranking order: rank ascending, or score descending; ties by doc id descending."""
     doc = pl.col(cols.doc)
     if cols.order == "rank":
         return [pl.col(cols.order_col), doc], [False, True]
@@ -196,13 +187,23 @@ def build_plan(
     missing: Missing,
     duplicates: Duplicates,
 ) -> Plan:
-    """Build the lazy plan that computes every measure per query in one group_by."""
+    """Build the lazy plan that computes every measure of every query.
+
+    1. the run's needed columns, left-joined once with the grades;
+    2. ONE ``group_by(keys)``: each query's grades sorted into ranking order (a short
+       per-group sort, much cheaper than a global sort on string keys), plus input
+       diagnostics (and, without qrels, the denominators);
+    3. the per-query denominators from the qrels, joined per query (full join: missing
+       queries appear here);
+    4. the ranked grades exploded in place and aggregated by an integer group id: every
+       kernel runs on ordered rows with the query's R and N at hand.
+    """
     inside_run = qrels is None
     needs = _Needs()
-    finals = {label: _final_expr(m, needs, inside_run).cast(pl.Float64) for label, m in measures}
+    finals = {label: _final_expr(m, needs).cast(pl.Float64) for label, m in measures}
     keys = list(cols.keys)
 
-    # ---- the run: only the columns we need, ids a single dtype -------------------------
+    # ---- 1. the run: only the columns we need, ids of one dtype, grades joined once ----
     select = [*keys, cols.doc, cols.order_col]
     if cols.relevance is not None:
         select.append(cols.relevance)
@@ -210,69 +211,52 @@ def build_plan(
     schema = rows.collect_schema()
     qrels_by: list[str] = []
     qq = cols.query
+    q: pl.LazyFrame | None = None
+    qkeys = [cols.query]
     if qrels is not None and qrels_cols is not None:
         qq, qd, qr = qrels_cols
-        qschema = qrels.collect_schema()
-        qrels_by = [b for b in cols.by if b in qschema]
-        qsel = [*qrels_by, qq, qd, qr]
-        q = qrels.select(list(dict.fromkeys(qsel))).rename({qq: cols.query, qd: cols.doc})
-        q = q.with_columns(pl.col(qr).cast(pl.Float64).alias(K.REL))
-        rows, q = _harmonize_ids(
-            rows, q, [(c, c) for c in (*qrels_by, cols.query, cols.doc)]
+        qrels_by = [b for b in cols.by if b in qrels.collect_schema()]
+        q = (
+            qrels.select(list(dict.fromkeys([*qrels_by, qq, qd, qr])))
+            .rename({qq: cols.query, qd: cols.doc})
+            .with_columns(pl.col(qr).cast(pl.Float64).alias(K.REL))
         )
+        rows, q = _harmonize_ids(rows, q, [(c, c) for c in (*qrels_by, cols.query, cols.doc)])
         qkeys = [*qrels_by, cols.query]
     else:
-        q = None
-        qkeys = [cols.query]
         rows = rows.with_columns(pl.col(str(cols.relevance)).cast(pl.Float64).alias(K.REL))
-    dtype = schema[cols.doc]
-    if cols.order == "score" and dtype.is_integer():
+    if cols.order == "score" and schema[cols.doc].is_integer():
         # trec_eval breaks score ties by docno as a string ("9" ranks above "10")
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
         if q is not None:
             q = q.with_columns(pl.col(cols.doc).cast(pl.String))
+    if q is not None:
+        rows = rows.join(q.select([*qkeys, cols.doc, K.REL]), on=[*qkeys, cols.doc], how="left")
+    by_order, desc = _order_exprs(cols)
+    if duplicates == "first":
+        # keep the best-ranked row of a repeated document: order first, then dedupe
+        rows = rows.sort(by_order, descending=desc, nulls_last=True).unique(
+            subset=[*keys, cols.doc], keep="first", maintain_order=True
+        )
 
-    # ---- diagnostics, computed in the same group_by -----------------------------------
+    # ---- 2. one group_by: ranked grades and diagnostics ----------------------------------
     order_col = pl.col(cols.order_col)
     bad = order_col.is_null().sum()
     if schema[cols.order_col].is_float():
         bad = bad + order_col.is_nan().sum()
-    diag = {
-        JUDGED_ANY: pl.col(K.REL).is_not_null().any(),
-        N_ROWS: pl.len(),
-        N_BAD: bad,
-        N_DUP: pl.len() - pl.col(cols.doc).n_unique(),
-        N_NULLDOC: pl.col(cols.doc).null_count(),
-    }
+    per_q = rows.group_by(keys).agg(
+        pl.col(K.REL).sort_by(by_order, descending=desc).alias(RANKED),
+        **{
+            N_ROWS: pl.len(),
+            N_BAD: bad,
+            N_DUP: pl.len() - pl.col(cols.doc).n_unique(),
+            N_NULLDOC: pl.col(cols.doc).null_count(),
+        },
+        **({JUDGED: pl.col(K.REL).is_not_null().any(), **needs.dens} if inside_run else {}),
+    )
+    per_q = per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
-    # ---- join the grades once, order once, aggregate once -----------------------------
-    if q is not None:
-        if needs.window_thresholds:
-            q = q.with_columns(
-                *(
-                    K.relevant(t).sum().over(qkeys).alias(K.rel_count_col(t))
-                    for t in sorted(needs.window_thresholds)
-                ),
-                *(
-                    K.judged_nonrelevant(t).sum().over(qkeys).alias(K.nonrel_count_col(t))
-                    for t in sorted(needs.window_thresholds)
-                ),
-            )
-        payload = [K.REL] + [
-            c
-            for t in sorted(needs.window_thresholds)
-            for c in (K.rel_count_col(t), K.nonrel_count_col(t))
-        ]
-        rows = rows.join(
-            q.select([*qkeys, cols.doc, *payload]), on=[*qkeys, cols.doc], how="left"
-        )
-    by_order, desc = _order_exprs(cols)
-    rows = rows.sort([*keys, *by_order], descending=[False] * len(keys) + desc, nulls_last=True)
-    if duplicates == "first":
-        rows = rows.unique(subset=[*keys, cols.doc], keep="first", maintain_order=True)
-    per_q = rows.group_by(keys).agg(**diag, **needs.run)
-
-    # ---- denominators from the qrels, then one join per query -------------------------
+    # ---- 3. denominators from the qrels, one join per query ------------------------------
     partitions = tuple(b for b in cols.by if b not in qrels_by)
     if q is not None:
         qstats = q.group_by(qkeys).agg(
@@ -280,24 +264,36 @@ def build_plan(
                 Q_N: pl.len(),
                 Q_DUP: pl.len() - pl.col(cols.doc).n_unique(),
                 Q_NULL: pl.col(K.REL).null_count() + pl.col(cols.doc).null_count(),
+                JUDGED: pl.lit(True),
             },
-            **needs.qrels,
+            **needs.dens,
         )
-        qstats = qstats.with_columns(pl.lit(True).alias(JUDGED))
-        per_q = per_q.with_columns(pl.lit(True).alias(IN_RUN))
         if partitions:
-            parts = per_q.select(list(partitions)).unique()
-            expected = parts.join(qstats, how="cross")
+            expected = per_q.select(list(partitions)).unique().join(qstats, how="cross")
         else:
             expected = qstats
         table = per_q.join(expected, on=keys, how="full", coalesce=True)
     else:
-        # grades on the run rows: a query whose rows carry no grade at all is not judged
-        table = per_q.with_columns(pl.lit(True).alias(IN_RUN), pl.col(JUDGED_ANY).alias(JUDGED))
+        table = per_q
     table = table.with_columns(
-        pl.col(IN_RUN).fill_null(False), pl.col(JUDGED).fill_null(False)
+        pl.col(IN_RUN).fill_null(False),
+        pl.col(JUDGED).fill_null(False),
+        pl.col([N_ROWS, *needs.dens]).fill_null(0),
     )
-    table = table.with_columns(pl.col([*needs.run, N_ROWS]).fill_null(0))
+
+    # ---- 4. kernels over the ranked grades, grouped by an integer id ---------------------
+    if needs.ranked:
+        others = [c for c in table.collect_schema() if c != RANKED]
+        table = (
+            table.with_row_index(GID)
+            .explode(RANKED)
+            .rename({RANKED: K.REL})
+            .group_by(GID, maintain_order=True)
+            .agg(pl.col(others).first(), **needs.ranked)
+            .drop(GID)
+        )
+    else:
+        table = table.drop(RANKED)
     values = [
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label)
         for label, expr in finals.items()

@@ -1,12 +1,9 @@
 """Kernels: pure polars expressions evaluated inside one ``group_by(query).agg(...)``.
 
 Every expression here runs in the aggregation context of one query, over its
-documents already in ranking order.  They read two prepared columns:
-
-- ``REL``: the grade of each retrieved document (Float64, null = not judged);
-- ``REL_R``/``REL_N`` (optional): the query's judged-relevant / judged-non-relevant
-  counts broadcast onto judged rows, for the measures that need them inside the
-  ranking (Rprec, Bpref).
+documents already in ranking order, reading one prepared column ``REL``: the grade
+of each retrieved document (Float64, null = not judged).  The same expressions,
+applied to a query's judgments in any order, give the denominators (R, N, ideal DCG).
 
 Kernels never validate, read files or import pandas; they return numerators whose
 denominators (number of relevant documents, ideal DCG) the engine joins per query.
@@ -35,16 +32,6 @@ __all__ = [
 REL = "__ir_rel"
 
 
-def rel_count_col(t: float) -> str:
-    """Name of the broadcast column holding R (judged relevant at threshold ``t``)."""
-    return f"__ir_Rw_{t}"
-
-
-def nonrel_count_col(t: float) -> str:
-    """Name of the broadcast column holding N (judged non-relevant at threshold ``t``)."""
-    return f"__ir_Nw_{t}"
-
-
 def _rel() -> pl.Expr:
     return pl.col(REL)
 
@@ -58,14 +45,16 @@ def _positions() -> pl.Expr:
     return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32)
 
 
-def relevant(t: float) -> pl.Expr:
+def relevant(t: float, rel: pl.Expr | None = None) -> pl.Expr:
     """Boolean: the document's grade is at least ``t`` (unjudged: False)."""
-    return (_rel() >= t).fill_null(False)
+    r = _rel() if rel is None else rel
+    return (r >= t).fill_null(False)
 
 
-def judged_nonrelevant(t: float) -> pl.Expr:
+def judged_nonrelevant(t: float, rel: pl.Expr | None = None) -> pl.Expr:
     """Boolean: judged with ``0 <= grade < t`` (negative grades are skipped, as by trec_eval)."""
-    return ((_rel() >= 0) & (_rel() < t)).fill_null(False)
+    r = _rel() if rel is None else rel
+    return ((r >= 0) & (r < t)).fill_null(False)
 
 
 def gain(g: Gain, rel: pl.Expr | None = None) -> pl.Expr:
@@ -129,36 +118,19 @@ def judged(k: int | None) -> pl.Expr:
     return _cut(_rel().is_not_null(), k).sum()
 
 
-def _group_r(t: float, inside_run: bool) -> pl.Expr:
-    if inside_run:  # grades on the run rows: R is counted in the group itself
-        return relevant(t).sum()
-    return pl.col(rel_count_col(t)).max().fill_null(0)
+def rprec_hits(t: float, r: pl.Expr) -> pl.Expr:
+    """Relevant documents in the top R (R = judged relevant, a per-query scalar)."""
+    return relevant(t).head(r.fill_null(0)).sum()
 
 
-def _group_n(t: float, inside_run: bool) -> pl.Expr:
-    if inside_run:
-        return judged_nonrelevant(t).sum()
-    return pl.col(nonrel_count_col(t)).max().fill_null(0)
-
-
-def rprec_hits(t: float, inside_run: bool) -> pl.Expr:
-    """Relevant documents in the top R (R = judged relevant)."""
-    return relevant(t).head(_group_r(t, inside_run)).sum()
-
-
-def bpref_sum(t: float, inside_run: bool) -> pl.Expr:
+def bpref_sum(t: float, r: pl.Expr, n: pl.Expr) -> pl.Expr:
     """trec_eval's bpref numerator: sum over relevant retrieved docs of 1 - min(n, R)/min(N, R).
 
     ``n`` counts judged non-relevant documents ranked above; unjudged documents and
-    negative grades are skipped.
+    negative grades are skipped. ``r`` and ``n`` are the query's R and N.
     """
-    r = _group_r(t, inside_run).cast(pl.Float64)
-    n_all = _group_n(t, inside_run).cast(pl.Float64)
+    r = r.cast(pl.Float64)
     above = judged_nonrelevant(t).cum_sum().cast(pl.Float64)
-    denom = pl.min_horizontal(n_all, r)
-    term = (
-        pl.when(above == 0)
-        .then(1.0)
-        .otherwise(1.0 - above.clip(upper_bound=r) / denom)
-    )
+    denom = pl.min_horizontal(n.cast(pl.Float64), r)
+    term = pl.when(above == 0).then(1.0).otherwise(1.0 - above.clip(upper_bound=r) / denom)
     return pl.when(relevant(t)).then(term).otherwise(0.0).sum()
