@@ -1,0 +1,212 @@
+"""Read runs, judgments and query logs stored as tables (parquet, CSV, TSV, JSON lines).
+
+The format comes from the file name (``.parquet``/``.pq``, ``.csv``, ``.tsv``/``.tab``,
+``.jsonl``/``.ndjson``, ``.json``; a trailing ``.gz`` is allowed for the text formats)
+or from ``format=``.  ``columns`` renames columns on the way in, so a log with ``qid``
+and ``docno`` columns needs no conversion step.  Identifier columns (``query_id`` and
+``doc_id`` after renaming) are read as strings, so ``301`` in a CSV joins with ``"301"``
+from a TREC file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+import polars as pl
+
+from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
+
+__all__ = ["TableFormat", "detect_format", "read_table", "scan_table"]
+
+TableFormat = Literal["parquet", "csv", "tsv", "jsonl", "json"]
+
+_EXTENSIONS: dict[str, TableFormat] = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+}
+_FORMATS: tuple[str, ...] = ("parquet", "csv", "tsv", "jsonl", "json")
+_ID_COLUMNS = ("query_id", "doc_id")
+
+
+def detect_format(path: str | os.PathLike[str]) -> TableFormat | None:
+    """Table format from the file name, or ``None`` when the name does not tell.
+
+    Examples
+    --------
+    >>> detect_format("logs/clicks.parquet"), detect_format("run.tsv.gz"), detect_format("bm25.run")
+    ('parquet', 'tsv', None)
+    """
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    return _EXTENSIONS.get(suffixes[-1]) if suffixes else None
+
+
+def _resolve_format(path: str | os.PathLike[str], fmt: str | None, where: str) -> TableFormat:
+    if fmt is not None:
+        if fmt not in _FORMATS:
+            err = InvalidParameterError.for_value(
+                "format", where, "one of " + ", ".join(map(repr, _FORMATS)), fmt
+            )
+            raise err
+        return fmt  # type: ignore[return-value]
+    found = detect_format(path)
+    if found is None:
+        msg = (
+            f"Cannot tell the table format of {str(path)!r} from its name. "
+            "Hint: pass format='parquet', 'csv', 'tsv', 'jsonl' or 'json' "
+            "(TREC run and qrels files are read with read_trec_run / read_trec_qrels)."
+        )
+        raise InvalidParameterError(msg)
+    return found
+
+
+def _check_path(path: str | os.PathLike[str]) -> None:
+    if not Path(path).is_file():
+        msg = f"Cannot read {str(path)!r}: not found."
+        raise FileNotFoundError(msg)
+
+
+def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
+    """Schema overrides for text formats: the source names of the id columns, as strings."""
+    inverse = {target: source for source, target in mapping.items()}
+    return {inverse.get(c, c): pl.String() for c in _ID_COLUMNS}
+
+
+def _scan(
+    path: str | os.PathLike[str], fmt: TableFormat, mapping: Mapping[str, str]
+) -> pl.LazyFrame:
+    path = Path(path)
+    sep = "," if fmt == "csv" else "\t"
+    if fmt == "parquet":
+        return pl.scan_parquet(path)
+    if fmt in ("csv", "tsv"):
+        # header names are only known after reading; overrides for absent names are ignored
+        header = pl.scan_csv(path, separator=sep, n_rows=0).collect_schema()
+        overrides = {k: v for k, v in _string_overrides(mapping).items() if k in header}
+        return pl.scan_csv(
+            path,
+            separator=sep,
+            schema_overrides=overrides,
+            infer_schema_length=10_000,
+        )
+    if fmt == "jsonl":
+        return pl.scan_ndjson(path, infer_schema_length=10_000)
+    return pl.read_json(path).lazy()
+
+
+def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> pl.LazyFrame:
+    available = lf.collect_schema().names()
+    for source, target in mapping.items():
+        if source not in available:
+            raise ColumnNotFoundError.from_missing(
+                role=target,
+                missing=source,
+                available=available,
+                frame=f"table {name!r}",
+                parameter="columns",
+            )
+    lf = lf.rename(dict(mapping))
+    present = lf.collect_schema()
+    casts = [
+        pl.col(c).cast(pl.String) for c in _ID_COLUMNS if c in present and present[c] != pl.String
+    ]
+    return lf.with_columns(casts) if casts else lf
+
+
+def scan_table(
+    path: str | os.PathLike[str],
+    *,
+    columns: Mapping[str, str] | None = None,
+    format: TableFormat | None = None,
+) -> pl.LazyFrame:
+    """Lazily scan a parquet, CSV, TSV or JSON-lines table, renaming columns on the way.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    columns : mapping of str to str, optional
+        ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
+    format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
+        Override the format detected from the file extension.
+
+    Returns
+    -------
+    polars.LazyFrame
+
+    Raises
+    ------
+    ColumnNotFoundError
+        When a column named in ``columns`` is not in the file (checked on the schema,
+        before reading any data).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "clicks.parquet"
+    >>> pl.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "clicks": [3, 0]}).write_parquet(p)
+    >>> scan_table(p, columns={"qid": "query_id", "docno": "doc_id"}).collect_schema()
+    Schema([('query_id', String), ('doc_id', String), ('clicks', Int64)])
+    """
+    mapping = dict(columns or {})
+    fmt = _resolve_format(path, format, "scan_table")
+    _check_path(path)
+    return _apply_mapping(_scan(path, fmt, mapping), mapping, str(path))
+
+
+def read_table(
+    path: str | os.PathLike[str],
+    *,
+    columns: Mapping[str, str] | None = None,
+    format: TableFormat | None = None,
+) -> pl.DataFrame:
+    """Read a parquet, CSV, TSV or JSON-lines table, renaming columns on the way.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; the format is taken from its extension unless ``format`` is given.
+    columns : mapping of str to str, optional
+        ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
+        Other columns are kept as they are.
+    format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
+        Override the format detected from the file extension.
+
+    Returns
+    -------
+    polars.DataFrame
+        With ``query_id`` and ``doc_id`` (after renaming) as strings.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        When a column named in ``columns`` is not in the file; the message names the
+        file and lists the columns it has.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "judgments.csv"
+    >>> _ = p.write_text("qid,docno,label\\n301,d1,2\\n301,d2,0\\n")
+    >>> read_table(p, columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    shape: (2, 3)
+    ┌──────────┬────────┬───────────┐
+    │ query_id ┆ doc_id ┆ relevance │
+    │ ---      ┆ ---    ┆ ---       │
+    │ str      ┆ str    ┆ i64       │
+    ╞══════════╪════════╪═══════════╡
+    │ 301      ┆ d1     ┆ 2         │
+    │ 301      ┆ d2     ┆ 0         │
+    └──────────┴────────┴───────────┘
+    """
+    return scan_table(path, columns=columns, format=format).collect()
