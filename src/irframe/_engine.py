@@ -143,6 +143,7 @@ class Plan:
 
     frame: pl.LazyFrame
     cols: RunColumns
+    allow_empty: bool
     labels: tuple[str, ...]
     partitions: tuple[str, ...]  # by-columns that partition the run (systems)
     missing: Missing
@@ -186,6 +187,8 @@ def build_plan(
     *,
     missing: Missing,
     duplicates: Duplicates,
+    partition_values: pl.LazyFrame | None = None,
+    allow_empty: bool = False,
 ) -> Plan:
     """Build the lazy plan that computes every measure of every query.
 
@@ -269,7 +272,11 @@ def build_plan(
             **needs.dens,
         )
         if partitions:
-            expected = per_q.select(list(partitions)).unique().join(qstats, how="cross")
+            # every partition (system) is expected to answer every judged query; the
+            # partition values come from the run unless given (a bucket of a larger run)
+            if partition_values is None:
+                partition_values = per_q.select(list(partitions)).unique()
+            expected = partition_values.select(list(partitions)).join(qstats, how="cross")
         else:
             expected = qstats
         table = per_q.join(expected, on=keys, how="full", coalesce=True)
@@ -302,6 +309,7 @@ def build_plan(
     return Plan(
         frame=table,
         cols=cols,
+        allow_empty=allow_empty,
         labels=tuple(finals),
         partitions=partitions,
         missing=missing,
@@ -328,6 +336,8 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
     keys = list(plan.keys)
     query = plan.cols.query
     in_run = df.filter(pl.col(IN_RUN))
+    if plan.allow_empty and in_run.height == 0:
+        return
     if in_run.height == 0 or int(in_run.get_column(N_ROWS).sum()) == 0:
         msg = "The run has no rows. Hint: check the filter that produced it."
         raise EmptyInputError(msg)
@@ -393,7 +403,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                 "e.g. qrels.unique(subset=[query, doc], keep='last')."
             )
             raise DuplicateRowsError(msg)
-        if judged.height == 0:
+        if judged.height == 0 and not plan.allow_empty:
             msg = (
                 "No query of the run is in the qrels (and the qrels are empty or share no "
                 "query id with it). Hint: check that both use the same query ids."

@@ -139,14 +139,63 @@ def evaluate(
     │ 0.822143 ┆ 0.75 ┆ 2         ┆ 0         ┆ 0          │
     └──────────┴──────┴───────────┴───────────┴────────────┘
     """
+    run_lf, origin = to_lazy(run, "run")
+    plan = build(
+        run_lf,
+        measures,
+        qrels,
+        by=by,
+        per_query=per_query,
+        missing=missing,
+        query_col=query_col,
+        doc_col=doc_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+        qrels_query_col=qrels_query_col,
+        qrels_doc_col=qrels_doc_col,
+        qrels_relevance_col=qrels_relevance_col,
+        duplicates=duplicates,
+    )
+    if origin.kind == "polars-lazy":
+        table = _engine.checked(plan)
+    else:
+        collected = plan.frame.collect()
+        _engine.check(plan, collected)
+        table = collected.lazy()
+    result = (
+        _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
+    )
+    return from_lazy(result, origin)  # type: ignore[no-any-return]
+
+
+def build(
+    run_lf: pl.LazyFrame,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Missing = "zero",
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    rank_col: str | None = DEFAULT_RANK,
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    qrels_query_col: str | None = None,
+    qrels_doc_col: str | None = None,
+    qrels_relevance_col: str | None = None,
+    duplicates: Duplicates = "error",
+    partition_values: pl.LazyFrame | None = None,
+    allow_empty: bool = False,
+) -> _engine.Plan:
+    """Validate the parameters and columns, and build the engine's plan (no data is read)."""
     where = "evaluate"
     _choice("missing", missing, ("zero", "drop", "error"), where)
     _choice("duplicates", duplicates, ("error", "first"), where)
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", where, "a bool", per_query)
     parsed = parse_measures(measures)
-    run_lf, origin = to_lazy(run, "run")
-    by_cols = _as_list(by)
     cols = resolve_run(
         run_lf.collect_schema(),
         query_col=query_col,
@@ -154,7 +203,7 @@ def evaluate(
         rank_col=rank_col,
         score_col=score_col,
         relevance_col=relevance_col,
-        by=by_cols,
+        by=_as_list(by),
         need_relevance=qrels is None,
     )
     qrels_lf: pl.LazyFrame | None = None
@@ -167,19 +216,17 @@ def evaluate(
             doc_col=qrels_doc_col or doc_col,
             relevance_col=qrels_relevance_col or relevance_col,
         )
-    plan = _engine.build_plan(
-        run_lf, cols, parsed, qrels_lf, qrels_cols, missing=missing, duplicates=duplicates
+    return _engine.build_plan(
+        run_lf,
+        cols,
+        parsed,
+        qrels_lf,
+        qrels_cols,
+        missing=missing,
+        duplicates=duplicates,
+        partition_values=partition_values,
+        allow_empty=allow_empty,
     )
-    if origin.kind == "polars-lazy":
-        table = _engine.checked(plan)
-    else:
-        collected = plan.frame.collect()
-        _engine.check(plan, collected)
-        table = collected.lazy()
-    result = (
-        _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
-    )
-    return from_lazy(result, origin)  # type: ignore[no-any-return]
 
 
 def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any]) -> FrameT:
