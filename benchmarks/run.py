@@ -1,0 +1,623 @@
+"""Side-by-side speed of irframe against pytrec_eval, ranx, ir_measures and floors.
+
+    python benchmarks/run.py --rows 1e6
+    python benchmarks/run.py --rows 1e5,1e6,1e7 --repeats 3
+    python benchmarks/run.py --rows 1e6 --ordered
+    python benchmarks/run.py --rows 1e6 --contenders irframe-pandas,pytrec_eval
+    python benchmarks/run.py --report-only          # re-render latest.md, README, scaling.png
+
+How it measures
+---------------
+* Every contender lives in its own fresh worker process (``multiprocessing`` spawn) that
+  loads the cached parquet inputs once, runs its untimed ``prepare`` and one warm-up call on
+  a 20-query subset (imports, numba JIT, thread pools).
+* Rounds are interleaved: round r calls every contender once (order rotated per round),
+  ``--repeats`` rounds.  Reported: median time; ratios are computed within each round and
+  then the median is taken.  Round 1's result is also the agreement check: every
+  contender's per-query values are compared with irframe's on the common query set.
+* Peak memory: before each call the worker runs ``gc.collect()``, resets the kernel's
+  peak-RSS counter (``/proc/self/clear_refs`` <- 5) and reads VmRSS; after the call it
+  reads VmHWM.  "extra MB" = max over rounds of (VmHWM - VmRSS before the call): memory
+  beyond the already-loaded inputs (and the native result, which is still alive, counts).
+* A call running longer than ``--timeout`` seconds kills its worker; the contender is
+  reported as timed out for that size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import multiprocessing as mp
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+TOL = 1e-9
+TARGET_PEER = 5.0  # irframe >= 5x faster than pytrec_eval at 1e6, 1e7
+TARGET_FLOOR = 1.3  # irframe-polars <= 1.3x polars-floor
+TARGET_NUMPY = 3.0  # ordered input: irframe-polars <= 3x numpy-pass
+
+
+# ------------------------------------------------------------------------------------------------
+# memory helpers (Linux)
+# ------------------------------------------------------------------------------------------------
+def _status() -> dict[str, int]:
+    out = {}
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(("VmRSS", "VmHWM")):
+                k, v = line.split(":")
+                out[k] = int(v.split()[0]) * 1024
+    return out
+
+
+def _reset_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------------------------------
+# worker
+# ------------------------------------------------------------------------------------------------
+def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool) -> None:
+    try:
+        import warnings
+
+        warnings.simplefilter("ignore")
+        import contenders as C
+        import synth
+
+        c = C.CONTENDERS[name]
+        rss0 = _status()["VmRSS"]
+        run, qrels = synth.make(rows, dpq, seed, ordered=ordered)
+        input_bytes = int(run.memory_usage(deep=True).sum() + qrels.memory_usage(deep=True).sum())
+        # warm-up on a 20-query subset: imports, JIT, thread pools
+        qids = run[C.Q].unique()[:20]
+        sub_r, sub_q = run[run[C.Q].isin(qids)], qrels[qrels[C.Q].isin(qids)]
+        c.call(c.prepare(sub_r, sub_q))
+        t0 = time.perf_counter()
+        state = c.prepare(run, qrels)
+        prep_s = time.perf_counter() - t0
+        gc.collect()
+        rss_loaded = _status()["VmRSS"]
+        conn.send({"ready": True, "input_bytes": input_bytes, "prepare_s": prep_s,
+                   "input_rss": rss_loaded - rss0, "stub": C.irframe_is_stub()
+                   if name.startswith("irframe") else False})
+        while True:
+            msg = conn.recv()
+            if msg == "stop":
+                return
+            gc.collect()
+            can_peak = _reset_peak()
+            base = _status()["VmRSS"]
+            t0 = time.perf_counter()
+            native, phases = c.call(state)
+            dt = time.perf_counter() - t0
+            st = _status()
+            extra = (st["VmHWM"] - base) if can_peak else None
+            reply: dict[str, Any] = {"time": dt, "phases": phases, "extra": extra, "peak": st["VmHWM"]}
+            if msg == "check" and c.normalize is not None:
+                reply["result"] = c.normalize(native)
+            del native
+            conn.send(reply)
+    except BaseException as exc:  # report, don't hang the parent
+        try:
+            conn.send({"error": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()})
+        except Exception:
+            pass
+
+
+class Worker:
+    def __init__(self, name: str, rows: int, dpq: int, seed: int, ordered: bool) -> None:
+        ctx = mp.get_context("spawn")
+        self.name = name
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child, name, rows, dpq, seed, ordered),
+                                daemon=True)
+        self.proc.start()
+        child.close()
+
+    def recv(self, timeout: float) -> dict[str, Any]:
+        if not self.conn.poll(timeout):
+            self.kill()
+            return {"error": f"timeout > {timeout:g}s"}
+        try:
+            return self.conn.recv()
+        except EOFError:
+            self.kill()
+            return {"error": f"worker died (exit code {self.proc.exitcode}; out of memory?)"}
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send("stop")
+        except Exception:
+            pass
+        self.proc.join(10)
+        self.kill()
+
+
+# ------------------------------------------------------------------------------------------------
+# agreement
+# ------------------------------------------------------------------------------------------------
+def _tied_queries(rows: int, dpq: int, seed: int, ordered: bool) -> set[str]:
+    """Queries whose value can depend on tie-breaking: a score shared by docs of different gain."""
+    import polars as pl
+    import synth
+
+    run, qrels = synth.make(rows, dpq, seed, ordered=ordered)
+    g = (
+        pl.from_pandas(run[["query_id", "doc_id", "score"]])
+        .join(pl.from_pandas(qrels), on=["query_id", "doc_id"], how="left")
+        .with_columns(pl.col("relevance").fill_null(0).clip(0))
+        .group_by("query_id", "score")
+        .agg(pl.col("relevance").n_unique())
+        .filter(pl.col("relevance") > 1)
+    )
+    return set(g.get_column("query_id").unique().to_list())
+
+
+def _agreement(ref: Any, other: Any, tied: Any) -> dict[str, Any]:
+    common = ref.index.intersection(other.index)
+    diff = (ref.loc[common].sort_index() - other.loc[common].sort_index()[ref.columns]).abs()
+    bad = diff.index[(diff > TOL).any(axis=1) | diff.isna().any(axis=1)]
+    out = {
+        "common_queries": len(common),
+        "ref_only": len(ref.index.difference(other.index)),
+        "other_only": len(other.index.difference(ref.index)),
+        "max_abs_diff": {k: float(v) for k, v in diff.max().items()},
+        "mismatched_queries": len(bad),
+        "ok": len(bad) == 0 and len(common) > 0,
+    }
+    if len(bad):
+        t = tied()
+        on_tied = sum(q in t for q in bad)
+        untied = [q for q in common if q not in t]
+        out["mismatched_on_tied_queries"] = on_tied
+        out["tie_free_queries"] = len(untied)
+        out["ok_on_tie_free"] = bool(on_tied == len(bad))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# one size
+# ------------------------------------------------------------------------------------------------
+def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    import contenders as C
+    import synth
+
+    ordered = args.ordered
+    t0 = time.perf_counter()
+    run, qrels = synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)
+    n_rows, n_qrels = len(run), len(qrels)
+    n_q = run["query_id"].nunique()
+    n_qq = qrels["query_id"].nunique()
+    del run, qrels
+    print(f"\n== rows={n_rows:,} ordered={ordered} queries={n_q:,} qrels={n_qrels:,} "
+          f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)", flush=True)
+
+    res: dict[str, dict[str, Any]] = {}
+    workers: dict[str, Worker] = {}
+    for n in names:
+        c = C.CONTENDERS[n]
+        why = c.available()
+        if why:
+            res[n] = {"skipped": why, "note": c.note}
+            print(f"  {n}: skipped ({why})")
+            continue
+        res[n] = {"note": c.note, "times": [], "phases": [], "extra": [], "error": None}
+        workers[n] = Worker(n, rows, args.docs_per_query, args.seed, ordered)
+        # start them one at a time: loading is memory- and CPU-heavy on 2 cores
+        info = workers[n].recv(args.timeout)
+        if "error" in info:
+            res[n]["error"] = info["error"]
+            print(f"  {n}: failed to start: {info['error']}\n{info.get('tb', '')}")
+            workers.pop(n).kill()
+            continue
+        res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss", "stub")})
+
+    results: dict[str, Any] = {}
+    alive = list(workers)
+    for rnd in range(args.repeats):
+        k = rnd % max(1, len(alive))
+        order = alive[k:] + alive[:k]
+        for n in order:
+            w = workers[n]
+            w.conn.send("check" if rnd == 0 else "time")
+            r = w.recv(args.timeout)
+            if "error" in r:
+                res[n]["error"] = r["error"]
+                print(f"  round {rnd + 1} {n}: {r['error']}{r.get('tb', '')}", flush=True)
+                w.kill()
+                alive.remove(n)
+                continue
+            res[n]["times"].append(r["time"])
+            res[n]["phases"].append(r["phases"])
+            res[n]["extra"].append(r["extra"])
+            if "result" in r:
+                results[n] = r["result"]
+            print(f"  round {rnd + 1} {n:<20} {r['time']:9.3f}s", flush=True)
+    for w in workers.values():
+        w.stop()
+
+    # agreement with irframe on the common query set
+    ref_name = next((n for n in ("irframe-pandas", "irframe-polars") if n in results), None)
+    tied_cache: dict[str, set[str]] = {}
+
+    def tied() -> set[str]:
+        if "t" not in tied_cache:
+            tied_cache["t"] = _tied_queries(rows, args.docs_per_query, args.seed, ordered)
+        return tied_cache["t"]
+
+    if ref_name is None and results:
+        ref_name = next(iter(results))
+    print(f"  agreement with {ref_name} (|diff| <= {TOL:g} per query, common queries):")
+    for n, df in results.items():
+        if n == ref_name:
+            continue
+        a = _agreement(results[ref_name], df, tied)
+        res[n]["agreement"] = a
+        extra = ""
+        if not a["ok"] and a.get("ok_on_tie_free"):
+            extra = (f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
+                     f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)")
+        print(f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
+              f"mismatched {a['mismatched_queries']:,}{extra}", flush=True)
+
+    # medians and per-round ratios
+    def per_round(n: str, ref: str) -> float | None:
+        a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
+        m = min(len(a), len(b))
+        if m == 0:
+            return None
+        return statistics.median(a[i] / b[i] for i in range(m))
+
+    for n, r in res.items():
+        ts = r.get("times") or []
+        if ts:
+            r["median_s"] = statistics.median(ts)
+            r["min_s"] = min(ts)
+            ex = [e for e in r["extra"] if e is not None]
+            r["extra_max_bytes"] = max(ex) if ex else None
+            keys = r["phases"][0].keys() if r["phases"] else []
+            r["phases_median"] = {k: statistics.median(p[k] for p in r["phases"]) for k in keys}
+        r["x_irframe_pandas"] = per_round(n, "irframe-pandas")
+        r["x_irframe_polars"] = per_round(n, "irframe-polars")
+    return {
+        "rows": n_rows, "ordered": ordered, "queries": n_q, "qrels_rows": n_qrels,
+        "qrels_queries": n_qq, "docs_per_query": args.docs_per_query, "seed": args.seed,
+        "repeats": args.repeats, "timeout_s": args.timeout, "reference": ref_name,
+        "contenders": res,
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# machine, versions, import time
+# ------------------------------------------------------------------------------------------------
+def machine() -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = None
+    try:
+        import psutil
+
+        ram = psutil.virtual_memory().total
+    except ImportError:
+        pass
+    vers = {}
+    for p in ("irframe", "polars", "pandas", "numpy", "pyarrow", "pytrec-eval-terrier",
+              "ir-measures", "ranx", "numba"):
+        try:
+            vers[p] = version(p)
+        except PackageNotFoundError:
+            vers[p] = None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
+                                capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram,
+            "python": platform.python_version(), "platform": platform.platform(),
+            "versions": vers, "git_commit": commit}
+
+
+def import_time(module: str = "irframe", n: int = 5) -> float | None:
+    """Median cumulative ``-X importtime`` of ``module`` in ms (fresh interpreter each time)."""
+    vals = []
+    for _ in range(n):
+        p = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
+                           capture_output=True, text=True, check=False)
+        if p.returncode:
+            return None
+        for line in p.stderr.splitlines():
+            m = re.match(r"import time:\s+\d+\s+\|\s+(\d+)\s+\|\s?(\S.*)$", line)
+            if m and m.group(2).strip() == module:
+                vals.append(int(m.group(1)) / 1000)
+    return statistics.median(vals) if vals else None
+
+
+# ------------------------------------------------------------------------------------------------
+# reporting
+# ------------------------------------------------------------------------------------------------
+def _fmt_rows(n: int) -> str:
+    e = len(str(n)) - 1
+    return f"1e{e}" if n == 10**e else f"{n:,}"
+
+
+def _latest_files() -> dict[tuple[int, bool], dict[str, Any]]:
+    out: dict[tuple[int, bool], dict[str, Any]] = {}
+    for f in sorted(RESULTS.glob("*.json")):
+        try:
+            d = json.loads(f.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        d["_file"] = f.name
+        out[(d["rows"], d["ordered"])] = d  # sorted by timestamp: later wins
+    return out
+
+
+def _x(v: float | None) -> str:
+    return "" if v is None else f"{v:.2f}x"
+
+
+def table(d: dict[str, Any]) -> str:
+    lines = [
+        f"**{_fmt_rows(d['rows'])} rows** ({'ordered' if d['ordered'] else 'unsorted'} input, "
+        f"{d['queries']:,} queries x {d['docs_per_query']} docs, {d['qrels_rows']:,} qrels rows; "
+        f"median of {d['repeats']} interleaved rounds; `{d['_file']}`)",
+        "",
+        "| contender | median s | time / irframe-pandas | time / irframe-polars | extra MB "
+        "| agrees with irframe | phases (median s) |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for n, r in d["contenders"].items():
+        if "skipped" in r:
+            lines.append(f"| {n} | skipped: {r['skipped']} | | | | | |")
+            continue
+        if not r.get("times"):
+            lines.append(f"| {n} | {r.get('error') or 'no result'} | | | | | |")
+            continue
+        ex = r.get("extra_max_bytes")
+        a = r.get("agreement")
+        if n == d.get("reference"):
+            agree = "reference"
+        elif a is None:
+            agree = "n/a (computes no measure)"
+        elif a["ok"]:
+            agree = f"yes ({a['common_queries']:,} q)"
+        elif a.get("ok_on_tie_free"):
+            agree = (f"tie order differs: {a['mismatched_queries']:,} q (all have a tied score "
+                     f"mixing gains); exact on the other {a['tie_free_queries']:,} q")
+        else:
+            agree = f"NO: {a['mismatched_queries']:,} of {a['common_queries']:,} q"
+        ph = ", ".join(f"{k} {v:.3f}" for k, v in (r.get("phases_median") or {}).items())
+        err = f" ({r['error']} in a later round)" if r.get("error") else ""
+        stub = " (STUB: irframe.evaluate missing)" if r.get("stub") else ""
+        lines.append(
+            f"| {n}{stub} | {r['median_s']:.3f}{err} | {_x(r.get('x_irframe_pandas'))} "
+            f"| {_x(r.get('x_irframe_polars'))} | "
+            f"{'' if ex is None else f'{ex / 2**20:.0f}'} | {agree} | {ph} |"
+        )
+    c = d["contenders"]
+    inp = next((r.get("input_bytes") for r in c.values() if r.get("input_bytes")), None)
+    conv = c.get("irframe-polars", {}).get("prepare_s")
+    notes = []
+    if inp:
+        notes.append(f"input size (pandas run + qrels, deep): {inp / 2**20:.0f} MB")
+    if conv is not None:
+        notes.append(f"pl.from_pandas(run) + pl.from_pandas(qrels), untimed in irframe-polars: "
+                     f"{conv:.3f} s")
+    if notes:
+        lines += ["", "; ".join(notes) + "."]
+    return "\n".join(lines)
+
+
+def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
+    out = ["| target | size | value | met |", "|---|---|---:|---|"]
+
+    def c(d: dict[str, Any], n: str) -> dict[str, Any]:
+        return d["contenders"].get(n, {})
+
+    for (rows, ordered), d in sorted(latest.items()):
+        tag = _fmt_rows(rows)
+        if not ordered:
+            if rows >= 10**6:
+                v = c(d, "pytrec_eval").get("x_irframe_pandas")
+                out.append(f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
+                           f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
+                           f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |")
+            f = c(d, "polars-floor").get("x_irframe_polars")
+            if f:
+                v = 1 / f
+                out.append(f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
+                           f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |")
+        else:
+            f = c(d, "numpy-pass").get("x_irframe_polars")
+            if f:
+                v = 1 / f
+                out.append(f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
+                           f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |")
+        for n in ("irframe-pandas", "irframe-polars"):
+            r = c(d, n)
+            if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
+                v = r["extra_max_bytes"] / r["input_bytes"]
+                out.append(f"| {n}: peak memory beyond inputs < input size "
+                           f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                           f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
+                           f"{'met' if v < 1 else 'NOT met'} |")
+    return out
+
+
+def render() -> str:
+    latest = _latest_files()
+    if not latest:
+        return "No results yet: run `python benchmarks/run.py --rows 1e6`."
+    any_d = next(iter(latest.values()))
+    m = any_d["machine"]
+    v = m["versions"]
+    head = [
+        "# irframe benchmark: latest results",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, "
+        f"{(m['ram_bytes'] or 0) / 2**30:.0f} GB RAM; Python {m['python']}, polars {v['polars']}, "
+        f"pandas {v['pandas']}, numpy {v['numpy']}, pytrec-eval-terrier {v['pytrec-eval-terrier']}, "
+        f"ir-measures {v['ir-measures']}, ranx {v['ranx']}; irframe commit `{m['git_commit']}`.",
+        "",
+        "Measures: nDCG(gain=linear)@10, P@10, R@100, RR, AP (trec_eval ndcg_cut_10, P_10, "
+        "recall_100, recip_rank, map). Missing queries: irframe `missing=\"drop\"`; the peers "
+        "report run-and-qrels queries except ranx (`make_comparable=True`, queries missing from "
+        "the run get 0) and ir_measures (same); agreement is checked on the common query set.",
+        "`time / irframe-x` is the median over rounds of the per-round ratio: > 1 means irframe "
+        "is faster. \"extra MB\" = peak RSS during the call minus RSS before it (inputs loaded).",
+        "",
+    ]
+    imp = [d.get("import_ms") for d in latest.values() if d.get("import_ms") is not None]
+    if imp:
+        last = max(latest.values(), key=lambda d: d["timestamp"])
+        head.append(f"`python -X importtime -c \"import irframe\"`: {last.get('import_ms'):.0f} ms "
+                    f"cumulative (polars alone: {last.get('import_polars_ms') or float('nan'):.0f} ms).")
+        head.append("")
+    head += ["## Targets", "", *targets(latest), ""]
+    body = [table(d) + "\n" for _, d in sorted(latest.items())]
+    notes = ["## Contenders", ""]
+    seen = {}
+    for d in latest.values():
+        for n, r in d["contenders"].items():
+            seen[n] = r.get("note", "")
+    notes += [f"* **{n}**: {t}" for n, t in seen.items()]
+    return "\n".join([*head, "## Results", "", *body, *notes, ""])
+
+
+def plot() -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    latest = _latest_files()
+    series: dict[str, list[tuple[int, float]]] = {}
+    for (rows, ordered), d in latest.items():
+        for n, r in d["contenders"].items():
+            if r.get("median_s"):
+                series.setdefault(n + (" (ordered)" if ordered else ""), []).append(
+                    (rows, r["median_s"]))
+    if not series:
+        return
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for n, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                linestyle="--" if "ordered" in n else "-", label=n,
+                linewidth=2.5 if n.startswith("irframe") else 1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows in the run")
+    ax.set_ylabel("median seconds (end to end)")
+    ax.set_title("irframe vs peers: five measures per query")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "scaling.png", dpi=110)
+    plt.close(fig)
+
+
+def write_reports() -> None:
+    RESULTS.mkdir(exist_ok=True)
+    md = render()
+    (RESULTS / "latest.md").write_text(md)
+    plot()
+    readme = HERE / "README.md"
+    if readme.exists():
+        text = readme.read_text()
+        start, end = "<!-- latest:start -->", "<!-- latest:end -->"
+        if start in text and end in text:
+            pre, rest = text.split(start, 1)
+            _, post = rest.split(end, 1)
+            body = md.split("\n", 1)[1]  # drop the H1
+            body = body.replace("\n## ", "\n### ")
+            readme.write_text(f"{pre}{start}\n{body}\n{end}{post}")
+
+
+# ------------------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    import contenders as C
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e5,1e6,1e7")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds (>= 3 advised)")
+    ap.add_argument("--contenders", default=None,
+                    help=f"comma-separated subset of: {', '.join(C.CONTENDERS)}")
+    ap.add_argument("--ordered", action="store_true",
+                    help="already-ordered input (sorted, rank column) incl. the numpy floor")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
+    ap.add_argument("--docs-per-query", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--on-demand", action="store_true", help="allow sizes >= 1e8 rows")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args(argv)
+
+    if args.report_only:
+        write_reports()
+        print((RESULTS / "latest.md").read_text())
+        return 0
+    sizes = [int(float(s)) for s in args.rows.split(",")]
+    if any(s >= 10**8 for s in sizes) and not args.on_demand:
+        ap.error("1e8 rows and more only with --on-demand (needs tens of GB for the peers)")
+    names = (args.contenders.split(",") if args.contenders
+             else (C.DEFAULT_ORDERED if args.ordered else C.DEFAULT))
+    unknown = [n for n in names if n not in C.CONTENDERS]
+    if unknown:
+        ap.error(f"unknown contender(s) {unknown}; known: {list(C.CONTENDERS)}")
+    names = [n for n in names if args.ordered or not C.CONTENDERS[n].ordered_only]
+
+    mach = machine()
+    imp_ms, imp_pl = import_time("irframe"), import_time("polars")
+    print(f"{mach['cpu']}, {mach['cores']} cores; python {mach['python']}; "
+          f"import irframe {imp_ms} ms (polars {imp_pl} ms)")
+    if C.irframe_is_stub():
+        print("WARNING: irframe.evaluate not found; the irframe entries run a hand-written stub")
+    RESULTS.mkdir(exist_ok=True)
+    for rows in sizes:
+        out = bench_size(rows, names, args)
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        out.update({"timestamp": stamp, "machine": mach, "import_ms": imp_ms,
+                    "import_polars_ms": imp_pl, "irframe_stub": C.irframe_is_stub()})
+        f = RESULTS / f"{stamp}-{_fmt_rows(out['rows'])}{'-ordered' if args.ordered else ''}.json"
+        f.write_text(json.dumps(out, indent=1, default=str))
+        print(f"  -> {f.relative_to(HERE.parent)}")
+        write_reports()
+    print("\n" + (RESULTS / "latest.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

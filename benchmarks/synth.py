@@ -1,0 +1,181 @@
+"""Seeded synthetic search logs for the benchmarks.
+
+``make(rows)`` returns two pandas DataFrames shaped like a real TREC-style
+evaluation input:
+
+* ``run``   -- ``query_id, doc_id, score`` (``rows`` rows: ``Q`` queries x ``D`` docs),
+  string ids (``"q0000123"``, ``"doc_8f3a61c2d04e"``), scores rounded to two
+  decimals (so ties occur and the doc-id tie-break matters), rows shuffled.
+* ``qrels`` -- ``query_id, doc_id, relevance`` graded 0-3: a sample of the
+  retrieved documents (relevant retrieved docs are usually but not always
+  judged), plus relevant documents the run never retrieved, plus ~5% extra
+  queries that the run does not contain at all.  Some queries have no
+  relevant document.
+
+``make(rows, ordered=True)`` gives the same data sorted the trec_eval way
+(query_id, then score descending, then doc_id descending) with a 1-based
+``rank`` column.
+
+Generated frames are cached as parquet under ``benchmarks/.cache/``.
+
+Examples
+--------
+>>> run, qrels = make(2_000, docs_per_query=100, cache=False)
+>>> len(run), list(run.columns), list(qrels.columns)
+(2000, ['query_id', 'doc_id', 'score'], ['query_id', 'doc_id', 'relevance'])
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+GRADE_P = (0.70, 0.15, 0.10, 0.05)  # P(grade 0..3) of a retrieved document
+
+
+def _next_prime(n: int) -> int:
+    def is_prime(k: int) -> bool:
+        if k < 2 or k % 2 == 0:
+            return k == 2
+        return all(k % d for d in range(3, int(k**0.5) + 1, 2))
+
+    while not is_prime(n):
+        n += 1
+    return n
+
+
+def _doc_vocab(size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` distinct ``doc_<12 hex>`` strings (random-looking, like hashes)."""
+    # distinct 48-bit values: a random odd multiplier is a bijection mod 2**48
+    mult = int(rng.integers(1, 2**47)) * 2 + 1
+    vals = (np.arange(size, dtype=np.uint64) * np.uint64(mult)) & np.uint64(2**48 - 1)
+    return np.array([f"doc_{v:012x}" for v in vals.tolist()], dtype=object)
+
+
+def generate(rows: int, docs_per_query: int = 100, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Generate (run, qrels) without caching; rows are shuffled."""
+    d = docs_per_query
+    q = max(1, rows // d)
+    n = q * d
+    rng = np.random.default_rng(seed)
+
+    extra_q = max(1, q // 20)  # qrels-only queries (missing from the run)
+    corpus = _next_prime(max(50 * d, n // 4))
+    vocab = _doc_vocab(corpus, rng)
+    qid_vocab = np.array([f"q{i:07d}" for i in range(q + extra_q)], dtype=object)
+
+    # Per query an affine walk a*j + b (mod prime) gives distinct docs for j = 0, 1, ...:
+    # j < d are retrieved, j >= d are judged-but-never-retrieved.
+    a = rng.integers(1, corpus, size=q + extra_q, dtype=np.int64)
+    b = rng.integers(0, corpus, size=q + extra_q, dtype=np.int64)
+
+    def docs(qi: np.ndarray, j: np.ndarray) -> np.ndarray:
+        return (a[qi] * j + b[qi]) % corpus  # a, j < 2**31: no overflow
+
+    # ---- run --------------------------------------------------------------
+    qi = np.repeat(np.arange(q, dtype=np.int64), d)
+    j = np.tile(np.arange(d, dtype=np.int64), q)
+    grade = rng.choice(4, size=n, p=GRADE_P).astype(np.int8)
+    # ~3% of queries have nothing relevant retrieved
+    dead = rng.random(q) < 0.03
+    grade[dead[qi]] = 0
+    score = np.round(grade * 0.6 + rng.normal(0.0, 1.0, size=n), 2)
+    doc_idx = docs(qi, j)
+
+    # ---- qrels: judged retrieved docs ------------------------------------
+    judged = np.where(grade > 0, rng.random(n) < 0.9, rng.random(n) < 0.2)
+    jq, jdoc, jrel = qi[judged], doc_idx[judged], grade[judged]
+
+    # ---- qrels: relevant docs never retrieved ----------------------------
+    n_unret = rng.poisson(3.0, size=q)
+    n_unret[dead] = 0
+    uq = np.repeat(np.arange(q, dtype=np.int64), n_unret)
+    uj = d + (np.arange(len(uq)) - np.repeat(np.cumsum(n_unret) - n_unret, n_unret))
+    udoc = docs(uq, uj)
+    urel = rng.choice(np.array([1, 2, 3], dtype=np.int8), size=len(uq), p=(0.6, 0.3, 0.1))
+
+    # ---- qrels: queries the run never saw --------------------------------
+    m_per = rng.integers(1, 10, size=extra_q)
+    mq = np.repeat(np.arange(q, q + extra_q, dtype=np.int64), m_per)
+    mj = np.arange(len(mq)) - np.repeat(np.cumsum(m_per) - m_per, m_per)
+    mdoc = docs(mq, mj)
+    mrel = rng.integers(0, 4, size=len(mq)).astype(np.int8)
+
+    perm = rng.permutation(n)
+    run = pd.DataFrame(
+        {
+            "query_id": pd.array(qid_vocab[qi[perm]], dtype="str"),
+            "doc_id": pd.array(vocab[doc_idx[perm]], dtype="str"),
+            "score": score[perm],
+        }
+    )
+    rq = np.concatenate([jq, uq, mq])
+    rdoc = np.concatenate([jdoc, udoc, mdoc])
+    rrel = np.concatenate([jrel, urel, mrel]).astype(np.int64)
+    qperm = rng.permutation(len(rq))
+    qrels = pd.DataFrame(
+        {
+            "query_id": pd.array(qid_vocab[rq[qperm]], dtype="str"),
+            "doc_id": pd.array(vocab[rdoc[qperm]], dtype="str"),
+            "relevance": rrel[qperm],
+        }
+    )
+    return run, qrels
+
+
+def order(run: pd.DataFrame) -> pd.DataFrame:
+    """Sort the trec_eval way (query asc, score desc, doc_id desc) and add ``rank`` (1-based)."""
+    out = run.sort_values(
+        ["query_id", "score", "doc_id"], ascending=[True, False, False], kind="stable"
+    ).reset_index(drop=True)
+    out.insert(2, "rank", out.groupby("query_id", sort=False).cumcount().to_numpy() + 1)
+    return out
+
+
+def make(
+    rows: int,
+    docs_per_query: int = 100,
+    seed: int = 0,
+    *,
+    ordered: bool = False,
+    cache: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Cached (run, qrels); ``ordered=True`` gives the sorted run with a ``rank`` column."""
+    tag = f"r{int(rows)}-d{docs_per_query}-s{seed}"
+    paths = {
+        "run": CACHE / f"{tag}-run.parquet",
+        "ordered": CACHE / f"{tag}-run-ordered.parquet",
+        "qrels": CACHE / f"{tag}-qrels.parquet",
+    }
+    key = "ordered" if ordered else "run"
+    if cache and paths[key].exists() and paths["qrels"].exists():
+        return pd.read_parquet(paths[key]), pd.read_parquet(paths["qrels"])
+    run, qrels = generate(int(rows), docs_per_query, seed)
+    if ordered:
+        run = order(run)
+    if cache:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        run.to_parquet(paths[key], index=False)
+        qrels.to_parquet(paths["qrels"], index=False)
+    return run, qrels
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="generate and cache benchmark data")
+    ap.add_argument("--rows", default="1e5", help="comma-separated, e.g. 1e5,1e6")
+    ap.add_argument("--docs-per-query", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    for r in args.rows.split(","):
+        for ordered in (False, True):
+            run, qrels = make(int(float(r)), args.docs_per_query, args.seed, ordered=ordered)
+            print(f"rows={len(run):,} ordered={ordered} qrels={len(qrels):,} "
+                  f"queries={run['query_id'].nunique():,}")
+
+
+if __name__ == "__main__":
+    main()
