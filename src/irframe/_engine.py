@@ -100,7 +100,7 @@ def _final_expr(m: Measure, needs: _Needs) -> pl.Expr:
         return ranked(f"{P}relret_{_num(t)}_{_num(k)}", K.rel_ret(t, k))
 
     if fam == "P":
-        return relret() / k  # type: ignore[operator] # P always has a cutoff
+        return relret() / k
     if fam == "Success":
         return (relret() > 0).cast(pl.Float64)
     if fam == "R":
@@ -120,7 +120,7 @@ def _final_expr(m: Measure, needs: _Needs) -> pl.Expr:
         value = ranked(f"{P}dcg_{gid}_{_num(k)}", K.dcg(m.gain, k))
         return pl.when(pl.col(ideal) > 0).then(value / pl.col(ideal)).otherwise(0.0)
     if fam == "Judged":
-        return ranked(f"{P}judged_{_num(k)}", K.judged(k)) / k  # type: ignore[operator]
+        return ranked(f"{P}judged_{_num(k)}", K.judged(k)) / k
     if fam == "NumRet":
         n = pl.col(N_ROWS).cast(pl.Float64)
         return n if k is None else n.clip(upper_bound=k)
@@ -302,8 +302,7 @@ def build_plan(
     else:
         table = table.drop(RANKED)
     values = [
-        pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label)
-        for label, expr in finals.items()
+        pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     ]
     table = table.with_columns(values)
     return Plan(

@@ -60,16 +60,19 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
         return obj.lazy(), Origin("polars")
     if is_pandas_frame(obj):
         pd = _pandas()
-        arrow = any(isinstance(dt, pd.ArrowDtype) for dt in obj.dtypes)  # type: ignore[union-attr]
-        frame = obj
-        if not isinstance(frame.index, pd.RangeIndex):  # type: ignore[union-attr]
+        frame: Any = obj
+        arrow = any(isinstance(dt, pd.ArrowDtype) for dt in frame.dtypes)
+        if not isinstance(frame.index, pd.RangeIndex):
             # index levels that carry ids (e.g. after a groupby) become columns again
-            names = [n for n in frame.index.names if n is not None]  # type: ignore[union-attr]
-            frame = frame.reset_index(drop=not names)  # type: ignore[union-attr]
+            names = [n for n in frame.index.names if n is not None]
+            frame = frame.reset_index(drop=not names)
         try:
             return pl.from_pandas(frame).lazy(), Origin("pandas", arrow_dtypes=arrow)
         except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
-            msg = f"Cannot convert the {role} pandas DataFrame to Arrow: {exc}. Hint: make id columns str or int."
+            msg = (
+                f"Cannot convert the {role} pandas DataFrame to Arrow: {exc}. "
+                "Hint: make id columns str or int."
+            )
             raise IrFrameError(msg) from exc
     kind = type(obj).__module__.split(".")[0] + "." + type(obj).__name__
     msg = (

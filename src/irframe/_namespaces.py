@@ -85,11 +85,12 @@ def register_pandas() -> None:
     global _PANDAS_DONE  # noqa: PLW0603 - one registration per process
     if _PANDAS_DONE:
         return
-    pd = sys.modules.get("pandas")
+    pd: Any = sys.modules.get("pandas")
     if pd is None:
         try:
-            import pandas as pd
+            import pandas
         except ImportError:  # pandas is optional
             return
+        pd = pandas
     pd.api.extensions.register_dataframe_accessor("ir")(IrNamespace)
     _PANDAS_DONE = True

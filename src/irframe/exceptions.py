@@ -71,7 +71,7 @@ class ColumnNotFoundError(IrFrameError):
         avail_lower = {a.lower(): a for a in available}
         near = [avail_lower[s] for s in synonyms if s in avail_lower]
         near += [c for c in closest(missing, available) if c not in near]
-        param = parameter or f"{role.split('_')[0]}_col"
+        param = parameter or f"{role.split('_', maxsplit=1)[0]}_col"
         msg = (
             f"The {frame} frame has no {role} column {missing!r}. "
             f"Available columns: [{_quote_list(list(available), limit=12)}]."
@@ -89,9 +89,7 @@ class InvalidParameterError(IrFrameError):
     """A parameter value is out of its declared domain."""
 
     @classmethod
-    def for_value(
-        cls, name: str, where: str, expected: str, got: object
-    ) -> InvalidParameterError:
+    def for_value(cls, name: str, where: str, expected: str, got: object) -> InvalidParameterError:
         """Message shaped like scikit-learn's parameter validation."""
         msg = f"The {name!r} parameter of {where} must be {expected}. Got {got!r} instead."
         return cls(msg)

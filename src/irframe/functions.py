@@ -163,9 +163,7 @@ def evaluate(
         collected = plan.frame.collect()
         _engine.check(plan, collected)
         table = collected.lazy()
-    result = (
-        _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
-    )
+    result = _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
     return from_lazy(result, origin)  # type: ignore[no-any-return]
 
 
@@ -340,9 +338,7 @@ def ap(
     return _one(run, Measure("AP", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
-def rprec(
-    run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any
-) -> FrameT:
+def rprec(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any) -> FrameT:
     """R-precision per query: relevant documents in the top R, over R.
 
     Examples
@@ -356,9 +352,7 @@ def rprec(
     return _one(run, Measure("Rprec", rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
-def bpref(
-    run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any
-) -> FrameT:
+def bpref(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any) -> FrameT:
     """Bpref per query (trec_eval's definition; unjudged documents are skipped).
 
     Examples

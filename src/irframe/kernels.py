@@ -23,9 +23,9 @@ __all__ = [
     "gain",
     "idcg",
     "judged",
-    "relevant",
     "reciprocal_rank",
     "rel_ret",
+    "relevant",
     "rprec_hits",
 ]
 
@@ -69,11 +69,9 @@ def gain(g: Gain, rel: pl.Expr | None = None) -> pl.Expr:
     elif g == "linear":
         value = r
     else:
-        assert not isinstance(g, str)  # noqa: S101 - Measure validated the value
+        assert not isinstance(g, str)
         mapping = dict(g)
-        value = r.replace_strict(
-            list(mapping), list(mapping.values()), default=r, return_dtype=pl.Float64
-        )
+        value = r.replace_strict(list(mapping), list(mapping.values()), default=r, return_dtype=pl.Float64)
         return pl.when(r >= 0).then(value).otherwise(0.0).fill_null(0.0)
     return pl.when(r > 0).then(value).otherwise(0.0).fill_null(0.0)
 

@@ -32,7 +32,6 @@ from irframe.exceptions import InvalidParameterError, UnknownMeasureError, close
 __all__ = [
     "AP",
     "FAMILIES",
-    "P",
     "RR",
     "Bpref",
     "Family",
@@ -41,6 +40,7 @@ __all__ = [
     "NumRel",
     "NumRelRet",
     "NumRet",
+    "P",
     "R",
     "Rprec",
     "Success",
@@ -242,7 +242,10 @@ def _with_params(m: Measure, params: Mapping[str, object], source: str) -> Measu
         if key not in fam.params:
             allowed = ", ".join(fam.params) or "none"
             hint = closest(key, fam.params)
-            msg = f"Unknown parameter {key!r} for measure {m.family} in {source!r}. Its parameters: {allowed}."
+            msg = (
+                f"Unknown parameter {key!r} for measure {m.family} in {source!r}. "
+                f"Its parameters: {allowed}."
+            )
             if hint:
                 msg += f"\nHint: did you mean {hint[0]!r}?"
             raise UnknownMeasureError(msg)
@@ -277,9 +280,7 @@ def _parse_gains(value: object, source: str) -> tuple[tuple[float, float], ...]:
         items = []
         for part in filter(None, (p.strip() for p in re.split(r"[,;]", text))):
             if ":" not in part and "=" not in part:
-                raise InvalidParameterError.for_value(
-                    "gains", source, "a mapping like {0:0,1:1,2:3}", value
-                )
+                raise InvalidParameterError.for_value("gains", source, "a mapping like {0:0,1:1,2:3}", value)
             g, v = re.split(r"[:=]", part, maxsplit=1)
             items.append((g, v))
     pairs = sorted((_to_number(g, "gains", source), _to_number(v, "gains", source)) for g, v in items)
@@ -325,8 +326,8 @@ def known_names() -> list[str]:
     """Every spelling the parser accepts, for suggestions and docs."""
     names = [f"{n}@10" if f.cutoff == "required" else n for n, f in FAMILIES.items()]
     names += [f"{n}@10" for n, f in FAMILIES.items() if f.cutoff == "optional"]
-    names += list(ALIASES) + [f"{a}@10" for a in ALIASES]
-    names += list(_trec_plain()) + ["P_10", "recall_100", "ndcg_cut_10", "map_cut_10", "success_10"]
+    names += [*ALIASES, *(f"{a}@10" for a in ALIASES)]
+    names += [*_trec_plain(), "P_10", "recall_100", "ndcg_cut_10", "map_cut_10", "success_10"]
     return names
 
 
@@ -360,7 +361,10 @@ def _split_params(text: str, source: str) -> dict[str, str]:
     parts.append(cur)
     for part in filter(None, (p.strip() for p in parts)):
         if "=" not in part:
-            msg = f"Cannot read parameter {part!r} in measure {source!r}. Hint: write name=value, e.g. 'P(rel=2)@10'."
+            msg = (
+                f"Cannot read parameter {part!r} in measure {source!r}. "
+                "Hint: write name=value, e.g. 'P(rel=2)@10'."
+            )
             raise UnknownMeasureError(msg)
         key, value = part.split("=", 1)
         out[key.strip()] = value.strip()
@@ -401,7 +405,10 @@ def parse_measure(measure: str | Measure) -> Measure:
     if isinstance(measure, Measure):
         return measure
     if not isinstance(measure, str):
-        msg = f"A measure must be a string such as 'nDCG@10' or a Measure; got {type(measure).__name__} {measure!r}."
+        msg = (
+            "A measure must be a string such as 'nDCG@10' or a Measure; "
+            f"got {type(measure).__name__} {measure!r}."
+        )
         raise UnknownMeasureError(msg)
     text = measure.strip()
     plain = _trec_plain()
@@ -425,9 +432,7 @@ def parse_measure(measure: str | Measure) -> Measure:
         try:
             cutoff = int(m["k"])
         except ValueError:
-            raise InvalidParameterError.for_value(
-                "k", text, "an int in the range [1, inf)", m["k"]
-            ) from None
+            raise InvalidParameterError.for_value("k", text, "an int in the range [1, inf)", m["k"]) from None
     if FAMILIES[family].cutoff == "required" and cutoff is None:
         msg = f"{family} needs a cutoff: write '{text}@10' (any int k >= 1)."
         raise InvalidParameterError(msg)

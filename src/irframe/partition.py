@@ -62,9 +62,7 @@ def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> _engin
     qrels_lf = None if qrels is None else _as_lazy(qrels)
     parts = kwargs.pop("partition_values", None)
     parts_lf = None if parts is None else _as_lazy(parts)
-    return build(
-        _as_lazy(run), measures, qrels_lf, partition_values=parts_lf, allow_empty=True, **kwargs
-    )
+    return build(_as_lazy(run), measures, qrels_lf, partition_values=parts_lf, allow_empty=True, **kwargs)
 
 
 def _select(plan: _engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
@@ -170,9 +168,7 @@ def combine_partials(
     counts = ["n_queries", "n_missing", "n_unjudged"]
     summed = [pl.col(c).sum() for c in (*labels, *counts)]
     lf = partials.group_by(list(by)).agg(summed).sort(list(by)) if by else partials.select(summed)
-    return lf.with_columns(
-        (pl.col(m) / pl.col("n_queries")).alias(m) for m in labels
-    )
+    return lf.with_columns((pl.col(m) / pl.col("n_queries")).alias(m) for m in labels)
 
 
 def labels_of(measures: str | Measure | Iterable[str | Measure]) -> list[str]:
