@@ -1,0 +1,137 @@
+"""Small judged data sets bundled with irframe.
+
+:func:`golden` loads the Voltmart help-center golden set: 40 queries in three
+segments, graded qrels (0-3) and three system runs (``bm25``, ``dense``, ``hybrid``)
+that differ in instructive ways.  The files are plain text (TREC qrels and runs, TSV
+tables) under ``irframe/datasets/golden/``; ``_make_golden.py`` regenerates them.
+
+Examples
+--------
+>>> import irframe
+>>> from irframe.datasets import golden
+>>> g = golden()
+>>> irframe.evaluate(g.runs, ["nDCG@10", "R@100"], g.qrels, by="system")
+shape: (3, 6)
+┌────────┬──────────┬──────────┬───────────┬───────────┬────────────┐
+│ system ┆ nDCG@10  ┆ R@100    ┆ n_queries ┆ n_missing ┆ n_unjudged │
+│ ---    ┆ ---      ┆ ---      ┆ ---       ┆ ---       ┆ ---        │
+│ str    ┆ f64      ┆ f64      ┆ i64       ┆ i64       ┆ i64        │
+╞════════╪══════════╪══════════╪═══════════╪═══════════╪════════════╡
+│ bm25   ┆ 0.663285 ┆ 0.84375  ┆ 40        ┆ 0         ┆ 0          │
+│ dense  ┆ 0.639459 ┆ 0.664583 ┆ 40        ┆ 0         ┆ 0          │
+│ hybrid ┆ 0.787356 ┆ 0.841667 ┆ 40        ┆ 0         ┆ 0          │
+└────────┴──────────┴──────────┴───────────┴───────────┴────────────┘
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["Golden", "GoldenPaths", "golden"]
+
+_HERE = Path(__file__).resolve().parent / "golden"
+SYSTEMS = ("bm25", "dense", "hybrid")
+
+
+@dataclass(frozen=True)
+class GoldenPaths:
+    """Where the golden set's files are on disk (TREC text and TSV)."""
+
+    qrels: Path
+    runs: dict[str, Path]
+    queries: Path
+    docs: Path
+
+
+@dataclass(frozen=True)
+class Golden:
+    """The golden set as frames.
+
+    Attributes
+    ----------
+    qrels : frame
+        ``query_id``, ``doc_id``, ``relevance`` (0-3).
+    runs : frame
+        The three runs stacked: ``system``, ``query_id``, ``doc_id``, ``score``.
+    queries : frame
+        ``query_id``, ``text``, ``segment`` (navigational, informational, long-tail).
+    docs : frame
+        ``doc_id``, ``title``.
+    paths : GoldenPaths
+        The files the frames were read from.
+    """
+
+    qrels: Any
+    runs: Any
+    queries: Any
+    docs: Any
+    paths: GoldenPaths
+
+
+def golden_paths() -> GoldenPaths:
+    """Paths of the golden set's files.
+
+    Examples
+    --------
+    >>> sorted(golden_paths().runs)
+    ['bm25', 'dense', 'hybrid']
+    """
+    return GoldenPaths(
+        qrels=_HERE / "qrels.txt",
+        runs={name: _HERE / "runs" / f"{name}.run" for name in SYSTEMS},
+        queries=_HERE / "queries.tsv",
+        docs=_HERE / "docs.tsv",
+    )
+
+
+def golden(*, backend: Literal["polars", "pandas"] = "polars") -> Golden:
+    """Load the bundled golden set (40 queries, graded qrels, three runs).
+
+    The queries and documents are an invented help center ("Voltmart", an electronics
+    shop).  ``bm25`` has good recall and wins on long-tail queries (codes, model
+    numbers); ``dense`` is good at the top of informational questions but misses many
+    pages; ``hybrid`` is best overall but loses to ``bm25`` on long-tail queries.  Some
+    relevant pages are retrieved by no system, and query ``q40`` has no relevant page.
+
+    Parameters
+    ----------
+    backend : {"polars", "pandas"}, default "polars"
+        Type of the returned frames.
+
+    Returns
+    -------
+    Golden
+        ``.qrels``, ``.runs`` (with a ``system`` column), ``.queries``, ``.docs`` and
+        ``.paths``.
+
+    Examples
+    --------
+    >>> g = golden()
+    >>> g.runs.shape, g.qrels.shape, g.queries.shape
+    ((2400, 4), (148, 3), (40, 3))
+    >>> g.queries.group_by("segment").len().sort("segment").rows()
+    [('informational', 16), ('long-tail', 12), ('navigational', 12)]
+    >>> golden(backend="pandas").runs.columns.tolist()
+    ['system', 'query_id', 'doc_id', 'score']
+    """
+    import polars as pl
+
+    from irframe.exceptions import InvalidParameterError
+    from irframe.io.trec import read_trec_qrels, read_trec_runs
+
+    if backend not in ("polars", "pandas"):
+        err = InvalidParameterError.for_value("backend", "golden", "'polars' or 'pandas'", backend)
+        raise err
+    paths = golden_paths()
+    tsv: dict[str, Any] = {"separator": "\t", "quote_char": None, "infer_schema": False}
+    frames = {
+        "qrels": read_trec_qrels(paths.qrels),
+        "runs": read_trec_runs(paths.runs),
+        "queries": pl.read_csv(paths.queries, **tsv),
+        "docs": pl.read_csv(paths.docs, **tsv),
+    }
+    if backend == "pandas":
+        frames = {k: v.to_pandas() for k, v in frames.items()}
+    return Golden(**frames, paths=paths)
