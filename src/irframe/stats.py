@@ -220,9 +220,7 @@ def _check_count(value: object, name: str, where: str) -> int:
 
 def _check_level(ci: object, where: str) -> float:
     if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
-        err = InvalidParameterError.for_value(
-            "ci", where, "a float in the open interval (0, 1)", ci
-        )
+        err = InvalidParameterError.for_value("ci", where, "a float in the open interval (0, 1)", ci)
         raise err
     return float(ci)
 
@@ -322,9 +320,7 @@ def _betainc(a: float, b: float, x: float, y: float) -> float:
         return 0.0
     if y <= 0.0:
         return 1.0
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
-    )
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _betacf(a, b, x) / a
     return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
@@ -473,15 +469,11 @@ def wilcoxon_test(x: ArrayLike, y: ArrayLike | None = None) -> PairedTestResult:
         gamma = abs(100 * _EPS * r_plus)
         less = np.count_nonzero(null <= r_plus + gamma) / null.size
         greater = np.count_nonzero(null >= r_plus - gamma) / null.size
-        return PairedTestResult(
-            "wilcoxon", statistic, float(min(1.0, 2.0 * min(less, greater))), n, "exact"
-        )
+        return PairedTestResult("wilcoxon", statistic, float(min(1.0, 2.0 * min(less, greater))), n, "exact")
     mean = m * (m + 1) / 4.0
     var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(ties**3 - ties)) / 2.0) / 24.0
     z = (r_plus - mean) / math.sqrt(var)
-    return PairedTestResult(
-        "wilcoxon", statistic, min(1.0, 2.0 * _norm_sf(abs(z))), n, "asymptotic"
-    )
+    return PairedTestResult("wilcoxon", statistic, min(1.0, 2.0 * _norm_sf(abs(z))), n, "asymptotic")
 
 
 def randomization_test(
@@ -614,9 +606,7 @@ def bootstrap_ci(
     n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_ci")
     level = _check_level(ci, "bootstrap_ci")
     if method not in ("percentile", "bca"):
-        err = InvalidParameterError.for_value(
-            "method", "bootstrap_ci", "'percentile' or 'bca'", method
-        )
+        err = InvalidParameterError.for_value("method", "bootstrap_ci", "'percentile' or 'bca'", method)
         raise err
     n = int(d.size)
     est = float(d.mean()) if n else math.nan
