@@ -157,28 +157,48 @@ def _stack(runs: object, system_col: str, where: str) -> _Stacked:
     return _Stacked(lf, origin, systems)
 
 
-def _attach_query_attributes(
+def _align_query_attributes(
     stacked: _Stacked, qrels: Any, by: Sequence[str], column_kwargs: Mapping[str, Any]
-) -> _Stacked:
-    """Copy ``by`` columns that only the qrels carry (query attributes) onto the runs."""
+) -> tuple[_Stacked, Any]:
+    """Give runs and qrels every ``by`` column, so that evaluate() treats them as query attributes.
+
+    compare's groups are query attributes (query type, segment...): a column only the qrels
+    carry is copied onto the runs by query id, and one only the runs carry is copied onto
+    the qrels (it must then have one value per query).
+    """
+    if not by or qrels is None:
+        return stacked, qrels
     schema = stacked.lf.collect_schema()
-    absent = [b for b in by if b not in schema]
-    if not absent or qrels is None:
-        return stacked
     qlf, _ = to_lazy(qrels, role="qrels")
     qschema = qlf.collect_schema()
-    absent = [b for b in absent if b in qschema]
     query_col = column_kwargs.get("query_col", "query_id")
     qq = column_kwargs.get("qrels_query_col") or query_col
-    if not absent or qq not in qschema or query_col not in schema:
-        return stacked  # evaluate() names the missing column
-    attrs = qlf.select(pl.col(qq).alias(query_col), *absent).unique(query_col, keep="first")
-    lf = stacked.lf
-    if schema[query_col] != qschema[qq]:
-        lf = lf.with_columns(pl.col(query_col).cast(pl.String))
-        attrs = attrs.with_columns(pl.col(query_col).cast(pl.String))
-    lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
-    return _Stacked(lf, stacked.origin, stacked.systems)
+    if query_col not in schema or qq not in qschema:
+        return stacked, qrels  # evaluate() names the missing column
+    to_run = [b for b in by if b not in schema and b in qschema]
+    to_qrels = [b for b in by if b in schema and b not in qschema]
+    if not to_run and not to_qrels:
+        return stacked, qrels
+    same = schema[query_col] == qschema[qq]
+    run_key = pl.col(query_col) if same else pl.col(query_col).cast(pl.String)
+    lf = stacked.lf if same else stacked.lf.with_columns(run_key)
+    if not same:
+        qlf = qlf.with_columns(pl.col(qq).cast(pl.String))
+    if to_run:
+        attrs = qlf.select(pl.col(qq).alias(query_col), *to_run).unique(query_col, keep="first")
+        lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
+    if to_qrels:
+        attrs = lf.select(query_col, *to_qrels).unique().collect()
+        dup = attrs.filter(pl.col(query_col).is_duplicated())
+        if dup.height:
+            msg = (
+                f"The by-column(s) {to_qrels} of compare take several values within query "
+                f"{dup.item(0, query_col)!r}; compare's groups are query attributes. "
+                "Hint: compare per segment of queries, e.g. by='query_type' with one value per query."
+            )
+            raise InvalidParameterError(msg)
+        qlf = qlf.join(attrs.lazy().rename({query_col: qq}), on=qq, how="left", maintain_order="left")
+    return _Stacked(lf, stacked.origin, stacked.systems), qlf
 
 
 def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) -> str:
@@ -638,7 +658,7 @@ def compare_report(
     parsed = parse_measures(measures)
     labels = [label for label, _ in parsed]
     by_cols = _as_list(by)
-    stacked = _attach_query_attributes(_stack(runs, system_col, where), qrels, by_cols, column_kwargs)
+    stacked, qrels = _align_query_attributes(_stack(runs, system_col, where), qrels, by_cols, column_kwargs)
     base_name = _resolve_baseline(baseline, stacked.systems, where)
 
     long, query_col = _per_query_long(
@@ -801,8 +821,8 @@ def compare(
     correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
         Multiple-testing correction over the whole table (systems x measures x groups).
     by : str or list of str, optional
-        Query-attribute columns to compare within each group (e.g. query type); a column
-        only the qrels carry is copied onto the runs by query id.
+        Query-attribute columns (e.g. query type) to compare within each group. The column
+        may be in the runs, the qrels or both; it is copied to the other by query id.
     alpha : float, default 0.05
         Level for ``significant = p_adjusted < alpha``.
     n_permutations, n_bootstrap : int, default 10_000

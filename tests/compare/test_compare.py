@@ -241,3 +241,19 @@ def test_moved_n_systems_and_score_order() -> None:
         moved(runs, QRELS, "RR", system="neww")
     with pytest.raises(InvalidParameterError, match="one measure"):
         moved(runs, QRELS, ["RR", "P@1"])
+
+
+def test_by_column_in_the_runs_only_is_a_query_attribute() -> None:
+    kinds = pl.DataFrame({"query_id": QUERIES, "kind": ["short", "short", "long", "long"]})
+    runs = {k: v.join(kinds, on="query_id") for k, v in RUNS.items()}
+    in_runs = compare(runs, QRELS, ["RR"], by="kind")
+    in_qrels = compare(RUNS, QRELS.join(kinds, on="query_id"), ["RR"], by="kind")
+    assert in_runs.get_column("n_queries").to_list() == [2, 2]  # not 4: no zero-filled strangers
+    assert (
+        in_runs.select("kind", "mean", "baseline_mean")
+        .sort("kind")
+        .equals(in_qrels.select("kind", "mean", "baseline_mean").sort("kind"))
+    )
+    varies = {k: v.with_columns(kind=pl.col("rank").cast(pl.String)) for k, v in RUNS.items()}
+    with pytest.raises(InvalidParameterError, match="query attributes"):
+        compare(varies, QRELS, ["RR"], by="kind")
