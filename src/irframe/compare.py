@@ -188,8 +188,8 @@ def _align_query_attributes(
         attrs = qlf.select(pl.col(qq).alias(query_col), *to_run).unique(query_col, keep="first")
         lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
     if to_qrels:
-        attrs = lf.select(query_col, *to_qrels).unique().collect()
-        dup = attrs.filter(pl.col(query_col).is_duplicated())
+        run_attrs = lf.select(query_col, *to_qrels).unique().collect()
+        dup = run_attrs.filter(pl.col(query_col).is_duplicated())
         if dup.height:
             msg = (
                 f"The by-column(s) {to_qrels} of compare take several values within query "
