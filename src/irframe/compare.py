@@ -197,7 +197,7 @@ def _align_query_attributes(
                 "Hint: compare per segment of queries, e.g. by='query_type' with one value per query."
             )
             raise InvalidParameterError(msg)
-        qlf = qlf.join(attrs.lazy().rename({query_col: qq}), on=qq, how="left", maintain_order="left")
+        qlf = qlf.join(run_attrs.lazy().rename({query_col: qq}), on=qq, how="left", maintain_order="left")
     return _Stacked(lf, stacked.origin, stacked.systems), qlf
 
 
