@@ -47,7 +47,6 @@ Duplicates = Literal["error", "first"]
 P = "__ir_"
 N_ROWS = P + "n"
 N_BAD = P + "nbad"
-N_DUP = P + "ndup"
 N_NULLDOC = P + "nnulldoc"
 Q_N = P + "qn"
 Q_DUP = P + "qdup"
@@ -144,6 +143,7 @@ class Plan:
     frame: pl.LazyFrame
     cols: RunColumns
     allow_empty: bool
+    dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
     labels: tuple[str, ...]
     partitions: tuple[str, ...]  # by-columns that partition the run (systems)
     missing: Missing
@@ -252,7 +252,6 @@ def build_plan(
         **{
             N_ROWS: pl.len(),
             N_BAD: bad,
-            N_DUP: pl.len() - pl.col(cols.doc).n_unique(),
             N_NULLDOC: pl.col(cols.doc).null_count(),
         },
         **({JUDGED: pl.col(K.REL).is_not_null().any(), **needs.dens} if inside_run else {}),
@@ -309,6 +308,9 @@ def build_plan(
         frame=table,
         cols=cols,
         allow_empty=allow_empty,
+        dup_probe=None
+        if duplicates == "first"
+        else run.select(pl.len() - pl.struct([*keys, cols.doc]).hash().n_unique()),
         labels=tuple(finals),
         partitions=partitions,
         missing=missing,
@@ -366,24 +368,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
             "ranked. Hint: drop them or fill them (e.g. with the lowest score)."
         )
         raise InvalidDataError(msg)
-    dup = in_run.filter(pl.col(N_DUP) > 0)
-    if dup.height:
-        doc = plan.cols.doc
-        sample = (
-            plan.run.group_by([*keys, doc])
-            .len()
-            .filter(pl.col("len") > 1)
-            .sort([*keys, doc])
-            .head(5)
-            .collect()
-        )
-        shown = ", ".join(str(tuple(r)) for r in sample.select([*keys, doc]).iter_rows())
-        msg = (
-            f"The run has {int(dup.get_column(N_DUP).sum())} duplicate ({', '.join(keys)}, {doc}) "
-            f"rows in {dup.height} queries, e.g. {shown}. trec_eval refuses such runs. "
-            "Hint: pass duplicates='first' to keep the best-ranked row of each document."
-        )
-        raise DuplicateRowsError(msg)
+    _check_duplicates(plan)
     if plan.has_qrels:
         judged = df.filter(pl.col(JUDGED))
         if Q_NULL in df.columns and judged.filter(pl.col(Q_NULL) > 0).height:
@@ -419,6 +404,30 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                     "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
                 )
                 raise MissingQueriesError(msg)
+
+
+def _check_duplicates(plan: Plan) -> None:
+    """Duplicate (query, doc) rows: a cheap hash probe, confirmed exactly before raising.
+
+    Equal rows always hash equal, so a probe of 0 proves there is no duplicate; a
+    positive probe (a duplicate, or a hash collision) is confirmed on the strings.
+    """
+    if plan.dup_probe is None or plan.dup_probe.collect().item() == 0:
+        return
+    keys, doc = list(plan.keys), plan.cols.doc
+    dups = plan.run.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
+    if dups.height == 0:
+        return
+    n_extra = int((dups.get_column("len") - 1).sum())
+    n_queries = dups.select(keys).unique().height
+    sample = dups.sort([*keys, doc]).head(5).select([*keys, doc])
+    shown = ", ".join(str(tuple(r)) for r in sample.iter_rows())
+    msg = (
+        f"The run has {n_extra} duplicate ({', '.join(keys)}, {doc}) rows in {n_queries} "
+        f"queries, e.g. {shown}. trec_eval refuses such runs. "
+        "Hint: pass duplicates='first' to keep the best-ranked row of each document."
+    )
+    raise DuplicateRowsError(msg)
 
 
 def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
