@@ -1006,6 +1006,39 @@ def moved(
     >>> m.select("baseline_docs", "system_docs").row(0)
     ('x (?), a (2)', 'a (2), x (?)')
     """
+    out, origin = _moved_frame(
+        runs,
+        qrels,
+        measure,
+        baseline=baseline,
+        system=system,
+        n=n,
+        queries=queries,
+        text_col=text_col,
+        docs_top=docs_top,
+        system_col=system_col,
+        missing=missing,
+        **column_kwargs,
+    )
+    return from_lazy(out, origin)
+
+
+def _moved_frame(
+    runs: Any,
+    qrels: Any = None,
+    measure: MeasureLike = "nDCG@10",
+    *,
+    baseline: str | None = None,
+    system: str | Sequence[str] | None = None,
+    n: int | None = 20,
+    queries: Any = None,
+    text_col: str = "text",
+    docs_top: int = 3,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> tuple[pl.DataFrame, Origin]:
+    """:func:`moved` as a polars DataFrame, with the origin of the runs."""
     where = "moved"
     parsed = parse_measures(measure)
     if len(parsed) != 1:
@@ -1113,7 +1146,7 @@ def moved(
             )
     if system_col != "system" and system_col not in out.columns:
         out = out.rename({"system": system_col})
-    return from_lazy(out, stacked.origin)
+    return out, stacked.origin
 
 
 def _grades(

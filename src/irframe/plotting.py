@@ -1,0 +1,288 @@
+"""Plots for comparing systems (matplotlib, imported only when a plot is drawn).
+
+* :func:`plot_deltas` — per-query change of one system against the baseline, as bars
+  sorted by the change: how many queries gained or lost, and how much.
+* :func:`plot_at_k` — a measure at every cutoff ``k`` (``nDCG@1 ... nDCG@20``), one line
+  per system.
+* :func:`plot_comparison` — every (system, measure) delta with its confidence interval,
+  significant ones filled (a forest plot of a :func:`irframe.compare.compare_report`).
+
+Each function draws on ``ax`` when given (else on a new figure) and returns the Axes;
+save it with ``ax.figure.savefig(path)``.  Install matplotlib with
+``pip install 'irframe[plot]'``.
+
+Examples
+--------
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> from irframe.datasets import golden
+>>> from irframe.plotting import plot_at_k, plot_deltas
+>>> g = golden()
+>>> ax = plot_deltas(g.runs, g.qrels, "nDCG@10", baseline="bm25", system="hybrid")
+>>> ax.get_ylabel()
+'Δ nDCG@10 (hybrid - bm25)'
+>>> ax = plot_at_k(g.runs, g.qrels, "nDCG", ks=range(1, 11))
+>>> [line.get_label() for line in ax.get_lines()]
+['bm25', 'dense', 'hybrid']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import polars as pl
+
+from irframe.compare import _SYS, ComparisonReport, _moved_frame, _stack
+from irframe.exceptions import InvalidParameterError
+from irframe.functions import evaluate
+from irframe.measures import Measure, parse_measure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["plot_at_k", "plot_comparison", "plot_deltas"]
+
+_GAIN, _LOSS, _TIE = "#2a9d8f", "#e76f51", "#adb5bd"
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # matplotlib is an optional dependency
+        msg = "Plotting needs matplotlib. Hint: pip install 'irframe[plot]' (or pip install matplotlib)."
+        raise ImportError(msg) from exc
+    return plt
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
+    if ax is not None:
+        return ax
+    _, new_ax = _pyplot().subplots(figsize=figsize)
+    return new_ax  # type: ignore[no-any-return]
+
+
+def plot_deltas(
+    runs: Any,
+    qrels: Any = None,
+    measure: str | Measure = "nDCG@10",
+    *,
+    baseline: str | None = None,
+    system: str | None = None,
+    ax: Axes | None = None,
+    label_queries: bool | None = None,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> Axes:
+    """Bar chart of the per-query change ``system - baseline``, sorted by the change.
+
+    Parameters
+    ----------
+    runs, qrels, measure, baseline, system_col, missing, **column_kwargs
+        As for :func:`irframe.compare.moved` (one measure).
+    system : str, optional
+        The system to plot; may be omitted when there is only one besides the baseline.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    label_queries : bool, optional
+        Write the query ids under the bars (default: when there are at most 40).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars coloured by gain/loss; the title gives wins/ties/losses and the mean delta.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from irframe.datasets import golden
+    >>> g = golden()
+    >>> ax = plot_deltas(g.runs, g.qrels, "RR", baseline="bm25", system="dense")
+    >>> len(ax.patches)  # one bar per query
+    40
+    """
+    stacked_systems = _stack(runs, system_col, "plot_deltas").systems
+    base = baseline or stacked_systems[0]
+    if system is None:
+        others = [s for s in stacked_systems if s != base]
+        if len(others) != 1:
+            msg = (
+                f"plot_deltas draws one system against the baseline {base!r}; the runs hold "
+                f"{others}. Hint: pass system=..., e.g. system={others[0]!r}."
+            )
+            raise InvalidParameterError(msg)
+        system = others[0]
+    label = str(measure) if isinstance(measure, Measure) else measure
+    frame, _ = _moved_frame(
+        runs,
+        qrels,
+        measure,
+        baseline=base,
+        system=system,
+        n=None,
+        docs_top=0,
+        system_col=system_col,
+        missing=missing,
+        **column_kwargs,
+    )
+    query_col = column_kwargs.get("query_col", "query_id")
+    frame = frame.sort(["delta", query_col], descending=[True, False])
+    delta = frame.get_column("delta").to_numpy()
+    colors = np.where(delta > 0, _GAIN, np.where(delta < 0, _LOSS, _TIE))
+    ax = _axes(ax, (max(6.0, 0.18 * len(delta) + 2), 4.0))
+    x = np.arange(len(delta))
+    ax.bar(x, delta, color=colors.tolist(), width=0.8)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
+    ties = len(delta) - wins - losses
+    mean = float(delta.mean()) if len(delta) else float("nan")
+    ax.set_title(f"{system} vs {base}: {wins} better, {ties} tied, {losses} worse (mean Δ {mean:+.4f})")
+    ax.set_ylabel(f"Δ {label} ({system} - {base})")
+    show = len(delta) <= 40 if label_queries is None else label_queries
+    if show:
+        ax.set_xticks(x)
+        ax.set_xticklabels([str(q) for q in frame.get_column(query_col)], rotation=90, fontsize=7)
+        ax.set_xlabel("query")
+    else:
+        ax.set_xticks([])
+        ax.set_xlabel(f"{len(delta)} queries, sorted by Δ")
+    ax.set_xlim(-0.6, len(delta) - 0.4)
+    return ax
+
+
+def plot_at_k(
+    runs: Any,
+    qrels: Any = None,
+    measure: str | Measure = "nDCG",
+    *,
+    ks: Iterable[int] = range(1, 21),
+    systems: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> Axes:
+    """A measure at each cutoff ``k`` (e.g. nDCG@1 ... nDCG@20), one line per system.
+
+    Parameters
+    ----------
+    runs : dict of name -> frame, or one stacked frame
+        As for :func:`irframe.compare.compare`.
+    qrels : frame, optional
+        Judgments.
+    measure : str or Measure, default "nDCG"
+        A family with its parameters but no cutoff: ``"nDCG"``, ``"P"``, ``"R"``,
+        ``"P(rel=2)"``, ``"nDCG(gain=linear)"``...
+    ks : iterable of int, default 1..20
+        Cutoffs.
+    systems : list of str, optional
+        Systems to draw (default all, in input order).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    system_col, missing, **column_kwargs
+        As for :func:`irframe.compare.compare`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from irframe.datasets import golden
+    >>> ax = plot_at_k(golden().runs, golden().qrels, "P", ks=[1, 5, 10])
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('k', 'P@k')
+    """
+    ks_list = [int(k) for k in ks]
+    if not ks_list or any(k < 1 for k in ks_list):
+        err = InvalidParameterError.for_value("ks", "plot_at_k", "cutoffs k >= 1", ks_list)
+        raise err
+    text = str(measure)
+    if "@" in text:
+        family = text.split("@", maxsplit=1)[0]
+        msg = f"plot_at_k takes a measure without cutoff; got {text!r}. Hint: measure={family!r}."
+        raise InvalidParameterError(msg)
+    base_measure = parse_measure(f"{text}@1")  # validates the family and its parameters
+    family_text = str(base_measure).rsplit("@", 1)[0]
+    labels = [f"{family_text}@{k}" for k in ks_list]
+    stacked = _stack(runs, system_col, "plot_at_k")
+    means = evaluate(stacked.lf, labels, qrels, by=_SYS, missing=missing, **column_kwargs)
+    df = means.collect() if isinstance(means, pl.LazyFrame) else means
+    wanted = list(systems) if systems is not None else stacked.systems
+    ax = _axes(ax, (6.0, 4.0))
+    for name in wanted:
+        row = df.filter(pl.col(_SYS) == name)
+        if row.height == 0:
+            msg = f"plot_at_k: no system {name!r} in the runs {stacked.systems}."
+            raise InvalidParameterError(msg)
+        values = [row.item(0, label) for label in labels]
+        ax.plot(ks_list, values, marker="o", markersize=3, label=name)
+    ax.set_xlabel("k")
+    ax.set_ylabel(f"{family_text}@k")
+    ax.set_title(f"{family_text}@k by system")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return ax
+
+
+def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes:
+    """Forest plot: each (system, measure[, group]) delta with its CI; filled = significant.
+
+    Parameters
+    ----------
+    report : ComparisonReport
+        From :func:`irframe.compare.compare_report`.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from irframe.compare import compare_report
+    >>> from irframe.datasets import golden
+    >>> g = golden()
+    >>> ax = plot_comparison(compare_report(g.runs, g.qrels, ["nDCG@10", "RR"], baseline="bm25"))
+    >>> len(ax.get_yticklabels())
+    4
+    """
+    table = report._table
+    n = table.height
+    ax = _axes(ax, (6.0, 0.45 * n + 1.5))
+    y = np.arange(n)[::-1]
+    for yi, row in zip(y, table.iter_rows(named=True), strict=True):
+        delta = row["delta"]
+        lo = row["ci_low"] if row["ci_low"] is not None else delta
+        hi = row["ci_high"] if row["ci_high"] is not None else delta
+        color = _GAIN if delta > 0 else _LOSS if delta < 0 else _TIE
+        ax.plot([lo, hi], [yi, yi], color=color, linewidth=2)
+        ax.plot(
+            [delta],
+            [yi],
+            marker="o",
+            markersize=7,
+            color=color,
+            markerfacecolor=color if row["significant"] else "white",
+        )
+    labels = [
+        " ".join([str(r["system"]), str(r["measure"]), *[str(r[b]) for b in report.by]])
+        for r in table.iter_rows(named=True)
+    ]
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"Δ vs {report.baseline} ({report.ci:.0%} CI)")
+    ax.set_title(
+        f"filled: significant after {report.correction} correction "
+        f"(family of {report.family_size}, alpha = {report.alpha:g})"
+    )
+    return ax
