@@ -1,0 +1,105 @@
+"""Where irframe's time goes: the engine's stages re-timed one by one with plain polars.
+
+    python benchmarks/profile_stages.py --rows 1e6 [--repeats 5] [--ordered]
+
+Each stage is run on the same cached data as ``run.py`` (from polars frames) and timed
+as a separate ``collect()``; the median of ``--repeats`` is printed next to the full
+``irframe.evaluate`` call.  Stages are cumulative where noted (``join + ...``), so the
+differences show each step's cost.  This mirrors the plan in ``src/irframe/_engine.py``
+at the time of writing; it is a guide for optimization, not a contender.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+import contenders as C
+import synth
+
+Q, D, S, REL, RANK = C.Q, C.D, C.S, C.REL, C.RANK
+
+
+def stages(run: pl.DataFrame, qrels: pl.DataFrame, ordered: bool) -> dict[str, Callable[[], Any]]:
+    order = [RANK, D] if ordered else [S, D]
+    desc = [False, True] if ordered else [True, True]
+    r = run.lazy().select(Q, D, order[0])
+    q = qrels.lazy().select(Q, D, pl.col(REL).cast(pl.Float64))
+    joined = r.join(q, on=[Q, D], how="left")
+    ranked = joined.group_by(Q).agg(pl.col(REL).sort_by(order, descending=desc))
+    diag = joined.group_by(Q).agg(
+        n=pl.len(), ndup=pl.len() - pl.col(D).n_unique(), nnull=pl.col(D).null_count(),
+        nbad=pl.col(order[0]).is_null().sum(),
+    )
+    qstats = q.group_by(Q).agg(
+        n=pl.len(), ndup=pl.len() - pl.col(D).n_unique(), R=(pl.col(REL) > 0).sum(),
+        idcg=(pl.col(REL).clip(0).sort(descending=True).head(10)
+              / (pl.int_range(pl.len().clip(upper_bound=10)) + 2).log(2)).sum(),
+    )
+    exploded = ranked.with_row_index("gid").explode(REL)
+    kernels = exploded.with_columns(rank=pl.int_range(1, pl.len() + 1).over("gid")).group_by(
+        "gid", maintain_order=True
+    ).agg(
+        p10=(pl.col(REL) > 0).head(10).sum(),
+        r100=(pl.col(REL) > 0).head(100).sum(),
+        dcg=(pl.col(REL).clip(0).head(10) / (pl.int_range(1, pl.len() + 1).head(10) + 1).log(2))
+        .sum(),
+        ap=((pl.col(REL) > 0).cum_sum() / pl.int_range(1, pl.len() + 1))
+        .filter(pl.col(REL) > 0).sum(),
+    )
+    return {
+        "pl.from_pandas (not in irframe-polars)": None,  # filled by main
+        "join (run x qrels, left)": lambda: joined.collect(),
+        "global sort (query, score desc, doc desc)": lambda: joined.sort(
+            [Q, *order], descending=[False, *desc]).collect(),
+        "join + group_by(query) list sort_by": lambda: ranked.collect(),
+        "join + group_by(query) diagnostics (n_unique doc ...)": lambda: diag.collect(),
+        "diagnostics without n_unique(doc)": lambda: joined.group_by(Q).agg(
+            n=pl.len(), nnull=pl.col(D).null_count(), nbad=pl.col(order[0]).is_null().sum()
+        ).collect(),
+        "qrels group_by (R, idcg, n_unique doc)": lambda: qstats.collect(),
+        "join + ranked + explode + group_by(gid) kernels": lambda: kernels.collect(),
+        "run.is_duplicated([query, doc]) (alt. dup check)": lambda: run.select(
+            pl.struct(Q, D).is_duplicated().any()).item(),
+        "polars-handwritten (one group_by, global sort)": lambda: C.polars_reference(run, qrels),
+        "irframe.evaluate (polars in)": lambda: C._irframe_evaluate()(
+            run, C.MEASURES, qrels, per_query=True, missing="drop"),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", default="1e6")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--ordered", action="store_true")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    rows = int(float(args.rows))
+    run_pd, qrels_pd = synth.make(rows, ordered=args.ordered)
+    t0 = time.perf_counter()
+    run, qrels = pl.from_pandas(run_pd), pl.from_pandas(qrels_pd)
+    conv = time.perf_counter() - t0
+    st = stages(run, qrels, args.ordered)
+    print(f"rows={len(run):,} ordered={args.ordered}; median of {args.repeats} (s); "
+          f"polars {pl.__version__}, threads {pl.thread_pool_size()}")
+    print(f"  {'pl.from_pandas run+qrels (not in irframe-polars)':<55} {conv:8.3f}")
+    for name, fn in st.items():
+        if fn is None:
+            continue
+        fn()  # warm
+        ts = []
+        for _ in range(args.repeats):
+            t = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t)
+        print(f"  {name:<55} {statistics.median(ts):8.3f}  (min {min(ts):.3f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
