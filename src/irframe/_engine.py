@@ -22,7 +22,7 @@ What happens to the edge cases is decided here, once:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -70,6 +70,7 @@ class _Needs:
     gains: list[Gain] = field(default_factory=list)
     dens: dict[str, pl.Expr] = field(default_factory=dict)  # from the judgments, any order
     ranked: dict[str, pl.Expr] = field(default_factory=dict)  # over the ranking, in order
+    rn: set[str] = field(default_factory=set)  # R/N columns the ranked kernels read
 
     def gain_id(self, g: Gain) -> int:
         if g not in self.gains:
@@ -77,8 +78,12 @@ class _Needs:
         return self.gains.index(g)
 
 
-def _final_expr(m: Measure, needs: _Needs) -> pl.Expr:
-    """Register what ``m`` needs and return its per-query value from those columns."""
+def _final_expr(m: Measure, needs: _Needs, inline_rn: bool) -> pl.Expr:
+    """Register what ``m`` needs and return its per-query value from those columns.
+
+    ``inline_rn``: Rprec/Bpref count R and N in the group itself (grades on the run rows,
+    rows already in ranking order) instead of reading them from joined columns.
+    """
     t, k = m.rel, m.cutoff
     fam = m.family
 
@@ -128,7 +133,11 @@ def _final_expr(m: Measure, needs: _Needs) -> pl.Expr:
         n_name = f"{P}N_{_num(t)}"
         R()
         needs.dens[n_name] = K.judged_nonrelevant(t).sum()
-        r, n = pl.col(r_name).first(), pl.col(n_name).first()
+        if inline_rn:
+            r, n = needs.dens[r_name], needs.dens[n_name]
+        else:
+            r, n = pl.col(r_name).first(), pl.col(n_name).first()
+            needs.rn.update((r_name, n_name))
         if fam == "Rprec":
             return over_r(ranked(f"{P}rprec_{_num(t)}", K.rprec_hits(t, r)))
         return over_r(ranked(f"{P}bpref_{_num(t)}", K.bpref_sum(t, r, n)))
@@ -144,6 +153,8 @@ class Plan:
     cols: RunColumns
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
+    n_segments: int | None  # presorted plan: runs of equal keys found by the order check
+    slow: Callable[[], Plan] | None  # the general plan, if the presorted one must be redone
     labels: tuple[str, ...]
     partitions: tuple[str, ...]  # by-columns that partition the run (systems)
     missing: Missing
@@ -189,6 +200,7 @@ def build_plan(
     duplicates: Duplicates,
     partition_values: pl.LazyFrame | None = None,
     allow_empty: bool = False,
+    detect_order: bool = False,
 ) -> Plan:
     """Build the lazy plan that computes every measure of every query.
 
@@ -200,10 +212,19 @@ def build_plan(
        queries appear here);
     4. the ranked grades exploded in place and aggregated by an integer group id: every
        kernel runs on ordered rows with the query's R and N at hand.
+
+    With ``detect_order`` (in-memory input), a run whose rows are already in ranking
+    order within each query (the usual shape of a search log) is detected with one cheap
+    pass and not re-sorted: the kernels run directly in the group_by of step 2.
     """
+    args = (run, cols, measures, qrels, qrels_cols)
+    kwargs = {
+        "missing": missing,
+        "duplicates": duplicates,
+        "partition_values": partition_values,
+        "allow_empty": allow_empty,
+    }
     inside_run = qrels is None
-    needs = _Needs()
-    finals = {label: _final_expr(m, needs).cast(pl.Float64) for label, m in measures}
     keys = list(cols.keys)
 
     # ---- 1. the run: only the columns we need, ids of one dtype, grades joined once ----
@@ -233,33 +254,31 @@ def build_plan(
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
         if q is not None:
             q = q.with_columns(pl.col(cols.doc).cast(pl.String))
-    if q is not None:
-        rows = rows.join(q.select([*qkeys, cols.doc, K.REL]), on=[*qkeys, cols.doc], how="left")
     by_order, desc = _order_exprs(cols)
+    n_segments: int | None = None
+    if detect_order and duplicates == "error":
+        n_segments = _ordered_segments(rows, cols)
+    presorted = n_segments is not None
+    needs = _Needs()
+    finals = {
+        label: _final_expr(m, needs, inline_rn=presorted and inside_run).cast(pl.Float64)
+        for label, m in measures
+    }
+    if q is not None:
+        rows = rows.join(
+            q.select([*qkeys, cols.doc, K.REL]),
+            on=[*qkeys, cols.doc],
+            how="left",
+            maintain_order="left" if presorted else "none",
+        )
     if duplicates == "first":
         # keep the best-ranked row of a repeated document: order first, then dedupe
         rows = rows.sort(by_order, descending=desc, nulls_last=True).unique(
             subset=[*keys, cols.doc], keep="first", maintain_order=True
         )
 
-    # ---- 2. one group_by: ranked grades and diagnostics ----------------------------------
-    order_col = pl.col(cols.order_col)
-    bad = order_col.is_null().sum()
-    if schema[cols.order_col].is_float():
-        bad = bad + order_col.is_nan().sum()
-    per_q = rows.group_by(keys).agg(
-        pl.col(K.REL).sort_by(by_order, descending=desc).alias(RANKED),
-        **{
-            N_ROWS: pl.len(),
-            N_BAD: bad,
-            N_NULLDOC: pl.col(cols.doc).null_count(),
-        },
-        **({JUDGED: pl.col(K.REL).is_not_null().any(), **needs.dens} if inside_run else {}),
-    )
-    per_q = per_q.with_columns(pl.lit(True).alias(IN_RUN))
-
-    # ---- 3. denominators from the qrels, one join per query ------------------------------
-    partitions = tuple(b for b in cols.by if b not in qrels_by)
+    # ---- denominators from the qrels (small: one row per judged query) ------------------
+    qstats: pl.LazyFrame | None = None
     if q is not None:
         qstats = q.group_by(qkeys).agg(
             **{
@@ -270,6 +289,32 @@ def build_plan(
             },
             **needs.dens,
         )
+
+    # ---- 2. one group_by: ranked grades (or, presorted, the kernels) and diagnostics -----
+    order_col = pl.col(cols.order_col)
+    bad = order_col.is_null().sum()
+    if schema[cols.order_col].is_float():
+        bad = bad + order_col.is_nan().sum()
+    diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
+    in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **needs.dens} if inside_run else {}
+    if presorted:
+        if qstats is not None and needs.rn:
+            rows = rows.join(
+                qstats.select([*qkeys, *sorted(needs.rn)]),
+                on=qkeys,
+                how="left",
+                maintain_order="left",
+            )
+        per_q = rows.group_by(keys, maintain_order=True).agg(**diag, **in_run_dens, **needs.ranked)
+    else:
+        per_q = rows.group_by(keys).agg(
+            pl.col(K.REL).sort_by(by_order, descending=desc).alias(RANKED), **diag, **in_run_dens
+        )
+    per_q = per_q.with_columns(pl.lit(True).alias(IN_RUN))
+
+    # ---- 3. one join per query with the denominators ------------------------------------
+    partitions = tuple(b for b in cols.by if b not in qrels_by)
+    if qstats is not None:
         if partitions:
             # every partition (system) is expected to answer every judged query; the
             # partition values come from the run unless given (a bucket of a larger run)
@@ -284,11 +329,13 @@ def build_plan(
     table = table.with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *needs.dens]).fill_null(0),
+        pl.col([N_ROWS, *needs.dens, *(needs.ranked if presorted else ())]).fill_null(0),
     )
 
     # ---- 4. kernels over the ranked grades, grouped by an integer id ---------------------
-    if needs.ranked:
+    if presorted:
+        pass
+    elif needs.ranked:
         others = [c for c in table.collect_schema() if c != RANKED]
         table = (
             table.with_row_index(GID)
@@ -315,10 +362,43 @@ def build_plan(
         partitions=partitions,
         missing=missing,
         has_qrels=q is not None,
+        n_segments=n_segments,
+        slow=None if not presorted else lambda: build_plan(*args, **kwargs),  # type: ignore[arg-type]
         run=run,
         qrels=qrels,
         qrels_query=qq,
     )
+
+
+def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:
+    """If each query's rows already follow ranking order, the number of runs of equal keys.
+
+    One vectorised pass comparing each row with the previous one. Whether the runs are
+    whole queries (keys contiguous) is verified after the group_by by :func:`collect`.
+    """
+    same = pl.all_horizontal(
+        (pl.col(k) == pl.col(k).shift(1)).fill_null(False) for k in cols.keys
+    )
+    o, d = pl.col(cols.order_col), pl.col(cols.doc)
+    worse = o < o.shift(1) if cols.order == "rank" else o > o.shift(1)
+    out_of_order = same & (worse | ((o == o.shift(1)) & (d > d.shift(1))))
+    res = rows.select(
+        out_of_order.any().alias("bad"), (~same).sum().alias("segments"), pl.len().alias("n")
+    ).collect()
+    if res.item(0, "bad") or res.item(0, "n") == 0:
+        return None
+    return int(res.item(0, "segments"))
+
+
+def collect(plan: Plan) -> tuple[Plan, pl.DataFrame]:
+    """Collect the per-query table and check the input; redo a presorted plan whose key
+    runs turn out not to be whole queries (then the input was not grouped by query)."""
+    df = plan.frame.collect()
+    if plan.slow is not None and df.filter(pl.col(IN_RUN)).height != plan.n_segments:
+        plan = plan.slow()
+        df = plan.frame.collect()
+    check(plan, df)
+    return plan, df
 
 
 def _examples(values: Sequence[object], limit: int = 5) -> str:

@@ -156,12 +156,12 @@ def evaluate(
         qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col,
         duplicates=duplicates,
+        detect_order=origin.kind != "polars-lazy",
     )
     if origin.kind == "polars-lazy":
         table = _engine.checked(plan)
     else:
-        collected = plan.frame.collect()
-        _engine.check(plan, collected)
+        plan, collected = _engine.collect(plan)
         table = collected.lazy()
     result = _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
     return from_lazy(result, origin)  # type: ignore[no-any-return]
@@ -186,6 +186,7 @@ def build(
     duplicates: Duplicates = "error",
     partition_values: pl.LazyFrame | None = None,
     allow_empty: bool = False,
+    detect_order: bool = False,
 ) -> _engine.Plan:
     """Validate the parameters and columns, and build the engine's plan (no data is read)."""
     where = "evaluate"
@@ -224,6 +225,7 @@ def build(
         duplicates=duplicates,
         partition_values=partition_values,
         allow_empty=allow_empty,
+        detect_order=detect_order,
     )
 
 

@@ -102,9 +102,8 @@ def evaluate_partition(
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
     kwargs.pop("per_query", None)
-    plan = _plan(run, measures, qrels, kwargs)
-    df = plan.frame.collect()
-    _engine.check(plan, df)
+    plan = _plan(run, measures, qrels, {"detect_order": True, **kwargs})
+    plan, df = _engine.collect(plan)
     return _select(plan, df).to_arrow()
 
 
