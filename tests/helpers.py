@@ -1,0 +1,135 @@
+"""Helpers shared by the test areas: frame constructors and result conversion.
+
+``CONSTRUCTORS[name](data)`` turns a dict of lists into a frame of one supported type;
+``to_polars(result)`` brings any irframe result back to an eager polars DataFrame;
+``per_query_dict(result)`` reads a per-query result as ``{query_id: {label: value}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+Data = Mapping[str, Sequence[Any]]
+Constructor = Callable[[Data], Any]
+
+TREC_EVAL_TEST_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval_test"
+
+
+def _polars(data: Data) -> pl.DataFrame:
+    return pl.DataFrame(dict(data), strict=False)
+
+
+def _polars_lazy(data: Data) -> pl.LazyFrame:
+    return pl.DataFrame(dict(data), strict=False).lazy()
+
+
+def _pandas(data: Data) -> Any:
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame({k: list(v) for k, v in data.items()})
+
+
+def _pandas_pyarrow(data: Data) -> Any:
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    cols = {}
+    for k, v in data.items():
+        arr = pa.array(list(v), from_pandas=True)
+        if pa.types.is_null(arr.type):  # all None: give it a numeric type
+            arr = arr.cast(pa.float64())
+        cols[k] = pd.array(arr.to_pylist(), dtype=pd.ArrowDtype(arr.type))
+    return pd.DataFrame(cols)
+
+
+CONSTRUCTORS: dict[str, Constructor] = {
+    "polars": _polars,
+    "polars-lazy": _polars_lazy,
+    "pandas": _pandas,
+    "pandas-pyarrow": _pandas_pyarrow,
+}
+
+
+class NamedConstructor:
+    """A constructor that knows its name (``ctor.name``) and the type it builds."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._build = CONSTRUCTORS[name]
+
+    def __call__(self, data: Data) -> Any:
+        return self._build(data)
+
+    @property
+    def native_type(self) -> type:
+        return native_type(self.name)
+
+    @property
+    def is_lazy(self) -> bool:
+        return self.name == "polars-lazy"
+
+    def __repr__(self) -> str:
+        return f"constructor[{self.name}]"
+
+
+def native_type(name: str) -> type:
+    """The frame type a constructor produces (and irframe must return)."""
+    if name == "polars":
+        return pl.DataFrame
+    if name == "polars-lazy":
+        return pl.LazyFrame
+    import pandas as pd
+
+    return pd.DataFrame
+
+
+def to_polars(obj: Any) -> pl.DataFrame:
+    """Any result (polars eager/lazy, pandas) as an eager polars DataFrame."""
+    if isinstance(obj, pl.LazyFrame):
+        return obj.collect()
+    if isinstance(obj, pl.DataFrame):
+        return obj
+    import pandas as pd
+
+    if isinstance(obj, pd.DataFrame):
+        return pl.from_pandas(obj.reset_index(drop=True))
+    msg = f"not a frame: {type(obj)!r}"
+    raise TypeError(msg)
+
+
+def per_query_dict(result: Any, labels: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """A per-query result as ``{str(query_id): {label: value or None}}``."""
+    df = to_polars(result)
+    out: dict[str, dict[str, float | None]] = {}
+    for row in df.iter_rows(named=True):
+        q = str(row["query_id"])
+        assert q not in out, f"query {q!r} appears twice in the per-query result"
+        vals: dict[str, float | None] = {}
+        for label in labels:
+            v = row[label]
+            vals[label] = None if v is None else float(v)  # NaN stays NaN: nulls must be nulls
+        out[q] = vals
+    return out
+
+
+def assert_close_dicts(
+    got: Mapping[str, Mapping[str, float | None]],
+    expected: Mapping[str, Mapping[str, float | None]],
+    *,
+    tol: float = 1e-9,
+    context: str = "",
+) -> None:
+    """Per-query, per-measure comparison with a precise message on the first mismatch."""
+    assert sorted(got) == sorted(expected), (
+        f"query sets differ{context}: got {sorted(got)}, expected {sorted(expected)}"
+    )
+    for q, exp_vals in expected.items():
+        for label, exp in exp_vals.items():
+            g = got[q][label]
+            if exp is None or g is None:
+                assert g is None and exp is None, f"{context} query {q!r} {label}: got {g}, expected {exp}"
+            else:
+                assert abs(g - exp) <= tol, f"{context} query {q!r} {label}: got {g!r}, expected {exp!r}"

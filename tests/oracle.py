@@ -1,0 +1,212 @@
+"""A deliberately slow, plain-Python reference implementation of irframe's measures.
+
+Written from the definitions (trec_eval semantics, see the contract in the tests), not
+from the engine: dicts, lists and loops only, one query at a time.  The engine is
+checked against it on random data in ``tests/engine/test_properties.py``, and the
+oracle itself is checked against ``pytrec_eval`` in
+``tests/engine/test_trec_eval_crosscheck.py``.
+
+Inputs are plain dict-of-lists "frames" (the same dicts the tests hand to the
+``constructor`` fixture):
+
+* run: ``query_id``, ``doc_id`` and ``rank`` (ascending) or ``score`` (descending,
+  ties by ``doc_id`` descending bytewise); optionally ``relevance`` (golden-set case,
+  ``None`` = unjudged) when no qrels are given;
+* qrels: ``query_id``, ``doc_id``, ``relevance``.
+
+Ids are compared as strings, so int ids in the run join str ids in the qrels.
+
+Examples
+--------
+>>> run = {"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"], "score": [1.0, 1.0, 0.5, 0.4]}
+>>> qrels = {"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"], "relevance": [0, 1, 2, -1]}
+>>> res = oracle_evaluate(run, qrels, ["map", "bpref", "P_1", "ndcg", "ndcg_cut_2"])
+>>> {k: round(v, 4) for k, v in res["q1"].items()}
+{'map': 0.8333, 'bpref': 0.5, 'P_1': 1.0, 'ndcg': 0.7602, 'ndcg_cut_2': 0.3801}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from irframe.measures import Measure, parse_measures
+
+__all__ = ["gain_of", "oracle_evaluate", "oracle_mean", "oracle_query", "rank_docs"]
+
+Frame = Mapping[str, Sequence[Any]]
+
+
+def _rows(frame: Frame) -> list[dict[str, Any]]:
+    cols = list(frame)
+    n = len(frame[cols[0]]) if cols else 0
+    return [{c: frame[c][i] for c in cols} for i in range(n)]
+
+
+def _is_null(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def rank_docs(rows: list[dict[str, Any]]) -> list[str]:
+    """Order one query's run rows: by ``rank`` ascending if present, else ``score``
+    descending with ties broken by doc id descending in byte order (trec_eval)."""
+    # Byte order of UTF-8 equals code-point order, which is Python's str order.
+    by_doc_desc = sorted(rows, key=lambda r: str(r["doc_id"]), reverse=True)
+    if "rank" in rows[0]:
+        ordered = sorted(by_doc_desc, key=lambda r: r["rank"])  # stable
+    else:
+        ordered = sorted(by_doc_desc, key=lambda r: -r["score"])  # stable
+    return [str(r["doc_id"]) for r in ordered]
+
+
+def gain_of(grade: float | None, m: Measure) -> float:
+    """nDCG gain of a grade: exp 2^g - 1, linear g, or explicit gains (unlisted -> linear).
+
+    Unjudged documents and negative grades gain 0.
+    """
+    if grade is None:
+        return 0.0
+    custom = m.gains_dict()
+    if custom is not None and float(grade) in custom:
+        return custom[float(grade)]
+    if grade <= 0:
+        return 0.0
+    if m.gain == "exp":
+        return 2.0**grade - 1.0
+    return float(grade)  # linear, and unlisted grades under custom gains
+
+
+def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> float:
+    """One measure for one query.
+
+    ``ranking`` is the ordered list of retrieved doc ids, ``judged`` maps every judged
+    doc of the query (retrieved or not) to its grade.
+    """
+    t = m.rel
+    k = m.cutoff
+    top = ranking if k is None else ranking[:k]
+    is_rel = [d in judged and judged[d] >= t for d in top]
+    n_rel = sum(1 for g in judged.values() if g >= t)  # R: all judged relevant
+    fam = m.family
+
+    if fam == "P":
+        assert k is not None
+        return sum(is_rel) / k
+    if fam == "R":
+        return sum(is_rel) / n_rel if n_rel else 0.0
+    if fam == "RR":
+        for i, r in enumerate(is_rel, start=1):
+            if r:
+                return 1.0 / i
+        return 0.0
+    if fam == "AP":
+        if not n_rel:
+            return 0.0
+        total, hits = 0.0, 0
+        for i, r in enumerate(is_rel, start=1):
+            if r:
+                hits += 1
+                total += hits / i
+        return total / n_rel
+    if fam == "nDCG":
+        dcg = 0.0
+        for i, d in enumerate(top, start=1):
+            dcg += gain_of(judged.get(d), m) / math.log2(i + 1)
+        ideal = sorted((gain_of(g, m) for g in judged.values()), reverse=True)
+        ideal = [g for g in ideal if g > 0]
+        if k is not None:
+            ideal = ideal[:k]
+        idcg = 0.0
+        for i, g in enumerate(ideal, start=1):
+            idcg += g / math.log2(i + 1)
+        return dcg / idcg if idcg > 0 else 0.0
+    if fam == "Rprec":
+        if not n_rel:
+            return 0.0
+        hits = sum(1 for d in ranking[:n_rel] if d in judged and judged[d] >= t)
+        return hits / n_rel
+    if fam == "Bpref":
+        if not n_rel:
+            return 0.0
+        n_nonrel = sum(1 for g in judged.values() if 0 <= g < t)
+        denom = min(n_nonrel, n_rel)
+        total, nonrel_so_far = 0.0, 0
+        for d in ranking:
+            if d not in judged or judged[d] < 0:
+                continue  # unjudged or negative grade: skipped
+            if judged[d] >= t:
+                total += 1.0 if nonrel_so_far == 0 else 1.0 - min(nonrel_so_far, n_rel) / denom
+            else:
+                nonrel_so_far += 1
+        return total / n_rel
+    if fam == "Success":
+        return 1.0 if any(is_rel) else 0.0
+    if fam == "Judged":
+        assert k is not None
+        return sum(1 for d in top if d in judged) / k
+    if fam == "NumRet":
+        return float(len(top))
+    if fam == "NumRel":
+        return float(n_rel)
+    if fam == "NumRelRet":
+        return float(sum(is_rel))
+    raise NotImplementedError(fam)
+
+
+def oracle_evaluate(
+    run: Frame,
+    qrels: Frame | None,
+    measures: Iterable[str | Measure],
+    *,
+    missing: str = "zero",
+) -> dict[str, dict[str, float | None]]:
+    """Per-query values ``{query_id: {label: value}}`` (query ids as str).
+
+    Run-only queries (no judgments) map every label to ``None``.  With
+    ``missing="zero"`` a qrels query absent from the run is scored against an empty
+    ranking (0 for every measure except ``NumRel``, which is a property of the qrels;
+    this is what trec_eval ``-c`` does); ``"drop"`` leaves it out; ``"error"`` raises.
+    """
+    labelled = parse_measures(list(measures))
+    run_by_q: dict[str, list[dict[str, Any]]] = {}
+    for r in _rows(run):
+        run_by_q.setdefault(str(r["query_id"]), []).append(r)
+
+    judged_by_q: dict[str, dict[str, float]] = {}
+    if qrels is not None:
+        for r in _rows(qrels):
+            judged_by_q.setdefault(str(r["query_id"]), {})[str(r["doc_id"])] = r["relevance"]
+    else:
+        for q, rows in run_by_q.items():
+            for r in rows:
+                if not _is_null(r.get("relevance")):
+                    judged_by_q.setdefault(q, {})[str(r["doc_id"])] = r["relevance"]
+
+    absent = sorted(set(judged_by_q) - set(run_by_q))
+    if absent and missing == "error":
+        msg = f"queries missing from the run: {absent}"
+        raise ValueError(msg)
+
+    out: dict[str, dict[str, float | None]] = {}
+    for q in sorted(set(run_by_q) | set(judged_by_q)):
+        if q not in judged_by_q:
+            out[q] = {label: None for label, _ in labelled}
+            continue
+        if q not in run_by_q and missing == "drop":
+            continue
+        ranking = rank_docs(run_by_q[q]) if q in run_by_q else []
+        out[q] = {label: oracle_query(ranking, judged_by_q[q], m) for label, m in labelled}
+    return out
+
+
+def oracle_mean(per_query: dict[str, dict[str, float | None]]) -> dict[str, float]:
+    """Mean of each measure over judged queries, plus ``n_queries``."""
+    judged = [v for v in per_query.values() if all(x is not None for x in v.values())]
+    labels = list(next(iter(per_query.values()))) if per_query else []
+    out: dict[str, float] = {}
+    for label in labels:
+        vals = [float(v[label]) for v in judged]  # type: ignore[arg-type]
+        out[label] = sum(vals) / len(vals) if vals else math.nan
+    out["n_queries"] = len(judged)
+    return out
