@@ -82,6 +82,7 @@ _MEAS = "__ir_measure"
 _VAL = "__ir_value"
 _BASE = "__ir_base"
 _DELTA = "__ir_delta"
+_QKEY = "__ir_qkey"  # query id as text, for joins across frames with other id dtypes
 
 _TEST_TEXT = {
     "randomization": "randomization (sign-flip permutation)",
@@ -913,18 +914,18 @@ def _top_docs(
     else:
         return None
     rows = (
-        run.select(_SYS, pl.col(query_col).cast(pl.String), doc_s, *order[:1])
-        .join(keys.lazy(), on=[_SYS, query_col], how="semi")
+        run.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY), doc_s, *order[:1])
+        .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
         .sort(
-            [_SYS, query_col, order[0].meta.output_name(), doc_col],
+            [_SYS, _QKEY, order[0].meta.output_name(), doc_col],
             descending=[False, False, *desc],
         )
-        .group_by([_SYS, query_col], maintain_order=True)
+        .group_by([_SYS, _QKEY], maintain_order=True)
         .head(k)
     )
     label = pl.col(doc_col)
     if grades is not None:
-        rows = rows.join(grades, on=[query_col, doc_col], how="left", maintain_order="left")
+        rows = rows.join(grades, on=[_QKEY, doc_col], how="left", maintain_order="left")
         label = pl.concat_str(
             [
                 pl.col(doc_col),
@@ -934,7 +935,7 @@ def _top_docs(
             ]
         )
     return (
-        rows.group_by([_SYS, query_col], maintain_order=True)
+        rows.group_by([_SYS, _QKEY], maintain_order=True)
         .agg(label.str.join(", ").alias("__ir_docs"))
         .collect()
     )
@@ -1081,7 +1082,7 @@ def _moved_frame(
         .with_columns(
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_DELTA).abs().alias("__ir_abs"),
-            pl.col(query_col).cast(pl.String),
+            pl.col(query_col).cast(pl.String).alias(_QKEY),
         )
         .sort(["__ir_si", "__ir_abs", query_col], descending=[False, True, False])
     )
@@ -1093,6 +1094,7 @@ def _moved_frame(
         pl.col(_BASE).alias("baseline_value"),
         pl.col(_VAL).alias("value"),
         pl.col(_DELTA).alias("delta"),
+        _QKEY,
     )
 
     if queries is not None:
@@ -1108,20 +1110,20 @@ def _moved_frame(
                     parameter="query_col" if role == "query_id" else "text_col",
                 )
         texts = (
-            qlf.select(pl.col(query_col).cast(pl.String), pl.col(text_col))
-            .unique(query_col, keep="first", maintain_order=True)
+            qlf.select(pl.col(query_col).cast(pl.String).alias(_QKEY), pl.col(text_col))
+            .unique(_QKEY, keep="first", maintain_order=True)
             .collect()
         )
-        out = out.join(texts, on=query_col, how="left", maintain_order="left")
-        out = out.select("system", query_col, text_col, "baseline_value", "value", "delta")
+        out = out.join(texts, on=_QKEY, how="left", maintain_order="left")
+        out = out.select("system", query_col, text_col, "baseline_value", "value", "delta", _QKEY)
 
     if docs_top > 0 and out.height:
         doc_col = column_kwargs.get("doc_col", "doc_id")
         grades = _grades(stacked.lf, qrels, query_col, doc_col, column_kwargs)
         keys = pl.concat(
             [
-                out.select(pl.col("system").alias(_SYS), query_col),
-                out.select(pl.lit(base_name, dtype=pl.String).alias(_SYS), query_col),
+                out.select(pl.col("system").alias(_SYS), _QKEY),
+                out.select(pl.lit(base_name, dtype=pl.String).alias(_SYS), _QKEY),
             ]
         ).unique()
         top = _top_docs(
@@ -1136,14 +1138,15 @@ def _moved_frame(
         )
         if top is not None:
             base_top = top.filter(pl.col(_SYS) == base_name).select(
-                query_col, pl.col("__ir_docs").alias("baseline_docs")
+                _QKEY, pl.col("__ir_docs").alias("baseline_docs")
             )
             sys_top = top.select(
-                pl.col(_SYS).alias("system"), query_col, pl.col("__ir_docs").alias("system_docs")
+                pl.col(_SYS).alias("system"), _QKEY, pl.col("__ir_docs").alias("system_docs")
             )
-            out = out.join(base_top, on=query_col, how="left", maintain_order="left").join(
-                sys_top, on=["system", query_col], how="left", maintain_order="left"
+            out = out.join(base_top, on=_QKEY, how="left", maintain_order="left").join(
+                sys_top, on=["system", _QKEY], how="left", maintain_order="left"
             )
+    out = out.drop(_QKEY)
     if system_col != "system" and system_col not in out.columns:
         out = out.rename({"system": system_col})
     return out, stacked.origin
@@ -1175,10 +1178,10 @@ def _grades(
     grade = grade.cast(pl.Int64) if schema[rc].is_integer() or schema[rc] == pl.Boolean else grade
     return (
         src.select(
-            pl.col(qc).cast(pl.String).alias(query_col),
+            pl.col(qc).cast(pl.String).alias(_QKEY),
             pl.col(dc).cast(pl.String).alias(doc_col),
             grade.alias("__ir_grade"),
         )
         .drop_nulls("__ir_grade")
-        .unique([query_col, doc_col], keep="first")
+        .unique([_QKEY, doc_col], keep="first")
     )

@@ -257,3 +257,22 @@ def test_by_column_in_the_runs_only_is_a_query_attribute() -> None:
     varies = {k: v.with_columns(kind=pl.col("rank").cast(pl.String)) for k, v in RUNS.items()}
     with pytest.raises(InvalidParameterError, match="query attributes"):
         compare(varies, QRELS, ["RR"], by="kind")
+
+
+def test_int_query_ids_keep_their_dtype_and_custom_column_names() -> None:
+    def renamed(run: pl.DataFrame) -> pl.DataFrame:
+        return run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64)).rename(
+            {"query_id": "qid", "doc_id": "docno"}
+        )
+
+    qrels = renamed(QRELS).rename({"relevance": "rel"})
+    runs = {k: renamed(v) for k, v in RUNS.items()}
+    kw = {"query_col": "qid", "doc_col": "docno", "relevance_col": "rel"}
+    t = compare(runs, qrels, ["RR"], **kw)
+    assert t.item(0, "delta") == pytest.approx(1 / 6)
+    queries = pl.DataFrame({"qid": [1, 2, 3, 4], "text": ["one", "two", "three", "four"]})
+    m = moved(runs, qrels, "RR", queries=queries, docs_top=1, **kw)
+    assert m.schema["qid"] == pl.Int64
+    assert m.get_column("qid").to_list() == [3, 2, 4, 1]
+    assert m.get_column("text").to_list() == ["three", "two", "four", "one"]
+    assert m.item(0, "system_docs") == "r (1)"
