@@ -283,7 +283,7 @@ def _nan_to_none(x: float) -> float | None:
 # --------------------------------------------------------------------------------------
 @dataclass
 class ComparisonReport:
-    """Result of :func:`compare_report`: the tidy table plus text, Markdown and LaTeX views.
+    r"""Result of :func:`compare_report`: the tidy table plus text, Markdown and LaTeX views.
 
     ``str(report)`` is a terminal table: one row per system (baseline first), one column
     per measure with the mean, a marker and the relative change, then the details of
@@ -303,6 +303,18 @@ class ComparisonReport:
         Grouping columns (empty for none).
     alpha, test, correction, family_size, ci, ci_method, n_permutations, n_bootstrap
         The settings the table was computed with.
+
+    Examples
+    --------
+    >>> from irframe.datasets import golden
+    >>> g = golden()
+    >>> report = compare_report(g.runs, g.qrels, ["nDCG@10", "R@100"], baseline="bm25")
+    >>> report.baseline, report.systems, report.family_size
+    ('bm25', ['bm25', 'dense', 'hybrid'], 4)
+    >>> print(report.to_markdown().splitlines()[4])
+    | hybrid | 0.7874▲ (+18.7%) | 0.8417 (-0.2%) |
+    >>> print(report.to_latex().splitlines()[8])
+    hybrid & 0.7874$^{\blacktriangle}$ (+18.7\%) & 0.8417 (-0.2\%) \\
     """
 
     baseline: str
@@ -379,6 +391,9 @@ class ComparisonReport:
         fam = f"{n_other} system(s) x {len(self.measures)} measure(s)"
         if self.by:
             fam += f" x {n_groups} group(s)"
+        left_out = self._table.height - self.family_size
+        if left_out:
+            fam += f"; {left_out} comparison(s) without a p-value left out"
         corr = _CORRECTION_TEXT[self.correction]
         return (
             f"Baseline {self.baseline!r}; {self._n_text()} paired per comparison. "
