@@ -204,7 +204,7 @@ def _load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) ->
     """Read one input; returns the frame and whether it was a TREC text file."""
     import polars as pl
 
-    from irframe.io import read_table, read_trec_qrels, read_trec_run
+    from irframe.io import read_table, read_trec_qrels, read_trec_run, scan_table
     from irframe.io.tables import detect_format
 
     if path != "-" and not Path(path).is_file():
@@ -213,18 +213,16 @@ def _load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) ->
         raise CliError(msg)
     fmt = None if path == "-" else detect_format(path)
     if fmt is not None:
-        return read_table(path, columns=mapping or None, format=fmt), False
+        # --map applies to every table input that has the column
+        present = scan_table(path, format=fmt).collect_schema().names() if mapping else []
+        used = {k: v for k, v in mapping.items() if k in present}
+        return read_table(path, columns=used or None, format=fmt), False
     data = stdin if path == "-" else None
     sep = _sniff_table(data[:65536] if data is not None else _head(path))
     if sep is not None:
         source: Any = data if data is not None else path
         df = pl.read_csv(source, separator=sep, infer_schema_length=10_000)
-        if mapping:
-            missing = [c for c in mapping if c not in df.columns]
-            if missing:
-                msg = f"the {kind} table {path!r} has no column {missing[0]!r} (columns: {df.columns})"
-                raise CliError(msg)
-            df = df.rename(mapping)
+        df = df.rename({k: v for k, v in mapping.items() if k in df.columns})
         ids = [pl.col(c).cast(pl.String) for c in ("query_id", "doc_id") if c in df.columns]
         return df.with_columns(ids), False
     src: Any = path

@@ -108,13 +108,11 @@ def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> p
     available = lf.collect_schema().names()
     for source, target in mapping.items():
         if source not in available:
-            raise ColumnNotFoundError.from_missing(
-                role=target,
-                missing=source,
-                available=available,
-                frame=f"table {name!r}",
-                parameter="columns",
+            err = ColumnNotFoundError.from_missing(
+                role=target, missing=source, available=available, frame="table", parameter="columns"
             )
+            text = str(err).replace("The table frame has", f"The file {name!r} has", 1)
+            raise ColumnNotFoundError(text.replace("columns=", "columns={...: ...}"))
     lf = lf.rename(dict(mapping))
     present = lf.collect_schema()
     casts = [

@@ -1,0 +1,407 @@
+"""The ``irframe`` command, run as a subprocess: outputs parsed back and checked against the library."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import irframe
+from irframe.cli import main, render_table, resolve_measures
+from irframe.io import read_trec_qrels, read_trec_runs
+
+QRELS = """\
+q1 0 a 2
+q1 0 b 0
+q1 0 c 1
+q1 0 z 3
+q2 0 a 1
+q2 0 d 2
+q3 0 e 1
+"""
+RUN_A = """\
+q1 Q0 a 1 3.0 alpha
+q1 Q0 b 2 2.0 alpha
+q1 Q0 c 3 1.0 alpha
+q2 Q0 d 1 5.0 alpha
+q2 Q0 x 2 4.0 alpha
+q9 Q0 a 1 1.0 alpha
+"""
+RUN_B = """\
+q1 Q0 c 1 0.9 beta
+q1 Q0 z 2 0.8 beta
+q2 Q0 x 1 0.7 beta
+q2 Q0 a 2 0.7 beta
+q3 Q0 e 1 0.1 beta
+"""
+MEASURES = ["nDCG@10", "P@2", "R@100", "RR", "AP", "ndcg_cut_10"]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    for name, text in {"qrels.txt": QRELS, "a.run": RUN_A, "b.run": RUN_B}.items():
+        (tmp_path / name).write_text(text)
+        out[name] = tmp_path / name
+    return out
+
+
+def run_cli(*args: str | Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "irframe", *map(str, args)],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        check=False,
+    )
+
+
+def expected(files: dict[str, Path], measures: list[str], per_query: bool, **kw: object) -> pl.DataFrame:
+    runs = read_trec_runs([files["a.run"], files["b.run"]])
+    qrels = read_trec_qrels(files["qrels.txt"])
+    return irframe.evaluate(runs, measures, qrels, by="system", per_query=per_query, **kw)
+
+
+def _flags(measures: list[str]) -> list[str]:
+    return [x for m in measures for x in ("-m", m)]
+
+
+def _close(got: pl.DataFrame, want: pl.DataFrame, measures: list[str], keys: list[str]) -> None:
+    got = got.sort(keys)
+    want = want.sort(keys)
+    assert got.select(keys).rows() == want.select(keys).rows()
+    for m in measures:
+        g, w = got[m].to_list(), want[m].to_list()
+        for a, b in zip(g, w, strict=True):
+            assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), m
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+@pytest.mark.parametrize("per_query", [False, True])
+def test_delimited_output_matches_library(files: dict[str, Path], fmt: str, per_query: bool) -> None:
+    args = ["eval", files["qrels.txt"], files["a.run"], files["b.run"], *_flags(MEASURES), "-f", fmt]
+    res = run_cli(*args, *(["-q"] if per_query else []))
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(
+        io.StringIO(res.stdout),
+        separator="\t" if fmt == "tsv" else ",",
+        schema_overrides={"query_id": pl.String},
+    )
+    want = expected(files, MEASURES, per_query)
+    keys = ["system", "query_id"] if per_query else ["system"]
+    assert got.columns == want.columns
+    _close(got, want, MEASURES, keys)
+
+
+def test_json_output_matches_library(files: dict[str, Path]) -> None:
+    res = run_cli(
+        "eval", files["qrels.txt"], files["a.run"], files["b.run"], *_flags(MEASURES), "-f", "json", "-q"
+    )
+    assert res.returncode == 0, res.stderr
+    got = pl.DataFrame(json.loads(res.stdout))
+    _close(got, expected(files, MEASURES, True), MEASURES, ["system", "query_id"])
+
+
+def test_trec_output_layout_and_values(files: dict[str, Path]) -> None:
+    ms = ["map", "P@2", "NumRet", "ndcg_cut_10"]
+    res = run_cli("eval", files["qrels.txt"], files["a.run"], files["b.run"], *_flags(ms), "-f", "trec", "-q")
+    assert res.returncode == 0, res.stderr
+    rows = [line.split("\t") for line in res.stdout.splitlines()]
+    assert all(len(r) == 3 for r in rows)
+    assert rows[0][0] == f"{'map':<22}"  # trec_eval pads the measure name to 22
+    parsed: dict[tuple[str, str, str], str] = {}
+    system = None
+    blocks: list[list[list[str]]] = [[]]
+    for r in rows:
+        blocks[-1].append(r)
+        if r[0].strip() == "runid":
+            system = r[2]
+        if r[0].strip() == ms[-1] and r[1] == "all":
+            blocks.append([])
+    for block in blocks:
+        sys_name = next((r[2] for r in block if r[0].strip() == "runid"), None)
+        for r in block:
+            parsed[(str(sys_name), r[0].strip(), r[1])] = r[2]
+    assert system == "beta"
+    pq = expected(files, ms, True)
+    summary = expected(files, ms, False)
+    for s in ("alpha", "beta"):
+        srow = summary.filter(pl.col("system") == s).row(0, named=True)
+        assert parsed[(s, "num_q", "all")] == str(srow["n_queries"])
+        assert parsed[(s, "map", "all")] == f"{srow['map']:6.4f}"
+        # counting measures are summed over queries in the all row, like trec_eval
+        total = pq.filter(pl.col("system") == s)["NumRet"].sum()
+        assert parsed[(s, "NumRet", "all")] == str(round(total))
+        for row in pq.filter(pl.col("system") == s).iter_rows(named=True):
+            if row["map"] is None:  # unjudged run-only query q9: not printed
+                assert (s, "map", row["query_id"]) not in parsed
+                continue
+            assert parsed[(s, "P@2", row["query_id"])] == f"{row['P@2']:6.4f}"
+            assert parsed[(s, "NumRet", row["query_id"])] == str(round(row["NumRet"]))
+
+
+def test_trec_output_matches_pytrec_eval(files: dict[str, Path]) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    res = run_cli(
+        "eval",
+        files["qrels.txt"],
+        files["a.run"],
+        "-m",
+        "map",
+        "-m",
+        "ndcg_cut_10",
+        "-m",
+        "P_2",
+        "-f",
+        "trec",
+        "-q",
+        "--missing",
+        "drop",
+    )
+    assert res.returncode == 0, res.stderr
+    ours = {(r[0].strip(), r[1]): r[2] for r in (ln.split("\t") for ln in res.stdout.splitlines())}
+    qrels: dict[str, dict[str, int]] = {}
+    for q, _, d, g in (ln.split() for ln in QRELS.splitlines()):
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict[str, dict[str, float]] = {}
+    for q, _, d, _, s, _ in (ln.split() for ln in RUN_A.splitlines()):
+        run.setdefault(q, {})[d] = float(s)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut_10", "P_2"})
+    for q, values in ev.evaluate(run).items():
+        assert ours[("map", q)] == f"{values['map']:6.4f}"
+        assert ours[("ndcg_cut_10", q)] == f"{values['ndcg_cut_10']:6.4f}"
+        assert ours[("P_2", q)] == f"{values['P_2']:6.4f}"
+
+
+def test_table_output(files: dict[str, Path]) -> None:
+    res = run_cli("eval", files["qrels.txt"], files["a.run"], files["b.run"], "-f", "table")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].split()[:6] == ["system", "nDCG@10", "P@10", "R@100", "RR", "AP"]
+    want = expected(files, ["nDCG@10", "P@10", "R@100", "RR", "AP"], False)
+    alpha = lines[1].split()
+    assert alpha[0] == "alpha"
+    assert float(alpha[1].rstrip("*")) == pytest.approx(want["nDCG@10"][0], abs=5e-5)
+
+
+def test_default_format_when_piped_is_tsv(files: dict[str, Path]) -> None:
+    res = run_cli("eval", files["qrels.txt"], files["a.run"])
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0].split("\t")[:2] == ["system", "nDCG@10"]
+
+
+def test_missing_by_and_rel_options(files: dict[str, Path]) -> None:
+    for missing in ("zero", "drop"):
+        res = run_cli(
+            "eval", files["qrels.txt"], files["a.run"], "-m", "AP", "--missing", missing, "-f", "csv"
+        )
+        assert res.returncode == 0, res.stderr
+        got = pl.read_csv(io.StringIO(res.stdout))
+        want = irframe.evaluate(
+            read_trec_runs([files["a.run"]]),
+            ["AP"],
+            read_trec_qrels(files["qrels.txt"]),
+            by="system",
+            missing=missing,
+        )
+        assert got["AP"][0] == pytest.approx(want["AP"][0])
+        assert got["n_queries"][0] == want["n_queries"][0]
+    res = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "AP", "--missing", "error")
+    assert res.returncode == 2
+    assert res.stderr.startswith("irframe: error: ")
+    assert "q3" in res.stderr
+
+
+def test_rel_and_gain_flags(files: dict[str, Path]) -> None:
+    res = run_cli(
+        "eval",
+        files["qrels.txt"],
+        files["a.run"],
+        "-m",
+        "P@2",
+        "-m",
+        "nDCG@10",
+        "--rel",
+        "2",
+        "--gain",
+        "linear",
+        "-f",
+        "csv",
+    )
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    assert "P(rel=2)@2" in got.columns
+    assert "nDCG(gain=linear)@10" in got.columns
+    want = expected(files, ["P(rel=2)@2", "nDCG(gain=linear)@10"], False).filter(pl.col("system") == "alpha")
+    assert got["P(rel=2)@2"][0] == pytest.approx(want["P(rel=2)@2"][0])
+    assert got["nDCG(gain=linear)@10"][0] == pytest.approx(want["nDCG(gain=linear)@10"][0])
+
+
+def test_resolve_measures_rules() -> None:
+    out = resolve_measures(
+        ["P@5", "P(rel=3)@5", "nDCG(gain=exp)@10", "ndcg", "map", "RR"], rel=2, gain="linear"
+    )
+    assert [str(m) for m in out] == [
+        "P(rel=2)@5",
+        "P(rel=3)@5",
+        "nDCG(gain=exp)@10",
+        "ndcg",
+        "AP(rel=2)",
+        "RR(rel=2)",
+    ]
+    assert resolve_measures(["P@5"]) == ["P@5"]
+
+
+def test_by_column_from_a_table_run(files: dict[str, Path], tmp_path: Path) -> None:
+    run = (
+        read_trec_runs([files["a.run"]])
+        .drop("system")
+        .with_columns(
+            pl.when(pl.col("query_id") == "q1").then(pl.lit("head")).otherwise(pl.lit("tail")).alias("bucket")
+        )
+    )
+    path = tmp_path / "run.parquet"
+    run.write_parquet(path)
+    res = run_cli(
+        "eval", files["qrels.txt"], path, "-m", "RR", "--by", "bucket", "-f", "csv", "--missing", "drop"
+    )
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    assert {"system", "bucket", "RR"} <= set(got.columns)
+    assert set(got["bucket"]) == {"head", "tail"}
+
+
+def test_table_inputs_with_column_mapping(files: dict[str, Path], tmp_path: Path) -> None:
+    qrels = read_trec_qrels(files["qrels.txt"]).rename(
+        {"query_id": "qid", "doc_id": "docno", "relevance": "rel"}
+    )
+    qrels.write_csv(tmp_path / "qrels.tsv", separator="\t")
+    run = read_trec_runs([files["a.run"]]).drop("system").rename({"query_id": "qid", "doc_id": "docno"})
+    run.write_csv(tmp_path / "run.csv")
+    maps = ["--map", "qid=query_id", "--map", "docno=doc_id", "--map", "rel=relevance"]
+    res = run_cli("eval", tmp_path / "qrels.tsv", tmp_path / "run.csv", *maps, "-m", "AP", "-f", "csv")
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    want = expected(files, ["AP"], False).filter(pl.col("system") == "alpha")
+    assert got["AP"][0] == pytest.approx(want["AP"][0])
+    assert got["system"][0] == "run"  # a table has no run tag: the file name
+
+
+def test_sniffed_tsv_without_extension(files: dict[str, Path], tmp_path: Path) -> None:
+    (tmp_path / "run.txt").write_text("query_id\tdoc_id\tscore\nq1\ta\t3\nq1\tc\t1\n")
+    res = run_cli(
+        "eval", files["qrels.txt"], tmp_path / "run.txt", "-m", "RR", "-f", "csv", "--missing", "drop"
+    )
+    assert res.returncode == 0, res.stderr
+    assert pl.read_csv(io.StringIO(res.stdout))["RR"][0] == pytest.approx(1.0)
+
+
+def test_stdin_run(files: dict[str, Path]) -> None:
+    res = run_cli("eval", files["qrels.txt"], "-", "-m", "AP", "-f", "csv", stdin=RUN_B)
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    want = expected(files, ["AP"], False).filter(pl.col("system") == "beta")
+    assert got["AP"][0] == pytest.approx(want["AP"][0])
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["eval", "{qrels}", "{missing}"], "does not exist"),
+        (["eval", "{qrels}", "{a}", "-m", "nDGC@10"], "Unknown measure"),
+        (["eval", "{qrels}", "{bad}"], "bad.run:2: malformed run line"),
+        (["eval", "{qrels}", "{a}", "--by", "nope", "-f", "csv"], "nope"),
+        (["eval", "-", "-"], "standard input"),
+    ],
+)
+def test_errors_are_one_line_exit_2(
+    files: dict[str, Path], tmp_path: Path, args: list[str], needle: str
+) -> None:
+    (tmp_path / "bad.run").write_text("q1 Q0 a 1 1 t\nq1 Q0 b\n")
+    subst = {
+        "{qrels}": str(files["qrels.txt"]),
+        "{a}": str(files["a.run"]),
+        "{missing}": str(tmp_path / "none.run"),
+        "{bad}": str(tmp_path / "bad.run"),
+    }
+    res = run_cli(*[subst.get(a, a) for a in args], stdin="")
+    assert res.returncode == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith("irframe: error: ")
+    assert needle in lines[0]
+    assert "Traceback" not in res.stderr
+
+
+def test_debug_shows_traceback(files: dict[str, Path]) -> None:
+    res = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "nope@3", "--debug")
+    assert res.returncode != 0
+    assert "Traceback" in res.stderr
+
+
+def test_usage_errors_exit_2() -> None:
+    res = run_cli("eval")
+    assert res.returncode == 2
+    res = run_cli("eval", "q", "r", "--missing", "maybe")
+    assert res.returncode == 2
+
+
+def test_demo_runs(tmp_path: Path) -> None:
+    res = run_cli("demo")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    for word in ("bm25", "dense", "hybrid", "nDCG@10", "navigational", "informational", "long-tail"):
+        assert word in out
+    res = run_cli("demo", "-m", "P@5")
+    assert res.returncode == 0, res.stderr
+    assert "P@5" in res.stdout
+
+
+def test_measures_and_help() -> None:
+    res = run_cli("measures")
+    assert res.returncode == 0
+    for fam in irframe.measures.FAMILIES:
+        assert fam in res.stdout
+    assert run_cli("--help").returncode == 0
+    assert run_cli("--version").stdout.startswith("irframe ")
+    assert run_cli().returncode == 2
+
+
+def test_main_in_process(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", str(files["qrels.txt"]), str(files["a.run"]), "-m", "RR", "-f", "tsv"]) == 0
+    assert capsys.readouterr().out.startswith("system\tRR\t")
+    assert main(["eval", str(files["qrels.txt"]), "nonexistent.run"]) == 2
+    assert "irframe: error:" in capsys.readouterr().err
+
+
+def test_render_table_alignment() -> None:
+    text = render_table(pl.DataFrame({"system": ["a", "bb"], "AP": [0.5, None], "n": [3, 12]}))
+    assert text.splitlines() == ["system      AP   n", "a       0.5000   3", "bb           -  12"]
+
+
+def test_cli_imports_its_commands_lazily() -> None:
+    code = (
+        "import sys, irframe.cli; "
+        "print(sorted(m for m in ('irframe.io', 'irframe.datasets', 'matplotlib', 'scipy') "
+        "if m in sys.modules))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"
+
+
+def test_ranked_input_order_does_not_change_rr(files: dict[str, Path], tmp_path: Path) -> None:
+    # a run already in ranking order (the common case) and the same run reversed
+    qrels = files["qrels.txt"]
+    (tmp_path / "sorted.tsv").write_text("query_id\tdoc_id\tscore\nq1\ta\t3\nq1\tc\t1\n")
+    (tmp_path / "reversed.tsv").write_text("query_id\tdoc_id\tscore\nq1\tc\t1\nq1\ta\t3\n")
+    for name in ("sorted.tsv", "reversed.tsv"):
+        res = run_cli("eval", qrels, tmp_path / name, "-m", "RR", "-f", "csv", "--missing", "drop")
+        assert res.returncode == 0, res.stderr
+        assert pl.read_csv(io.StringIO(res.stdout))["RR"][0] == pytest.approx(1.0), name
