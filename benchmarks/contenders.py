@@ -181,10 +181,31 @@ def polars_reference(run: Any, qrels: Any) -> Any:
 
 
 def _polars_floor(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
+    """Join + one global sort, lazily (faster than the eager calls on this machine)."""
+    run, qrels = state
+    out = (
+        run.lazy()
+        .join(qrels.lazy(), on=[Q, D], how="left")
+        .sort([Q, S, D], descending=[False, True, True])
+        .collect()
+    )
+    return out, {}
+
+
+def _polars_floor_grouped(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
+    """Join + order each query's grades inside one group_by (no global sort)."""
     import polars as pl
 
     run, qrels = state
-    out = run.join(qrels, on=[Q, D], how="left").sort([Q, S, D], descending=[False, True, True])
+    order = [RANK, D] if RANK in run.columns else [S, D]
+    desc = [False, True] if RANK in run.columns else [True, True]
+    out = (
+        run.lazy()
+        .join(qrels.lazy(), on=[Q, D], how="left")
+        .group_by(Q)
+        .agg(pl.col(REL).sort_by(order, descending=desc))
+        .collect()
+    )
     return out, {}
 
 
@@ -404,6 +425,9 @@ CONTENDERS: dict[str, Contender] = {
         Contender("polars-floor", _prep_polars, _polars_floor, None,
                   note="polars only: left-join qrels onto the run + one sort "
                        "(query, score desc, doc desc); computes no measure"),
+        Contender("polars-floor-grouped", _prep_polars, _polars_floor_grouped, None,
+                  note="polars only: left-join + each query's grades put in ranking order inside "
+                       "one group_by (list sort_by, no global sort); computes no measure"),
         Contender("numpy-pass", _prep_polars, _numpy_pass, _numpy_norm, ordered_only=True,
                   note="ordered input only: polars joins the string keys, then one numpy pass "
                        "(reduceat/cumsum) computes all five measures"),
@@ -426,6 +450,8 @@ CONTENDERS: dict[str, Contender] = {
     ]
 }
 
-DEFAULT = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-handwritten",
+DEFAULT = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-floor-grouped",
+           "polars-handwritten",
            "pytrec_eval", "ir_measures", "ranx", "pandas-naive"]
-DEFAULT_ORDERED = ["irframe-pandas", "irframe-polars", "polars-floor", "numpy-pass"]
+DEFAULT_ORDERED = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-floor-grouped",
+                   "numpy-pass"]

@@ -93,6 +93,8 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
         t0 = time.perf_counter()
         state = c.prepare(run, qrels)
         prep_s = time.perf_counter() - t0
+        if all(hasattr(x, "estimated_size") for x in state):  # polars frames
+            input_bytes = int(sum(x.estimated_size() for x in state))
         gc.collect()
         rss_loaded = _status()["VmRSS"]
         conn.send({"ready": True, "input_bytes": input_bytes, "prepare_s": prep_s,
@@ -426,11 +428,15 @@ def table(d: dict[str, Any]) -> str:
             f"{'' if ex is None else f'{ex / 2**20:.0f}'} | {agree} | {ph} |"
         )
     c = d["contenders"]
-    inp = next((r.get("input_bytes") for r in c.values() if r.get("input_bytes")), None)
+    inp = c.get("irframe-pandas", {}).get("input_bytes") or next(
+        (r.get("input_bytes") for r in c.values() if r.get("input_bytes")), None)
     conv = c.get("irframe-polars", {}).get("prepare_s")
     notes = []
     if inp:
         notes.append(f"input size (pandas run + qrels, deep): {inp / 2**20:.0f} MB")
+    pinp = c.get("irframe-polars", {}).get("input_bytes")
+    if pinp:
+        notes.append(f"as polars frames (estimated_size): {pinp / 2**20:.0f} MB")
     if conv is not None:
         notes.append(f"pl.from_pandas(run) + pl.from_pandas(qrels), untimed in irframe-polars: "
                      f"{conv:.3f} s")
@@ -458,6 +464,10 @@ def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
                 v = 1 / f
                 out.append(f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
                            f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |")
+            g = c(d, "polars-floor-grouped").get("x_irframe_polars")
+            if g:
+                out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} "
+                           f"| - |")
         else:
             f = c(d, "numpy-pass").get("x_irframe_polars")
             if f:
