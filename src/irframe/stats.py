@@ -648,6 +648,8 @@ def bootstrap_ci(
         u = (n - 1) * (jack.mean() - jack)
         a_hat = float((u**3).sum() / n**3) / (6.0 * float((u**2).sum() / n**2) ** 1.5)
         z_lo, z_hi = _norm_ppf(alpha), _norm_ppf(1.0 - alpha)
+        if not math.isfinite(z0):  # every resample on one side: BCa is undefined (as scipy)
+            return ConfidenceInterval(est, math.nan, math.nan, level, method, n)
         lo_q = _norm_cdf(z0 + (z0 + z_lo) / (1 - a_hat * (z0 + z_lo)))
         hi_q = _norm_cdf(z0 + (z0 + z_hi) / (1 - a_hat * (z0 + z_hi)))
     low, high = np.quantile(means, [lo_q, hi_q])

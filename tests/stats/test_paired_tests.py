@@ -224,6 +224,21 @@ def test_bootstrap_ci_reproducible_and_degenerate() -> None:
     assert r.high == pytest.approx(0.1)
 
 
+def test_bca_undefined_when_every_resample_is_on_one_side() -> None:
+    # n = 2, deltas (0, 1): resampled means are 0, 0.5 or 1; estimate 0.5 -> fine
+    assert not math.isnan(bootstrap_ci([0.0, 1.0], method="bca", n_bootstrap=200).low)
+
+    # a Generator whose draws all pick query 0: every mean is below the estimate
+    class Stuck(np.random.Generator):
+        def integers(self, low, high=None, size=None, **kw):  # type: ignore[no-untyped-def, override]
+            return np.zeros(size, dtype=np.int64)
+
+    stuck = Stuck(np.random.PCG64(0))
+    r = bootstrap_ci([0.0, 1.0, 2.0], method="bca", n_bootstrap=50, seed=stuck)
+    assert math.isnan(r.low)
+    assert math.isnan(r.high)
+
+
 def test_bootstrap_test_p_value() -> None:
     rng = np.random.default_rng(2)
     y = rng.uniform(0, 1, 50)
