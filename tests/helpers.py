@@ -130,6 +130,8 @@ def assert_close_dicts(
         for label, exp in exp_vals.items():
             g = got[q][label]
             if exp is None or g is None:
-                assert g is None and exp is None, f"{context} query {q!r} {label}: got {g}, expected {exp}"
+                where = f"{context} query {q!r} {label}"
+                assert g is None, f"{where}: got {g!r}, expected null"
+                assert exp is None, f"{where}: got null, expected {exp!r}"
             else:
                 assert abs(g - exp) <= tol, f"{context} query {q!r} {label}: got {g!r}, expected {exp!r}"

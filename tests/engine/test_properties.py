@@ -14,14 +14,14 @@ from typing import Any
 
 import polars as pl
 import pytest
-from datagen import golden_run, measure_lists, run_and_qrels
-from helpers import CONSTRUCTORS, assert_close_dicts, native_type, per_query_dict, to_polars
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import oracle_evaluate, oracle_mean
 
 import irframe
+from datagen import golden_run, measure_lists, run_and_qrels
+from helpers import CONSTRUCTORS, assert_close_dicts, native_type, per_query_dict, to_polars
 from irframe.measures import parse_measure
+from oracle import oracle_evaluate, oracle_mean
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=60, deadline=None)
