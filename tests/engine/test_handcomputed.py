@@ -479,3 +479,58 @@ def test_duplicates_first_keeps_best_ranked(constructor: NamedConstructor) -> No
     del ranked["score"]
     got = per_query(constructor, ranked, ["RR"], qrels, duplicates="first")["q1"]
     assert got == {"RR": 1.0}  # a kept at rank 1
+
+
+# --- more input shapes ------------------------------------------------------------------
+def test_signed_zero_scores_tie(constructor: NamedConstructor) -> None:
+    # -0.0 == 0.0 for trec_eval's comparison: a tie, broken by doc id descending -> b, a
+    run = {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [0.0, -0.0]}
+    qrels = {"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}
+    assert per_query(constructor, run, ["RR"], qrels)["q1"]["RR"] == approx(0.5)
+    run["score"] = [-0.0, 0.0]
+    assert per_query(constructor, run, ["RR"], qrels)["q1"]["RR"] == approx(0.5)
+
+
+def test_int_scores_and_extra_columns(constructor: NamedConstructor) -> None:
+    run = {
+        "query_id": ["q1", "q1", "q1"],
+        "Q0": ["Q0", "Q0", "Q0"],
+        "doc_id": ["a", "b", "c"],
+        "score": [1, 1, 3],  # int scores: c, then the tie b, a
+        "run_id": ["x", "x", "x"],
+    }
+    qrels = {"query_id": ["q1"], "iteration": [0], "doc_id": ["a"], "relevance": [1]}
+    assert per_query(constructor, run, ["RR"], qrels)["q1"]["RR"] == approx(1 / 3)
+
+
+def test_same_measure_two_spellings(constructor: NamedConstructor) -> None:
+    got = per_query(constructor, TOY_RUN, ["MAP", "AP", "map"], TOY_QRELS)["q1"]
+    assert got == {"MAP": approx(5 / 6), "AP": approx(5 / 6), "map": approx(5 / 6)}
+
+
+def test_by_query_attribute_present_in_qrels(constructor: NamedConstructor) -> None:
+    # a by-column also in the qrels places a missing query in its own group
+    run = {"query_id": ["q1", "q2"], "cat": ["A", "B"], "doc_id": ["a", "b"], "score": [1.0, 1.0]}
+    qrels = {
+        "query_id": ["q1", "q2", "q3"],
+        "cat": ["A", "B", "B"],
+        "doc_id": ["a", "b", "c"],
+        "relevance": [1, 1, 1],
+    }
+    out = to_polars(irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by="cat"))
+    out = out.sort("cat")
+    # A: q1 -> 1 ; B: q2 -> 1, q3 missing -> 0 : mean 0.5
+    assert out.select("cat", "AP", "n_queries", "n_missing").rows() == [
+        ("A", 1.0, 1, 0),
+        ("B", 0.5, 2, 1),
+    ]
+
+
+def test_pandas_with_non_default_index() -> None:
+    pd = pytest.importorskip("pandas")
+    run = pd.DataFrame(RUN_6, index=[10, 3, 7, 1, 99, 5])
+    qrels = pd.DataFrame(QRELS_2REL, index=["x", "y", "z"])
+    out = irframe.evaluate(run, ["RR", "AP@5"], qrels, per_query=True)
+    assert isinstance(out, pd.DataFrame)
+    assert out.to_dict("records") == [{"query_id": "q1", "RR": 0.5, "AP@5": 0.25}]
+    assert run.index.tolist() == [10, 3, 7, 1, 99, 5]

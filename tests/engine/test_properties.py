@@ -9,6 +9,7 @@ random cutoffs, thresholds and gains.  Each example also draws the frame type.
 from __future__ import annotations
 
 import math
+import os
 import random
 from typing import Any
 
@@ -24,7 +25,8 @@ from irframe.measures import parse_measure
 from oracle import oracle_evaluate, oracle_mean
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=60, deadline=None)
+# IRFRAME_HYPOTHESIS_EXAMPLES=2000 pytest tests/engine/test_properties.py for a deep run
+SETTINGS = settings(max_examples=int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES", "60")), deadline=None)
 FRAME_TYPES = st.sampled_from(list(CONSTRUCTORS))
 GRADES = (-2, -1, 0, 0, 1, 1, 2, 3, 0.5, 1.5, 2.5)
 NORMALIZED = {"P", "R", "RR", "AP", "nDCG", "Rprec", "Bpref", "Success", "Judged"}
