@@ -10,7 +10,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
+from irframe.exceptions import (
+    ColumnNotFoundError,
+    InvalidDataError,
+    InvalidParameterError,
+    IrFrameError,
+)
 from irframe.io import (
     TrecFormatError,
     read_trec_qrels,
@@ -352,7 +357,7 @@ def test_run_writer_errors(tmp_path: Path) -> None:
         write_trec_run(pl.DataFrame({"query_id": ["q"], "doc_id": ["a"]}), tmp_path / "r")
     with pytest.raises(TrecFormatError, match="whitespace"):
         write_trec_run(pl.DataFrame({"query_id": ["q"], "doc_id": ["a b"], "score": [1.0]}), tmp_path / "r")
-    with pytest.raises(TypeError):
+    with pytest.raises(IrFrameError, match="must be a pandas"):
         write_trec_run({"query_id": ["q"]}, tmp_path / "r")
 
 

@@ -121,10 +121,7 @@ def open_source(path_or_file: PathOrFile) -> Iterator[Source]:
         yield Source(str(path), name)
         return
     if not hasattr(path_or_file, "read"):
-        msg = (
-            f"Expected a path (str or pathlib.Path) or an open file, got "
-            f"{type(path_or_file).__name__}."
-        )
+        msg = f"Expected a path (str or pathlib.Path) or an open file, got {type(path_or_file).__name__}."
         raise TypeError(msg)
     name = _display_name(path_or_file)
     raw: Any = path_or_file.read()

@@ -82,9 +82,7 @@ def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
     return {inverse.get(c, c): pl.String() for c in _ID_COLUMNS}
 
 
-def _scan(
-    path: str | os.PathLike[str], fmt: TableFormat, mapping: Mapping[str, str]
-) -> pl.LazyFrame:
+def _scan(path: str | os.PathLike[str], fmt: TableFormat, mapping: Mapping[str, str]) -> pl.LazyFrame:
     path = Path(path)
     sep = "," if fmt == "csv" else "\t"
     if fmt == "parquet":
@@ -115,9 +113,7 @@ def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> p
             raise ColumnNotFoundError(text.replace("columns=", "columns={...: ...}"))
     lf = lf.rename(dict(mapping))
     present = lf.collect_schema()
-    casts = [
-        pl.col(c).cast(pl.String) for c in _ID_COLUMNS if c in present and present[c] != pl.String
-    ]
+    casts = [pl.col(c).cast(pl.String) for c in _ID_COLUMNS if c in present and present[c] != pl.String]
     return lf.with_columns(casts) if casts else lf
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,7 +48,7 @@ __all__ = [
 # much faster than \s / \S in the polars (Rust) regex engine.
 _WS = r"[ \t\r\n\x0B\x0C]"
 _FIELD = r"[^ \t\r\n\x0B\x0C]+"
-_RUN_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD})"  # noqa: E501
+_RUN_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD})"
 _QRELS_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD}){_WS}*$"
 _LINE = "__irframe_line"
 _LINENO = "__irframe_lineno"
@@ -115,16 +114,13 @@ def _parse(
             if row[fields[0]] is None:
                 expected, layout = _EXPECTED[what]
                 reason = (
-                    f"expected {expected} whitespace-separated fields ({layout}), "
-                    f"found {len(line.split())}"
+                    f"expected {expected} whitespace-separated fields ({layout}), found {len(line.split())}"
                 )
             elif "\ufffd" in line:
                 reason = "not UTF-8 text (binary data?)"
             else:
                 reason = f"the {label} {row[text_col]!r} is not a number"
-            _raise_bad(
-                row[_LINENO], line, name=name, what=what, reason=reason, n_more=bad.height - 1
-            )
+            _raise_bad(row[_LINENO], line, name=name, what=what, reason=reason, n_more=bad.height - 1)
         df = df.filter(first.is_not_null())
     return df.drop(_SUSPECT)
 
@@ -370,23 +366,15 @@ def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
 
 
 # --- writers -----------------------------------------------------------------------------
-def _to_polars(df: Any, what: str) -> pl.DataFrame:
-    if isinstance(df, pl.DataFrame):
-        return df
-    if isinstance(df, pl.LazyFrame):
-        return df.collect()
-    pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(df, pd.DataFrame):
-        return pl.from_pandas(df)
-    msg = f"{what} needs a polars or pandas DataFrame, got {type(df).__name__}."
-    raise TypeError(msg)
+def _to_polars(df: Any, role: str) -> pl.DataFrame:
+    from irframe._frames import to_lazy  # the one place that knows pandas
+
+    return to_lazy(df, role)[0].collect()
 
 
 def _need(df: pl.DataFrame, col: str, role: str, frame: str) -> None:
     if col not in df.columns:
-        raise ColumnNotFoundError.from_missing(
-            role=role, missing=col, available=df.columns, frame=frame
-        )
+        raise ColumnNotFoundError.from_missing(role=role, missing=col, available=df.columns, frame=frame)
 
 
 def _write_text(lines: pl.DataFrame, path: str | os.PathLike[str]) -> None:
@@ -465,7 +453,7 @@ def write_trec_run(
     q1 Q0 b 2 1.0 demo
     q1 Q0 a 3 1.0 demo
     """
-    frame = _to_polars(df, "write_trec_run")
+    frame = _to_polars(df, "run")
     _need(frame, query_col, "query_id", "run")
     _need(frame, doc_col, "doc_id", "run")
     has_rank = rank_col in frame.columns
@@ -564,7 +552,7 @@ def write_trec_qrels(
     >>> read_trec_qrels(out).equals(qrels)
     True
     """
-    frame = _to_polars(df, "write_trec_qrels")
+    frame = _to_polars(df, "qrels")
     _need(frame, query_col, "query_id", "qrels")
     _need(frame, doc_col, "doc_id", "qrels")
     _need(frame, relevance_col, "relevance", "qrels")
@@ -586,8 +574,6 @@ def write_trec_qrels(
     else:
         rel_text = rel.cast(pl.String)
     lines = f.select(
-        pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias(
-            "line"
-        )
+        pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias("line")
     )
     _write_text(lines, path)
