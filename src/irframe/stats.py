@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, cast
 
 import numpy as np
@@ -374,11 +375,12 @@ def student_t_sf(t: float, df: float) -> float:
     return tail if t >= 0 else 1.0 - tail
 
 
+@lru_cache(maxsize=64)
 def _wilcoxon_pmf(n: int) -> FloatArray:
     """Exact null distribution of R+ for n untied non-zero deltas (r = 0..n(n+1)/2).
 
-    A shift-and-add over the ranks 1..n (the generating function prod(1 + z^i) / 2^n);
-    exact in float64 for the n <= 50 it is used for.
+    A shift-and-add over the ranks 1..n (the generating function prod(1 + z^i) / 2^n):
+    at most 50 vector steps, exact in float64, computed once per n (cached, read-only).
     """
     c = np.ones(1, dtype=np.float64)
     for k in range(1, n + 1):
@@ -386,6 +388,7 @@ def _wilcoxon_pmf(n: int) -> FloatArray:
         nxt[: c.size] = 0.5 * c
         nxt[-c.size :] += 0.5 * c
         c = nxt
+    c.flags.writeable = False
     return c
 
 
