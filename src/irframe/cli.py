@@ -554,9 +554,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     by_segment = by_segment.select("system", *[s for s in order if s in by_segment.columns])
     out = sys.stdout
     n_judged = g.qrels.height
+    systems = ", ".join(sorted(g.runs["system"].unique()))
     print(
-        f"Golden set bundled with irframe: a help-center search (Voltmart, invented), "
-        f"{g.queries.height} queries, {n_judged} graded judgments (0-3), 3 systems.\n",
+        "The golden set bundled with irframe: an invented help-center search (Voltmart).\n"
+        f"{g.queries.height} queries in {len(counts)} segments, {n_judged} graded judgments (0-3), "
+        f"3 systems ({systems}).\n",
         file=out,
     )
     print(f"Means over {summary['n_queries'][0]} queries (* = best):", file=out)

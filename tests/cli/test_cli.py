@@ -405,3 +405,46 @@ def test_ranked_input_order_does_not_change_rr(files: dict[str, Path], tmp_path:
         res = run_cli("eval", qrels, tmp_path / name, "-m", "RR", "-f", "csv", "--missing", "drop")
         assert res.returncode == 0, res.stderr
         assert pl.read_csv(io.StringIO(res.stdout))["RR"][0] == pytest.approx(1.0), name
+
+
+def test_progress_message_only_for_slow_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    from irframe.cli import _progress
+
+    with _progress("reading big.run", enabled=True, after=0.01):
+        time.sleep(0.2)
+    err = capsys.readouterr().err
+    assert "irframe: reading big.run ..." in err
+    assert "done in" in err
+    with _progress("reading small.run", enabled=True, after=5):
+        pass
+    with _progress("reading big.run", enabled=False, after=0.0):
+        time.sleep(0.05)
+    assert capsys.readouterr().err == ""
+
+
+def test_broken_pipe_is_quiet() -> None:
+    proc = subprocess.run(
+        f"{sys.executable} -m irframe demo | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr
+
+
+def test_qrels_from_stdin_and_parquet_qrels(files: dict[str, Path], tmp_path: Path) -> None:
+    res = run_cli("eval", "-", files["a.run"], "-m", "AP", "-f", "csv", stdin=QRELS)
+    assert res.returncode == 0, res.stderr
+    read_trec_qrels(files["qrels.txt"]).write_parquet(tmp_path / "qrels.parquet")
+    res2 = run_cli("eval", tmp_path / "qrels.parquet", files["a.run"], "-m", "AP", "-f", "csv")
+    assert res2.returncode == 0, res2.stderr
+    assert res.stdout == res2.stdout
+
+
+def test_trec_format_refuses_by(files: dict[str, Path]) -> None:
+    res = run_cli("eval", files["qrels.txt"], files["a.run"], "--by", "x", "-f", "trec")
+    assert res.returncode == 2
+    assert "--format trec" in res.stderr
