@@ -166,8 +166,13 @@ def combine_partials(
     """Add partial sums up per group and divide by the query counts: the means."""
     counts = ["n_queries", "n_missing", "n_unjudged"]
     summed = [pl.col(c).sum() for c in (*labels, *counts)]
-    lf = partials.group_by(list(by)).agg(summed).sort(list(by)) if by else partials.select(summed)
-    return lf.with_columns((pl.col(m) / pl.col("n_queries")).alias(m) for m in labels)
+    if by:
+        lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
+    else:
+        lf = partials.select(summed)
+    n = pl.col("n_queries")
+    # a group without counted queries has no mean (null, as irframe.evaluate gives)
+    return lf.with_columns(pl.when(n > 0).then(pl.col(m) / n).alias(m) for m in labels)
 
 
 def labels_of(measures: str | Measure | Iterable[str | Measure]) -> list[str]:
