@@ -305,6 +305,10 @@ def build_plan(
                 how="left",
                 maintain_order="left",
             )
+        # Materialise the ordered rows: the lazy optimiser may drop a join's
+        # maintain_order when the consumer is a group_by, but a DataFrame's row order is
+        # kept within groups (and presorted input is in memory anyway).
+        rows = rows.collect(engine="in-memory").lazy()
         per_q = rows.group_by(keys, maintain_order=True).agg(**diag, **in_run_dens, **needs.ranked)
     else:
         per_q = rows.group_by(keys).agg(
@@ -451,6 +455,13 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
     _check_duplicates(plan)
     if plan.has_qrels:
         judged = df.filter(pl.col(JUDGED))
+        null_q = judged.filter(pl.col(query).is_null())
+        if null_q.height:
+            msg = (
+                f"{int(null_q.get_column(Q_N).sum())} qrels rows have a null query id in column "
+                f"{plan.qrels_query!r}. Hint: drop them (qrels.drop_nulls(...) / dropna(subset=...))."
+            )
+            raise InvalidDataError(msg)
         if Q_NULL in df.columns and judged.filter(pl.col(Q_NULL) > 0).height:
             msg = (
                 "The qrels have null doc ids or null grades in queries "
@@ -524,8 +535,10 @@ def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
         msg = (
             f"The by-column(s) {names} look like query attributes (each query has one value) "
             "and are not in the qrels, so a judged query the run never returned cannot be "
-            "placed in a group; missing='zero' would add it to every group. Hint: add the "
-            f"column(s) {names} to the qrels frame, or pass missing='drop'."
+            "placed in a group; missing='zero' would add it to every group. Hint: say what "
+            f"the column is by adding {names} to the qrels frame: for segments, each query's "
+            "segment; for systems that answered disjoint query sets, the qrels cross-joined "
+            "with the system names. Or pass missing='drop'."
         )
         raise InvalidParameterError(msg)
 

@@ -88,7 +88,10 @@ def rel_ret(t: float, k: int | None) -> pl.Expr:
 def reciprocal_rank(t: float, k: int | None) -> pl.Expr:
     """1 / rank of the first relevant document within ``k``; 0 if none."""
     hits = _cut(relevant(t), k)
-    return pl.when(hits.any()).then(1.0 / (hits.arg_max().cast(pl.Float64) + 1.0)).otherwise(0.0)
+    # arg_true().first(), not arg_max(): polars 2.1's streaming engine returns the last
+    # index for a boolean arg_max over [True, True] in a group_by.
+    first = hits.arg_true().first().cast(pl.Float64)
+    return pl.when(hits.any()).then(1.0 / (first + 1.0)).otherwise(0.0)
 
 
 def ap_sum(t: float, k: int | None) -> pl.Expr:

@@ -332,11 +332,23 @@ def known_names() -> list[str]:
 
 
 def _unknown(text: str) -> UnknownMeasureError:
-    hint = closest(text, known_names(), n=3)
-    if not hint:
-        # compare the name part alone, keeping the caller's cutoff
-        name, _, k = text.partition("@")
-        hint = [h + (f"@{k}" if k and "@" not in h else "") for h in closest(name, known_names(), n=3)]
+    name, at, k = text.partition("@")
+    base = name.split("(")[0]
+    cutoff = f"@{k}" if at else ""
+    lowered = {n.lower(): ALIASES.get(n, n) for n in (*FAMILIES, *ALIASES)}
+    hint: list[str] = []
+    if base.lower() in lowered:  # right name, wrong case: the canonical spelling first
+        fam = lowered[base.lower()]
+        if FAMILIES[fam].cutoff == "required" and not cutoff:
+            cutoff = "@10"
+        hint.append(fam + name[len(base) :] + cutoff)
+    names = [*FAMILIES, *ALIASES, *_trec_plain(), "P_10", "recall_100", "ndcg_cut_10", "map_cut_10"]
+    for h in closest(base, names, n=3):
+        fam = ALIASES.get(h, h)
+        if fam not in FAMILIES:
+            hint.append(h)
+        elif (FAMILIES[fam].cutoff == "none") == (not cutoff):
+            hint.append(h + cutoff)
     msg = f"Unknown measure {text!r}."
     if hint:
         msg += " Did you mean " + " or ".join(repr(h) for h in dict.fromkeys(hint)) + "?"

@@ -15,7 +15,7 @@ import pytest
 
 import irframe
 from helpers import NamedConstructor, per_query_dict, to_polars
-from irframe.exceptions import MissingQueriesError
+from irframe.exceptions import InvalidParameterError, MissingQueriesError
 
 L3 = math.log2(3)
 
@@ -382,8 +382,10 @@ def test_by_system(constructor: NamedConstructor) -> None:
 
 
 def test_by_system_with_disjoint_query_sets(constructor: NamedConstructor) -> None:
-    """Contract: by-columns absent from the qrels are run partitions; missing queries are
-    filled per partition.  Here A answered only q1 and B only q2."""
+    """A by-column absent from the qrels that splits the queries (each query has one value)
+    is ambiguous: systems that answered disjoint query sets, or a segment? missing='zero'
+    refuses to guess; putting the column in the qrels says which it is.
+    Here A answered only q1 and B only q2."""
     run = {
         "system": ["A", "A", "B", "B"],
         "query_id": ["q1", "q1", "q2", "q2"],
@@ -391,11 +393,25 @@ def test_by_system_with_disjoint_query_sets(constructor: NamedConstructor) -> No
         "score": [2.0, 1.0, 2.0, 1.0],
     }
     qrels = {"query_id": ["q1", "q2"], "doc_id": ["r", "s"], "relevance": [1, 1]}
+    with pytest.raises(InvalidParameterError, match="system"):  # lazy: raised at collect
+        to_polars(irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system"]))
+    # systems: every system is judged on every query -> the qrels carry the system column
+    per_system = {
+        "system": ["A", "A", "B", "B"],
+        "query_id": ["q1", "q2", "q1", "q2"],
+        "doc_id": ["r", "s", "r", "s"],
+        "relevance": [1, 1, 1, 1],
+    }
     out = to_polars(
-        irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system"], per_query=True)
+        irframe.evaluate(constructor(run), ["AP"], constructor(per_system), by=["system"], per_query=True)
     )
     # A: q1 -> 1, q2 missing -> 0 ; B: q1 missing -> 0, q2 s at rank 2 -> 1/2
     assert out.rows() == [("A", "q1", 1.0), ("A", "q2", 0.0), ("B", "q1", 0.0), ("B", "q2", 0.5)]
+    # segments: missing='drop' evaluates each segment on the queries it has
+    dropped = to_polars(
+        irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system"], missing="drop")
+    )
+    assert dropped.select("system", "AP", "n_queries").rows() == [("A", 1.0, 1), ("B", 0.5, 1)]
 
 
 # --- ids, output shape, purity ----------------------------------------------------------
