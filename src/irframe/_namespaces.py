@@ -6,7 +6,12 @@ Each method forwards to the typed function of the same name in
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import sys
+import types
+from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 import polars as pl
@@ -80,17 +85,49 @@ pl.api.register_lazyframe_namespace("ir")(IrNamespace)
 _PANDAS_DONE = False
 
 
-def register_pandas() -> None:
-    """Register ``.ir`` on pandas.DataFrame if pandas is importable (idempotent)."""
+def _register_now(pd: Any) -> None:
     global _PANDAS_DONE  # noqa: PLW0603 - one registration per process
-    if _PANDAS_DONE:
-        return
-    pd: Any = sys.modules.get("pandas")
-    if pd is None:
-        try:
-            import pandas
-        except ImportError:  # pandas is optional
-            return
-        pd = pandas
-    pd.api.extensions.register_dataframe_accessor("ir")(IrNamespace)
-    _PANDAS_DONE = True
+    if not _PANDAS_DONE:
+        pd.api.extensions.register_dataframe_accessor("ir")(IrNamespace)
+        _PANDAS_DONE = True
+
+
+class _PandasImportHook(importlib.abc.MetaPathFinder):
+    """Registers ``.ir`` the moment pandas is imported, so ``import irframe`` stays light.
+
+    It finds pandas' real module spec with the other finders and wraps its loader's
+    ``exec_module``; once pandas has executed, the accessor is registered and the hook
+    removes itself.
+    """
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "pandas":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("pandas")
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        exec_module = loader.exec_module
+
+        def _exec_then_register(module: types.ModuleType) -> None:
+            exec_module(module)
+            _register_now(module)
+
+        loader.exec_module = _exec_then_register  # type: ignore[method-assign]
+        return spec
+
+
+def register_pandas() -> None:
+    """Make ``.ir`` available on pandas.DataFrame, without importing pandas.
+
+    If pandas is already imported the accessor is registered at once; otherwise it is
+    registered when pandas gets imported (pandas is optional and heavy to import).
+    """
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        _register_now(pd)
+    elif not any(isinstance(f, _PandasImportHook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PandasImportHook())
