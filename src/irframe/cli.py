@@ -462,6 +462,20 @@ def _add_eval(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_eval)
 
 
+def _attach_query_attributes(runs: pl.DataFrame, qrels: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Copy ``--by`` columns that only the qrels carry (query attributes) onto the run rows."""
+    attrs = [b for b in by if b not in runs.columns and b in qrels.columns]
+    if not attrs or "query_id" not in qrels.columns or "query_id" not in runs.columns:
+        return runs
+    table = qrels.select("query_id", *attrs).unique()
+    dup = table["query_id"].is_duplicated()
+    if dup.any():
+        q = table.filter(dup)["query_id"][0]
+        msg = f"--by {attrs[0]}: query {q!r} has several values in the qrels; a query attribute needs one"
+        raise CliError(msg)
+    return runs.join(table, on="query_id", how="left")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``irframe eval``."""
     import irframe
@@ -477,6 +491,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         qrels, _ = _load(args.qrels, "qrels", mapping, stdin)
     runs = _load_runs(args.runs, mapping, stdin, progress)
     by = ["system", *[b for b in args.by if b != "system"]]
+    runs = _attach_query_attributes(runs, qrels, by)
     labels = [m if isinstance(m, str) else str(m) for m in measures]
     fmt = args.format or _default_format(sys.stdout)
     if fmt == "trec" and len(by) > 1:
@@ -499,7 +514,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 0
     table = per_query if args.per_query else summary
     if fmt == "table" and not args.per_query:
-        _emit(table, fmt, sys.stdout, mark_best=labels if table.height > 1 else ())
+        best = labels if table.height > 1 and len(by) == 1 else ()
+        _emit(table, fmt, sys.stdout, mark_best=best)
     else:
         _emit(table, fmt, sys.stdout)
     return 0

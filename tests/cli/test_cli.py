@@ -448,3 +448,21 @@ def test_trec_format_refuses_by(files: dict[str, Path]) -> None:
     res = run_cli("eval", files["qrels.txt"], files["a.run"], "--by", "x", "-f", "trec")
     assert res.returncode == 2
     assert "--format trec" in res.stderr
+
+
+def test_by_a_query_attribute_of_the_qrels(tmp_path: Path) -> None:
+    from irframe.datasets import golden
+
+    g = golden()
+    qrels = g.qrels.join(g.queries.select("query_id", "segment"), on="query_id")
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    runs = [str(p) for p in g.paths.runs.values()]
+    res = run_cli("eval", tmp_path / "qrels.parquet", *runs, "--by", "segment", "-m", "nDCG@10", "-f", "csv")
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    pq = irframe.evaluate(g.runs, ["nDCG@10"], g.qrels, by="system", per_query=True)
+    want = pq.join(g.queries, on="query_id").group_by("system", "segment").agg(pl.col("nDCG@10").mean())
+    joined = got.join(want, on=["system", "segment"], suffix="_want")
+    assert joined.height == 9
+    for a, b in joined.select("nDCG@10", "nDCG@10_want").iter_rows():
+        assert a == pytest.approx(b)
