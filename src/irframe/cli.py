@@ -207,28 +207,39 @@ def _load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) ->
     from irframe.io import read_table, read_trec_qrels, read_trec_run, scan_table
     from irframe.io.tables import detect_format
 
-    if path != "-" and not Path(path).is_file():
-        what = "is a directory" if Path(path).is_dir() else "does not exist"
+    p = Path(path)
+    if path != "-" and (p.is_dir() or not p.exists()):
+        what = "is a directory" if p.is_dir() else "does not exist"
         msg = f"the {kind} file {path!r} {what}"
         raise CliError(msg)
+    # stdin and pipes (<(zcat run.gz)) are read once, up front; files are left to polars
+    data = stdin if path == "-" else None if p.is_file() else p.read_bytes()
     fmt = None if path == "-" else detect_format(path)
-    if fmt is not None:
+    if fmt is not None and data is None:
         # --map applies to every table input that has the column
         present = scan_table(path, format=fmt).collect_schema().names() if mapping else []
         used = {k: v for k, v in mapping.items() if k in present}
         return read_table(path, columns=used or None, format=fmt), False
-    data = stdin if path == "-" else None
     sep = _sniff_table(data[:65536] if data is not None else _head(path))
-    if sep is not None:
+    if sep is not None or fmt in ("csv", "tsv"):
+        sep = sep or ("," if fmt == "csv" else "\t")
         source: Any = data if data is not None else path
-        df = pl.read_csv(source, separator=sep, infer_schema_length=10_000)
-        df = df.rename({k: v for k, v in mapping.items() if k in df.columns})
-        ids = [pl.col(c).cast(pl.String) for c in ("query_id", "doc_id") if c in df.columns]
-        return df.with_columns(ids), False
+        header = pl.read_csv(source, separator=sep, n_rows=0).columns
+        ids = {c for c in header if mapping.get(c, c) in ("query_id", "doc_id")}
+        df = pl.read_csv(
+            source,
+            separator=sep,
+            infer_schema_length=10_000,
+            schema_overrides=dict.fromkeys(ids, pl.String),
+        )
+        return df.rename({k: v for k, v in mapping.items() if k in df.columns}), False
+    if fmt is not None:
+        msg = f"cannot read a {fmt} table from a pipe ({path!r}); save it to a file first"
+        raise CliError(msg)
     src: Any = path
     if data is not None:
         src = io.BytesIO(data)
-        src.name = "<stdin>"
+        src.name = "<stdin>" if path == "-" else path
     if kind == "qrels":
         return read_trec_qrels(src), True
     return read_trec_run(src, system="system"), True

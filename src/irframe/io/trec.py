@@ -74,14 +74,14 @@ def _parse(
     """
     text_col, dtype, label = numeric
     first = pl.col(fields[0])
-    has_junk = pl.col(_LINE).str.contains("\ufffd", literal=True)
+    has_junk = pl.col(_LINE).str.contains("[\x00\ufffd]")  # NUL, or bytes that are not UTF-8
     value = pl.col(text_col).cast(dtype, strict=False)
     bad_value = value.is_null() | value.is_nan() if dtype.is_float() else value.is_null()
     lf = (
         pl.scan_csv(
             source,
             has_header=False,
-            separator="\x00",  # never present: NUL bytes were rejected before
+            separator="\x1f",  # one column per line (a unit separator ends the line's text)
             quote_char=None,
             schema={_LINE: pl.String},
             encoding="utf8-lossy",
@@ -103,7 +103,12 @@ def _parse(
         )
         .drop(_LINE)
     )
-    df = lf.collect(engine="streaming")
+    try:
+        df = lf.collect(engine="streaming")
+    except (pl.exceptions.PolarsError, OSError) as exc:  # e.g. a truncated gzip stream
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        msg = f"Cannot read {name!r} as text (corrupt or truncated gzip?): {first_line}"
+        raise TrecFormatError(msg) from None
     suspects = df.filter(pl.col(_SUSPECT).is_not_null())
     if suspects.height:
         skip = pl.col(_SUSPECT).str.contains(r"^[ \t\r\n\x0B\x0C]*(#|$)")
@@ -111,13 +116,15 @@ def _parse(
         if bad.height:
             row = bad.row(0, named=True)
             line = str(row[_SUSPECT])
-            if row[fields[0]] is None:
+            if "\x00" in line:
+                reason = "binary data (a NUL byte) in a text file"
+            elif "\ufffd" in line:
+                reason = "not UTF-8 text (binary data?)"
+            elif row[fields[0]] is None:
                 expected, layout = _EXPECTED[what]
                 reason = (
                     f"expected {expected} whitespace-separated fields ({layout}), found {len(line.split())}"
                 )
-            elif "\ufffd" in line:
-                reason = "not UTF-8 text (binary data?)"
             else:
                 reason = f"the {label} {row[text_col]!r} is not a number"
             _raise_bad(row[_LINENO], line, name=name, what=what, reason=reason, n_more=bad.height - 1)
