@@ -358,6 +358,19 @@ def test_golden_set_without_qrels(constructor: NamedConstructor) -> None:
     assert got["q2"] == {"nDCG@2": 1.0, "Judged@3": approx(2 / 3), "AP": 1.0, "RR": 1.0}
 
 
+def test_golden_set_query_without_any_grade_is_unjudged(constructor: NamedConstructor) -> None:
+    run = {
+        "query_id": ["q1", "q1", "q2"],
+        "doc_id": ["a", "b", "c"],
+        "score": [1.0, 0.5, 1.0],
+        "relevance": [1, None, None],  # q2 has no judgment at all
+    }
+    got = per_query(constructor, run, ["RR", "Judged@2"])
+    assert got == {"q1": {"RR": 1.0, "Judged@2": 0.5}, "q2": {"RR": None, "Judged@2": None}}
+    row = summary(constructor, run, ["RR", "Judged@2"])
+    assert (row["RR"], row["n_queries"], row["n_missing"], row["n_unjudged"]) == (1.0, 1, 0, 1)
+
+
 # --- partitions -------------------------------------------------------------------------
 def test_by_system(constructor: NamedConstructor) -> None:
     run = {
