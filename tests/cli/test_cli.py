@@ -466,3 +466,35 @@ def test_by_a_query_attribute_of_the_qrels(tmp_path: Path) -> None:
     assert joined.height == 9
     for a, b in joined.select("nDCG@10", "nDCG@10_want").iter_rows():
         assert a == pytest.approx(b)
+
+
+def test_trec_format_on_trec_eval_test_files(trec_eval_test_dir: Path) -> None:
+    """`irframe eval -f trec --missing drop` prints what trec_eval 9 (pytrec_eval) computes."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    d = trec_eval_test_dir
+    ms = ["map", "P_10", "ndcg", "recip_rank", "num_ret", "num_rel_ret"]
+    res = run_cli(
+        "eval", d / "qrels.test", d / "results.test", *_flags(ms), "-f", "trec", "--missing", "drop", "-q"
+    )
+    assert res.returncode == 0, res.stderr
+    ours = {(r[0].strip(), r[1]): r[2] for r in (ln.split("\t") for ln in res.stdout.splitlines())}
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (d / "qrels.test").read_text().splitlines():
+        q, _, doc, grade = line.split()
+        qrels.setdefault(q, {})[doc] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for line in (d / "results.test").read_text().splitlines():
+        p = line.split()
+        run.setdefault(p[0], {})[p[2]] = float(p[4])
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, set(ms)).evaluate(run)
+    assert ours[("runid", "all")] == "STANDARD"
+    assert ours[("num_q", "all")] == str(len(per_query))
+    for m in ms:
+        values = [v[m] for v in per_query.values()]
+        if m.startswith("num_"):
+            assert ours[(m, "all")] == str(round(sum(values)))
+        else:
+            assert ours[(m, "all")] == f"{sum(values) / len(values):6.4f}"
+        for q, v in per_query.items():
+            want = str(round(v[m])) if m.startswith("num_") else f"{v[m]:6.4f}"
+            assert ours[(m, q)] == want
