@@ -18,8 +18,7 @@ Adding a subcommand: write ``_add_<name>(subparsers)`` that calls
 Examples
 --------
 >>> main(["measures"])  # doctest: +ELLIPSIS
-Families (ir_measures notation; @k is the rank cutoff):
-...
+Families (ir_measures notation; @k is the rank cutoff; ...
 0
 """
 
@@ -423,7 +422,9 @@ def _add_eval(sub: SubParsers) -> None:
         epilog=(
             "Measures: ir_measures notation (nDCG@10, P(rel=2)@5, nDCG(gain=linear)@10, RR, "
             "AP@100) or trec_eval names (ndcg_cut_10, P_5, map, recip_rank); see "
-            "'irframe measures'. Default format: 'table' on a terminal, 'tsv' when piped."
+            "'irframe measures'. Default format: 'table' on a terminal, 'tsv' when piped. "
+            "'trec' is trec_eval's layout: measure, query, value (4 decimals), one block per "
+            "system with runid, num_q and 'all' rows (means; NumRet/NumRel/NumRelRet summed)."
         ),
     )
     p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
@@ -454,7 +455,7 @@ def _add_eval(sub: SubParsers) -> None:
         "--rel",
         type=_number,
         metavar="N",
-        help="relevance threshold for binary measures that do not set rel= (trec_eval -l)",
+        help="relevance threshold for measures that do not set rel= (trec_eval -l; nDCG unaffected)",
     )
     p.add_argument(
         "--gain",
@@ -612,6 +613,9 @@ def _add_measures(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_measures)
 
 
+_PARAM_DISPLAY = {"rel": "rel=1", "gain": "gain=exp", "gains": "gains={g:v}"}
+
+
 def cmd_measures(args: argparse.Namespace) -> int:
     """Run ``irframe measures``: the registry, as text."""
     from irframe.measures import ALIASES, FAMILIES
@@ -619,11 +623,12 @@ def cmd_measures(args: argparse.Namespace) -> int:
     rows = []
     for name, fam in FAMILIES.items():
         cut = {"required": "@k", "optional": "[@k]", "none": ""}[fam.cutoff]
-        params = "(" + ",".join(f"{p}=" for p in fam.params) + ")" if fam.params else ""
+        shown = [_PARAM_DISPLAY.get(p, f"{p}=...") for p in fam.params]
+        params = "(" + ",".join(shown) + ")" if shown else ""
         rows.append((f"{name}{params}{cut}", fam.description, fam.trec_name or "-"))
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
-    print("Families (ir_measures notation; @k is the rank cutoff):")
+    print("Families (ir_measures notation; @k is the rank cutoff; parameters shown with defaults):")
     print(f"  {'measure':<{w0}}  {'what it measures':<{w1}}  trec_eval")
     for a, b, c in rows:
         print(f"  {a:<{w0}}  {b:<{w1}}  {c}")
