@@ -103,8 +103,14 @@ def _final_expr(m: Measure, needs: _Needs, inline_rn: bool) -> pl.Expr:
     def relret() -> pl.Expr:
         return ranked(f"{P}relret_{_num(t)}_{_num(k)}", K.rel_ret(t, k))
 
+    def per_k(numer: pl.Expr) -> pl.Expr:
+        # IEEE numer / k like trec_eval: polars divides a column by a scalar as
+        # numer * (1 / k) once it has >= 3 rows (3 * 0.2 != 3 / 5), so a query's value
+        # would depend on how many queries share the frame. A column divisor is exact.
+        return numer / (pl.col(N_ROWS) * 0 + k).cast(pl.Float64)
+
     if fam == "P":
-        return relret() / k
+        return per_k(relret())
     if fam == "Success":
         return (relret() > 0).cast(pl.Float64)
     if fam == "R":
@@ -124,7 +130,7 @@ def _final_expr(m: Measure, needs: _Needs, inline_rn: bool) -> pl.Expr:
         value = ranked(f"{P}dcg_{gid}_{_num(k)}", K.dcg(m.gain, k))
         return pl.when(pl.col(ideal) > 0).then(value / pl.col(ideal)).otherwise(0.0)
     if fam == "Judged":
-        return ranked(f"{P}judged_{_num(k)}", K.judged(k)) / k
+        return per_k(ranked(f"{P}judged_{_num(k)}", K.judged(k)))
     if fam == "NumRet":
         n = pl.col(N_ROWS).cast(pl.Float64)
         return n if k is None else n.clip(upper_bound=k)
@@ -531,16 +537,21 @@ def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
         return
     per_query = ran.group_by(plan.cols.query).agg(pl.struct(parts).n_unique().alias("g"))
     if per_query.height > 1 and int(per_query.get_column("g").max()) == 1:  # type: ignore[arg-type]
-        names = ", ".join(repr(p) for p in parts)
-        msg = (
-            f"The by-column(s) {names} look like query attributes (each query has one value) "
-            "and are not in the qrels, so a judged query the run never returned cannot be "
-            "placed in a group; missing='zero' would add it to every group. Hint: say what "
-            f"the column is by adding {names} to the qrels frame: for segments, each query's "
-            "segment; for systems that answered disjoint query sets, the qrels cross-joined "
-            "with the system names. Or pass missing='drop'."
-        )
-        raise InvalidParameterError(msg)
+        raise partitions_error(parts)
+
+
+def partitions_error(parts: Sequence[str]) -> InvalidParameterError:
+    """The error for by-columns that look like query attributes (shared with the backends)."""
+    names = ", ".join(repr(p) for p in parts)
+    msg = (
+        f"The by-column(s) {names} look like query attributes (each query has one value) "
+        "and are not in the qrels, so a judged query the run never returned cannot be "
+        "placed in a group; missing='zero' would add it to every group. Hint: say what "
+        f"the column is by adding {names} to the qrels frame: for segments, each query's "
+        "segment; for systems that answered disjoint query sets, the qrels cross-joined "
+        "with the system names. Or pass missing='drop'."
+    )
+    return InvalidParameterError(msg)
 
 
 def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
