@@ -36,6 +36,7 @@ from irframe.functions import (
     success,
 )
 from irframe.measures import Measure, parse_measure
+from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
 
@@ -46,6 +47,7 @@ __all__ = [
     "ap",
     "bpref",
     "evaluate",
+    "evaluate_parquet",
     "judged",
     "mrr",
     "ndcg",

@@ -1,0 +1,364 @@
+"""Out-of-core evaluation: runs larger than memory, bucket by bucket, on one machine.
+
+Per-query measures only need one query's rows at a time.  :func:`evaluate_parquet`
+
+1. scans the run (parquet files, a glob, or any ``polars.LazyFrame``) and estimates its
+   in-memory size from the row count and a sample;
+2. picks a number of buckets ``B`` so that one bucket's evaluation fits ``memory_limit``;
+3. in ONE streaming pass writes the run, and the qrels, into ``B`` parquet files keyed by
+   ``hash(query id as string) % B`` (the same rule on both sides, so a query's rows and
+   its judgments land in the same bucket);
+4. evaluates the buckets one after the other with
+   :func:`irframe.partition.evaluate_partition` (the engine, run once per bucket) and adds
+   up per-group sums and counts for the means.
+
+The result is exactly :func:`irframe.evaluate`'s (per query, or the means); only the time
+and the peak memory differ.  Peak memory follows ``memory_limit``, not the data size; the
+polars streaming writer of step 3 needs ~0.5 GB of its own whatever the data size, so
+settings below ~1 GB are not honoured.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from irframe import _engine
+from irframe._columns import DEFAULT_RANK
+from irframe._frames import to_lazy
+from irframe.exceptions import EmptyInputError, InvalidParameterError
+from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe.partition import (
+    IN_RUN,
+    JUDGED,
+    combine_partials,
+    evaluate_partition,
+    partial_sums,
+)
+
+__all__ = ["bucket_expr", "evaluate_parquet", "parse_bytes"]
+
+BUCKET = "__irframe_bucket"
+# Model of one bucket's peak memory, measured on synthetic logs (benchmarks/outofcore.py):
+# ~0.5 GB for the interpreter, polars and its thread pools, plus ~3x the bucket's in-memory
+# size (the joined rows, the per-query lists and their exploded copy).
+_BASE_BYTES = 512 * 2**20
+_EXPANSION = 3.0
+_MIN_BUCKET_BYTES = 16 * 2**20
+_SAMPLE_ROWS = 20_000
+_UNITS = {
+    "": 1, "b": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
+}  # fmt: skip
+
+
+def parse_bytes(value: int | str) -> int:
+    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int.
+
+    Examples
+    --------
+    >>> parse_bytes("4GB"), parse_bytes("512MiB"), parse_bytes(1024)
+    (4000000000, 536870912, 1024)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", value)
+        if m and m.group(2).lower() in _UNITS and float(m.group(1)) > 0:
+            return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    raise InvalidParameterError.for_value(
+        "memory_limit", "evaluate_parquet", "a positive size such as '4GB' or '512MiB'", value
+    )
+
+
+def bucket_expr(column: str, buckets: int) -> pl.Expr:
+    """The bucket of a query: ``hash(id as string, seed=0) % buckets`` (UInt64).
+
+    Run and qrels ids are hashed as strings so that ``1`` and ``"1"`` (which the engine
+    compares as strings) share a bucket; the hash is stable across processes.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"a": [1, 2], "b": ["1", "2"]})
+    >>> df.select(bucket_expr("a", 8).alias("a"), bucket_expr("b", 8).alias("b")).to_dicts() == [
+    ...     {"a": a, "b": a} for a in df.select(bucket_expr("a", 8)).to_series()]
+    True
+    """
+    return pl.col(column).cast(pl.String).hash(seed=0) % buckets
+
+
+def _scan(source: Any, role: str) -> pl.LazyFrame:
+    if isinstance(source, str | os.PathLike):
+        return pl.scan_parquet(source)
+    if isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source):
+        return pl.scan_parquet(list(source))
+    return to_lazy(source, role)[0]
+
+
+def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
+    """(rows, estimated in-memory bytes) of a lazy frame: row count and a sample's width."""
+    rows = int(lf.select(pl.len()).collect(engine="streaming").item())
+    sample = lf.head(_SAMPLE_ROWS).collect()
+    if sample.height == 0:
+        return rows, 0
+    return rows, int(rows * sample.estimated_size() / sample.height)
+
+
+def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> None:
+    """One streaming pass: ``lf`` into ``path/<BUCKET>=<b>/*.parquet``."""
+    lf.with_columns(bucket_expr(query, buckets).alias(BUCKET)).sink_parquet(
+        pl.PartitionBy(path, key=BUCKET, include_key=False), mkdir=True, compression="lz4"
+    )
+
+
+def _bucket(path: Path, b: int, schema: pl.Schema) -> pl.LazyFrame:
+    files = sorted((path / f"{BUCKET}={b}").glob("*.parquet"))
+    if not files:
+        return pl.LazyFrame(schema=schema)
+    return pl.scan_parquet(files, hive_partitioning=False)
+
+
+def _check_groups(stats: pl.DataFrame, n_groups: int, partitions: Sequence[str]) -> None:
+    """Global form of the engine's check that a partitioning by-column is not a segment."""
+    if n_groups < 2 or stats.height == 0:
+        return
+    n_queries = int(stats.get_column("n").sum())
+    if n_queries > 1 and int(stats.get_column("g").max()) == 1:  # type: ignore[arg-type]
+        raise _engine.partitions_error(partitions)
+
+
+def evaluate_parquet(
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | pl.LazyFrame,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Missing = "zero",
+    memory_limit: int | str = "4GB",
+    buckets: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    rank_col: str | None = DEFAULT_RANK,
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    qrels_query_col: str | None = None,
+    qrels_doc_col: str | None = None,
+    qrels_relevance_col: str | None = None,
+    duplicates: Duplicates = "error",
+) -> pl.DataFrame | pl.LazyFrame:
+    """Evaluate a run larger than memory, hash bucket by hash bucket.
+
+    Parameters
+    ----------
+    source : path, glob, list of paths, or polars.LazyFrame
+        Parquet file(s) (``"logs/*.parquet"``, a directory...) or any lazy frame (e.g.
+        ``pl.scan_csv(...)``), scanned in a streaming pass.
+    measures, qrels, by, per_query, missing
+        As for :func:`irframe.evaluate`. ``qrels`` may also be a parquet path or glob; it
+        is bucketed like the run, so it need not fit in memory either.
+    memory_limit : int or str, default "4GB"
+        Target peak memory of the process (``"2GB"``, ``"512MiB"``, bytes). It decides the
+        number of buckets; below ~1 GB the streaming writer's own buffers dominate.
+    buckets : int, optional
+        Force the number of hash buckets (``1``: evaluate in memory at once).
+    output : path, optional
+        Write the result (per-query rows or means) to this parquet file and return a
+        ``polars.LazyFrame`` scanning it.
+    tmp_dir : path, optional
+        Where the bucket files go (default: the system temporary directory). They take
+        about the size of the compressed input and are removed at the end.
+    query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
+qrels_doc_col, qrels_relevance_col, duplicates
+        As for :func:`irframe.evaluate`.
+
+    Returns
+    -------
+    polars.DataFrame, or polars.LazyFrame when ``output`` is given
+        Exactly what :func:`irframe.evaluate` returns for the same data as a polars frame.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl, irframe
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "c", "d"],
+    ...               "score": [2.0, 1.0, 1.0, 1.0]}).write_parquet(d / "run.parquet")
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2", "q4"], "doc_id": ["b", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> irframe.evaluate_parquet(d / "*.parquet", ["RR"], qrels, buckets=4)
+    shape: (1, 4)
+    ┌─────┬───────────┬───────────┬────────────┐
+    │ RR  ┆ n_queries ┆ n_missing ┆ n_unjudged │
+    │ --- ┆ ---       ┆ ---       ┆ ---        │
+    │ f64 ┆ i64       ┆ i64       ┆ i64        │
+    ╞═════╪═══════════╪═══════════╪════════════╡
+    │ 0.5 ┆ 3         ┆ 1         ┆ 1          │
+    └─────┴───────────┴───────────┴────────────┘
+    """
+    where = "evaluate_parquet"
+    limit = parse_bytes(memory_limit)
+    if buckets is not None and (
+        isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1
+    ):
+        raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
+    run_lf = _scan(source, "run")
+    qrels_lf = None if qrels is None else _scan(qrels, "qrels")
+    kwargs: dict[str, Any] = {
+        "by": by,
+        "missing": missing,
+        "query_col": query_col,
+        "doc_col": doc_col,
+        "rank_col": rank_col,
+        "score_col": score_col,
+        "relevance_col": relevance_col,
+        "qrels_query_col": qrels_query_col,
+        "qrels_doc_col": qrels_doc_col,
+        "qrels_relevance_col": qrels_relevance_col,
+        "duplicates": duplicates,
+    }
+    # validate everything on the schemas before reading any data
+    plan = build(run_lf, measures, qrels_lf, per_query=per_query, allow_empty=True, **kwargs)
+    cols = plan.cols
+    needed = [*cols.keys, cols.doc, cols.order_col]
+    if cols.relevance is not None:
+        needed.append(cols.relevance)
+    run_lf = run_lf.select(list(dict.fromkeys(needed)))
+    qq = qrels_query_col or query_col
+    if qrels_lf is not None:
+        qschema = qrels_lf.collect_schema()
+        needed = [
+            *(c for c in cols.by if c in qschema),
+            qq,
+            qrels_doc_col or doc_col,
+            qrels_relevance_col or relevance_col,
+        ]
+        qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
+
+    if buckets is None:
+        _, size = _estimate_bytes(run_lf)
+        if qrels_lf is not None:
+            size += _estimate_bytes(qrels_lf)[1]
+        per_bucket = max((limit - _BASE_BYTES) / _EXPANSION, _MIN_BUCKET_BYTES)
+        buckets = max(1, math.ceil(size / per_bucket))
+
+    labels = list(plan.labels)
+    keys = list(cols.keys)
+    by_cols = list(cols.by)
+    partitions = list(plan.partitions)
+    with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
+        parts = _evaluate_buckets(
+            run_lf, qrels_lf, measures, kwargs, buckets, Path(tmp), query=cols.query, qrels_query=qq,
+            partitions=partitions, per_query=per_query, output=output, keys=keys,
+        )  # fmt: skip
+        per_query_files, partials, stats, n_groups, (n_in_run, n_judged) = parts
+        if n_in_run == 0:
+            msg = "The run has no rows. Hint: check the filter that produced it."
+            raise EmptyInputError(msg)
+        if qrels_lf is not None and n_judged == 0:
+            msg = (
+                "No query of the run is in the qrels (and the qrels are empty or share no "
+                "query id with it). Hint: check that both use the same query ids."
+            )
+            raise EmptyInputError(msg)
+        if partitions and qrels_lf is not None and missing != "drop":
+            _check_groups(stats, n_groups, partitions)
+        if not per_query:
+            result = combine_partials(partials, labels, by_cols)
+            if output is None:
+                return result  # type: ignore[no-any-return]
+            result.write_parquet(output)
+            return pl.scan_parquet(output)
+        table = pl.scan_parquet(per_query_files) if per_query_files else None
+        if table is None:
+            table = pl.LazyFrame(schema=plan.frame.select(*keys, *labels).collect_schema())
+        table = table.sort(keys, nulls_last=True)
+        if output is None:
+            return table.collect()
+        table.sink_parquet(output)
+        return pl.scan_parquet(output)
+
+
+def _evaluate_buckets(
+    run_lf: pl.LazyFrame,
+    qrels_lf: pl.LazyFrame | None,
+    measures: Any,
+    kwargs: dict[str, Any],
+    buckets: int,
+    tmp: Path,
+    *,
+    query: str,
+    qrels_query: str,
+    partitions: list[str],
+    per_query: bool,
+    output: Any,
+    keys: list[str],
+) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, int, tuple[int, int]]:
+    """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
+    labels = None
+    missing = kwargs["missing"]
+    run_schema = run_lf.collect_schema()
+    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
+    if buckets > 1:
+        _write_buckets(run_lf, query, buckets, tmp / "run")
+        if qrels_lf is not None:
+            _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
+    partition_values = None
+    n_groups = 0
+    if partitions:
+        source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf
+        if buckets > 1 and not any((tmp / "run").glob("*/*.parquet")):
+            source = pl.LazyFrame(schema=run_schema)
+        partition_values = source.select(partitions).unique().collect(engine="streaming")
+        n_groups = partition_values.height
+    partials: list[pl.DataFrame] = []
+    stats: list[pl.DataFrame] = []
+    files: list[Path] = []
+    by = [k for k in keys if k != query]
+    n_in_run = n_judged = 0
+    for b in range(buckets):
+        if buckets > 1:
+            run_b = _bucket(tmp / "run", b, run_schema)
+            qrels_b = None
+            if qrels_lf is not None and qrels_schema is not None:
+                qrels_b = _bucket(tmp / "qrels", b, qrels_schema)
+        else:
+            run_b, qrels_b = run_lf, qrels_lf
+        table: pa.Table = evaluate_partition(
+            run_b, measures, qrels_b, partition_values=partition_values, **kwargs
+        )
+        df: pl.DataFrame = pl.from_arrow(table)  # type: ignore[assignment]
+        if labels is None:
+            labels = [c for c in df.columns if c not in (*keys, IN_RUN, JUDGED)]
+        partials.append(partial_sums(df, labels, by, missing))
+        n_in_run += int(df.get_column(IN_RUN).sum())
+        n_judged += int(df.get_column(JUDGED).sum())
+        if partitions:
+            in_run = df.filter(pl.col(IN_RUN))
+            stats.append(
+                in_run.group_by(query)
+                .agg(pl.struct(partitions).n_unique().alias("g"))
+                .select(pl.len().cast(pl.Int64).alias("n"), pl.col("g").max().cast(pl.Int64))
+            )
+        if per_query:
+            rows = df.filter(pl.col(IN_RUN)) if missing == "drop" else df
+            rows = rows.select(*keys, *labels)
+            if rows.height or not files:
+                path = tmp / f"per_query-{b:05d}.parquet"
+                rows.write_parquet(path)
+                files.append(path)
+    all_partials = pl.concat(partials, how="vertical")
+    all_stats = pl.concat(stats) if stats else pl.DataFrame()
+    return files, all_partials, all_stats, n_groups, (n_in_run, n_judged)

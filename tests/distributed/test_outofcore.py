@@ -1,0 +1,176 @@
+"""``irframe.evaluate_parquet``: bucket by bucket equals ``irframe.evaluate`` exactly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from partition_cases import (
+    CASES,
+    MEASURES,
+    Case,
+    assert_same_means,
+    assert_same_per_query,
+    reference,
+)
+
+import irframe
+from irframe.exceptions import (
+    EmptyInputError,
+    InvalidParameterError,
+    MissingQueriesError,
+)
+from irframe.outofcore import _BASE_BYTES, parse_bytes
+
+
+def _write(case: Case, tmp_path: Path, files: int = 3) -> Path:
+    """The run as ``files`` parquet files (rows of one query spread over several)."""
+    run = case.run.sample(fraction=1.0, shuffle=True, seed=0)
+    size = -(-run.height // files)
+    for i in range(files):
+        run.slice(i * size, size).write_parquet(tmp_path / f"part-{i}.parquet")
+    return tmp_path
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("buckets", [1, 3, 64])  # 64: more buckets than queries
+def test_per_query_equals_single_machine(case: Case, buckets: int, tmp_path: Path) -> None:
+    path = _write(case, tmp_path)
+    got = irframe.evaluate_parquet(
+        path / "*.parquet", MEASURES, case.qrels, per_query=True, buckets=buckets, **case.kwargs
+    )
+    assert isinstance(got, pl.DataFrame)
+    assert_same_per_query(got, case)
+    # sorted by the keys, like irframe.evaluate
+    assert got.equals(reference(case, per_query=True))
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("buckets", [1, 5, 64])
+def test_means_equal_single_machine(case: Case, buckets: int, tmp_path: Path) -> None:
+    path = _write(case, tmp_path)
+    got = irframe.evaluate_parquet(
+        path / "*.parquet", MEASURES, case.qrels, buckets=buckets, **case.kwargs
+    )
+    assert isinstance(got, pl.DataFrame)
+    assert_same_means(got, case)
+
+
+@pytest.mark.parametrize("case", CASES[:3], ids=repr)
+def test_sources_lazyframe_list_and_qrels_path(case: Case, tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    path = _write(case, tmp_path / "run")
+    qrels = None
+    if case.qrels is not None:
+        case.qrels.write_parquet(tmp_path / "qrels.parquet")
+        qrels = tmp_path / "qrels.parquet"
+    files = sorted(path.glob("*.parquet"))
+    for source in (pl.scan_parquet(files), files, [str(f) for f in files]):
+        got = irframe.evaluate_parquet(
+            source, MEASURES, qrels, per_query=True, buckets=4, **case.kwargs
+        )
+        assert_same_per_query(got, case)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("per_query", [True, False])
+def test_output_file(per_query: bool, tmp_path: Path) -> None:
+    case = CASES[2]
+    path = _write(case, tmp_path)
+    out = tmp_path / "result.parquet"
+    got = irframe.evaluate_parquet(
+        path / "*.parquet", MEASURES, case.qrels, per_query=per_query, buckets=4,
+        output=out, **case.kwargs,
+    )  # fmt: skip
+    assert isinstance(got, pl.LazyFrame)
+    assert out.exists()
+    if per_query:
+        assert_same_per_query(got.collect(), case)
+        assert pl.read_parquet(out).equals(reference(case, per_query=True))
+    else:
+        assert_same_means(got.collect(), case)
+
+
+def test_automatic_bucket_count_keeps_results(tmp_path: Path) -> None:
+    # a tiny memory setting forces many buckets (the floor of 16 MiB per bucket)
+    case = CASES[0]
+    path = _write(case, tmp_path)
+    got = irframe.evaluate_parquet(path, MEASURES, case.qrels, per_query=True, memory_limit="1MB")
+    assert_same_per_query(got, case)  # type: ignore[arg-type]
+
+
+def test_errors_match_single_machine(tmp_path: Path) -> None:
+    case = CASES[0]
+    path = _write(case, tmp_path)
+    with pytest.raises(MissingQueriesError, match="missing from the run"):
+        irframe.evaluate_parquet(path, MEASURES, case.qrels, missing="error", buckets=3)
+    with pytest.raises(EmptyInputError, match="no rows"):
+        irframe.evaluate_parquet(pl.scan_parquet(path).head(0), MEASURES, case.qrels, buckets=3)
+    with pytest.raises(EmptyInputError, match="No query of the run is in the qrels"):
+        irframe.evaluate_parquet(path, MEASURES, case.qrels.head(0), buckets=3)  # type: ignore[union-attr]
+    with pytest.raises(irframe.IrFrameError, match="doc_col"):
+        irframe.evaluate_parquet(path, MEASURES, case.qrels, doc_col="docno")
+    with pytest.raises(InvalidParameterError, match="'memory_limit' parameter"):
+        irframe.evaluate_parquet(path, MEASURES, case.qrels, memory_limit="lots")
+    with pytest.raises(InvalidParameterError, match="'buckets' parameter"):
+        irframe.evaluate_parquet(path, MEASURES, case.qrels, buckets=0)
+
+
+def test_segment_column_not_in_qrels_is_refused_like_evaluate(tmp_path: Path) -> None:
+    # "segment" splits the queries but the qrels do not carry it: evaluate refuses
+    # missing="zero"; the check needs all buckets, so it is done globally
+    case = next(c for c in CASES if c.name == "segment-in-qrels")
+    qrels = case.qrels.drop("segment")  # type: ignore[union-attr]
+    with pytest.raises(InvalidParameterError, match="look like query attributes") as want:
+        irframe.evaluate(case.run, MEASURES, qrels, by="segment")
+    path = _write(case, tmp_path)
+    for buckets in (1, 4, 64):
+        with pytest.raises(InvalidParameterError) as got:
+            irframe.evaluate_parquet(path, MEASURES, qrels, by="segment", buckets=buckets)
+        assert str(got.value) == str(want.value)
+
+
+def test_parse_bytes() -> None:
+    assert parse_bytes("2GB") == 2 * 10**9
+    assert parse_bytes("1.5 GiB") == 3 * 2**29
+    assert parse_bytes("512m") == 512 * 2**20
+    assert parse_bytes(10) == 10
+    for bad in ("", "-1GB", "1XB", 0, -5, True, 1.5):
+        with pytest.raises(InvalidParameterError):
+            parse_bytes(bad)  # type: ignore[arg-type]
+
+
+_CHILD = """
+import json, resource, sys, irframe
+peak0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+means = irframe.evaluate_parquet(sys.argv[1], {measures!r}, qrels=sys.argv[2],
+                                 memory_limit=sys.argv[3])
+print(json.dumps({{"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "means": means.to_dicts()[0]}}))
+"""
+
+
+@pytest.mark.slow
+def test_peak_memory_follows_the_setting(tmp_path: Path) -> None:
+    """A 3e6-row log: a small setting bounds peak RSS; the results do not change."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import outofcore as bench
+
+    data = bench.generate(3_000_000, tmp_path)
+    peaks, means = {}, []
+    for limit in ("900MB", "8GB"):
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD.format(measures=MEASURES),
+             str(data / "run" / "*.parquet"), str(data / "qrels" / "*.parquet"), limit],
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        record = json.loads(proc.stdout.splitlines()[-1])
+        peaks[limit] = record["peak_mb"]
+        means.append(record["means"])
+    assert peaks["900MB"] < 900e6 / 2**20 * 1.1, peaks
+    assert peaks["900MB"] < peaks["8GB"], peaks
+    assert means[0] == pytest.approx(means[1], rel=1e-12)
+    assert _BASE_BYTES < parse_bytes("900MB")
