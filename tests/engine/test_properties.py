@@ -189,3 +189,72 @@ def test_by_system_equals_separate_evaluations(
         part = out.filter(pl.col("system") == system)
         got = per_query_dict(part, labels)
         assert_close_dicts(got, expected, tol=TOL, context=f" ({kind}, system {system})")
+
+
+# --- runs that arrive (almost) in ranking order ------------------------------------------
+# The engine may skip its sort when the rows already follow the ranking; these runs are in
+# that order, or nearly: ties in the wrong order, a query split in two blocks, queries in
+# reverse order, a rank column in order.
+LAYOUTS = ["exact", "ties_ascending", "split_query", "queries_reversed", "one_swap"]
+
+
+def _layout(run: dict[str, list[Any]], layout: str, use_rank: bool) -> dict[str, list[Any]]:
+    n = len(run["query_id"])
+    rows = [{k: run[k][i] for k in run} for i in range(n)]
+    order_key = "rank" if use_rank else "score"
+    sign = 1 if use_rank else -1
+    # trec order inside a query: score descending, ties by doc id descending
+    rows.sort(key=lambda r: r["doc_id"], reverse=layout != "ties_ascending")
+    rows.sort(key=lambda r: (r["query_id"], sign * r[order_key]))
+    if layout == "queries_reversed":
+        queries = sorted({r["query_id"] for r in rows}, reverse=True)
+        rows = [r for q in queries for r in rows if r["query_id"] == q]
+    elif layout == "split_query" and n > 1:
+        rows = rows[1:] + rows[:1]  # the first query's best row moves to the end
+    elif layout == "one_swap" and n > 1:
+        rows[0], rows[1] = rows[1], rows[0]
+    return {k: [r[k] for r in rows] for k in run}
+
+
+@SETTINGS
+@given(
+    data=st.one_of(
+        st.tuples(run_and_qrels(grades=GRADES), st.just(False)),
+        st.tuples(run_and_qrels(grades=GRADES, use_rank=True), st.just(True)),
+    ),
+    layout=st.sampled_from(LAYOUTS),
+    labels=measure_lists(),
+    kind=FRAME_TYPES,
+)
+def test_engine_equals_oracle_on_presorted_runs(
+    data: tuple[tuple[dict[str, list[Any]], dict[str, list[Any]]], bool],
+    layout: str,
+    labels: list[str],
+    kind: str,
+) -> None:
+    (run, qrels), use_rank = data
+    run = _layout(run, layout, use_rank)
+    expected = oracle_evaluate(run, qrels, labels)
+    got = engine_per_query(kind, run, qrels, labels)
+    assert_close_dicts(got, expected, tol=TOL, context=f" ({kind}, layout={layout})")
+
+
+@SETTINGS
+@given(data=run_and_qrels(grades=GRADES), labels=measure_lists(), layout=st.sampled_from(LAYOUTS))
+def test_lazy_result_same_under_streaming_engine(
+    data: tuple[dict[str, list[Any]], dict[str, list[Any]]], labels: list[str], layout: str
+) -> None:
+    """A LazyFrame result collected with the streaming engine equals the oracle too."""
+    run, qrels = data
+    run = _layout(run, layout, use_rank=False)
+    run_lf, qrels_lf = pl.LazyFrame(run, strict=False), pl.LazyFrame(qrels, strict=False)
+    out = irframe.evaluate(run_lf, labels, qrels_lf, per_query=True)
+    assert isinstance(out, pl.LazyFrame)
+    streamed = out.collect(engine="streaming")
+    expected = oracle_evaluate(run, qrels, labels)
+    assert_close_dicts(per_query_dict(streamed, labels), expected, tol=TOL, context=" (streaming)")
+    means = irframe.evaluate(run_lf, labels, qrels_lf)
+    row = means.collect(engine="streaming").row(0, named=True)
+    exp_mean = oracle_mean(expected)
+    for label in labels:
+        assert row[label] == pytest.approx(exp_mean[label], abs=TOL), label
