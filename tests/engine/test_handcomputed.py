@@ -563,3 +563,25 @@ def test_pandas_with_non_default_index() -> None:
     assert isinstance(out, pd.DataFrame)
     assert out.to_dict("records") == [{"query_id": "q1", "RR": 0.5, "AP@5": 0.25}]
     assert run.index.tolist() == [10, 3, 7, 1, 99, 5]
+
+
+def test_measure_objects_and_single_string(constructor: NamedConstructor) -> None:
+    from irframe.measures import AP, P, nDCG
+
+    run, qrels = constructor(TOY_RUN), constructor(TOY_QRELS)
+    out = to_polars(irframe.evaluate(run, [nDCG(gain="linear") @ 2, P(rel=2) @ 1, AP], qrels))
+    # Measure objects are labelled by their canonical form
+    assert out.columns[:3] == ["nDCG(gain=linear)@2", "P(rel=2)@1", "AP"]
+    assert out.row(0)[:3] == (approx(1 / (2 + 1 / L3)), 0.0, approx(5 / 6))
+    single = to_polars(irframe.evaluate(run, "ndcg_cut_2", qrels, per_query=True))
+    assert single.columns == ["query_id", "ndcg_cut_2"]
+
+
+def test_no_judged_query_left_gives_null_means(constructor: NamedConstructor) -> None:
+    run = {"query_id": ["q9"], "doc_id": ["a"], "score": [1.0]}
+    qrels = {"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}
+    row = summary(constructor, run, ["AP"], qrels, missing="drop")
+    # q1 dropped, q9 unjudged: nothing to average -> null (not NaN), 0 queries
+    assert (row["AP"], row["n_queries"], row["n_missing"], row["n_unjudged"]) == (None, 0, 1, 1)
+    row = summary(constructor, run, ["AP"], qrels)  # missing="zero": q1 scores 0 and counts
+    assert (row["AP"], row["n_queries"], row["n_missing"], row["n_unjudged"]) == (0.0, 1, 1, 1)
