@@ -452,6 +452,13 @@ def _add_eval(sub: SubParsers) -> None:
         help="judged queries absent from a run: score 0 (default, trec_eval -c), drop, error",
     )
     p.add_argument(
+        "--duplicates",
+        choices=("error", "first"),
+        default="error",
+        help="a document twice in one query's ranking: error (default, like trec_eval) or "
+        "keep its best-ranked row",
+    )
+    p.add_argument(
         "--rel",
         type=_number,
         metavar="N",
@@ -510,7 +517,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
         raise CliError(msg)
     with _progress("evaluating", progress):
-        kwargs: dict[str, Any] = {"by": by, "missing": args.missing}
+        kwargs: dict[str, Any] = {"by": by, "missing": args.missing, "duplicates": args.duplicates}
         per_query = irframe.evaluate(runs, measures, qrels, per_query=True, **kwargs)
         summary = irframe.evaluate(runs, measures, qrels, **kwargs)
     if fmt == "trec":
@@ -666,8 +673,18 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# library hints, said the command line's way
+_CLI_SPELLING = {
+    "duplicates='first'": "--duplicates first",
+    "missing='zero'": "--missing zero",
+    "missing='drop'": "--missing drop",
+}
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
+    for library, cli in _CLI_SPELLING.items():
+        text = text.replace(library, cli)
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 

@@ -498,3 +498,17 @@ def test_trec_format_on_trec_eval_test_files(trec_eval_test_dir: Path) -> None:
         for q, v in per_query.items():
             want = str(round(v[m])) if m.startswith("num_") else f"{v[m]:6.4f}"
             assert ours[(m, q)] == want
+
+
+def test_duplicates_option(files: dict[str, Path], tmp_path: Path) -> None:
+    (tmp_path / "dup.run").write_text(RUN_A + "q1 Q0 a 9 0.5 alpha\n")
+    res = run_cli("eval", files["qrels.txt"], tmp_path / "dup.run", "-m", "AP", "-f", "csv")
+    assert res.returncode == 2
+    assert "duplicate" in res.stderr
+    assert "--duplicates first" in res.stderr  # the library's hint, in command-line terms
+    res = run_cli(
+        "eval", files["qrels.txt"], tmp_path / "dup.run", "-m", "AP", "-f", "csv", "--duplicates", "first"
+    )
+    assert res.returncode == 0, res.stderr
+    res_clean = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "AP", "-f", "csv")
+    assert res.stdout == res_clean.stdout  # the best-ranked copy of 'a' is the one kept
