@@ -12,6 +12,7 @@ from polars.testing import assert_frame_equal
 
 from irframe.exceptions import (
     ColumnNotFoundError,
+    DuplicateRowsError,
     InvalidDataError,
     InvalidParameterError,
     IrFrameError,
@@ -359,6 +360,15 @@ def test_run_writer_errors(tmp_path: Path) -> None:
         write_trec_run(pl.DataFrame({"query_id": ["q"], "doc_id": ["a b"], "score": [1.0]}), tmp_path / "r")
     with pytest.raises(IrFrameError, match="must be a pandas"):
         write_trec_run({"query_id": ["q"]}, tmp_path / "r")
+
+
+def test_run_writer_refuses_duplicates(tmp_path: Path) -> None:
+    two_systems = pl.DataFrame(
+        {"system": ["a", "b"], "query_id": ["q", "q"], "doc_id": ["d", "d"], "score": [1.0, 2.0]}
+    )
+    with pytest.raises(DuplicateRowsError, match="one file per system"):
+        write_trec_run(two_systems, tmp_path / "r.run")
+    assert not (tmp_path / "r.run").exists()
 
 
 def test_qrels_round_trip(tmp_path: Path) -> None:

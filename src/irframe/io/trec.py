@@ -32,7 +32,7 @@ from typing import Any
 
 import polars as pl
 
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
+from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
 
 __all__ = [
@@ -481,6 +481,15 @@ def write_trec_run(
         pl.int_range(pl.len()).alias("__pos"),
     )
     _check_ids(f, [q, d], "run")
+    n_dup = f.height - f.select(q, d).n_unique()
+    if n_dup:
+        example = f.filter(pl.struct(q, d).is_duplicated()).row(0, named=True)
+        msg = (
+            f"The run has {n_dup} duplicate ({query_col}, {doc_col}) row(s), e.g. "
+            f"({example[q]!r}, {example[d]!r}); trec_eval refuses such files. Hint: several "
+            "systems in one frame? Write one file per system (filter on the system column)."
+        )
+        raise DuplicateRowsError(msg)
     if has_score:
         f = f.with_columns(pl.col(score_col).cast(pl.Float64).alias("__s"))
     f = f.with_columns(pl.col("__pos").min().over(q).alias("__qpos"))
