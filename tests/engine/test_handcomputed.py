@@ -585,3 +585,27 @@ def test_no_judged_query_left_gives_null_means(constructor: NamedConstructor) ->
     assert (row["AP"], row["n_queries"], row["n_missing"], row["n_unjudged"]) == (None, 0, 1, 1)
     row = summary(constructor, run, ["AP"], qrels)  # missing="zero": q1 scores 0 and counts
     assert (row["AP"], row["n_queries"], row["n_missing"], row["n_unjudged"]) == (0.0, 1, 1, 1)
+
+
+def test_namespace_shortcuts_with_parameters(constructor: NamedConstructor) -> None:
+    run, qrels = constructor(TOY_RUN), constructor(TOY_QRELS)
+    cases = [
+        (run.ir.ndcg(k=2, qrels=qrels, gain="linear"), "nDCG(gain=linear)@2", 1 / (2 + 1 / L3)),
+        # gains {1:1, 2:3}: DCG@2 = 1 (b) ; IDCG@2 = 3 + 1/log2(3)
+        (run.ir.ndcg(k=2, qrels=qrels, gain={1: 1, 2: 3}), "nDCG(gains={1:1,2:3})@2", 1 / (3 + 1 / L3)),
+        (run.ir.precision(k=1, qrels=qrels, rel=2), "P(rel=2)@1", 0.0),
+        (run.ir.mrr(k=2, qrels=qrels), "RR@2", 1.0),
+        (run.ir.ap(k=3, qrels=qrels), "AP@3", 5 / 6),
+        (run.ir.recall(qrels=qrels, rel=2), "R(rel=2)", 1.0),
+        (run.ir.rprec(qrels=qrels), "Rprec", 0.5),  # top 2: b, a -> 1/2
+        (run.ir.bpref(qrels=qrels), "Bpref", 0.5),
+        (run.ir.success(k=1, qrels=qrels), "Success@1", 1.0),
+        (run.ir.judged(k=4, qrels=qrels), "Judged@4", 1.0),
+    ]
+    for out, label, value in cases:
+        df = to_polars(out)
+        assert df.columns == ["query_id", label]
+        assert df.row(0) == ("q1", approx(value)), label
+    agg = to_polars(run.ir.ap(k=3, qrels=qrels, per_query=False))
+    assert agg.row(0, named=True)["AP@3"] == approx(5 / 6)
+    assert agg.row(0, named=True)["n_queries"] == 1
