@@ -11,6 +11,7 @@ in ``m_bpref.c``), so bpref is compared to 1e-6 instead of 1e-9.
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from oracle import oracle_evaluate
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 TOL = 1e-9
+# IRFRAME_HYPOTHESIS_EXAMPLES=2000 for a deep run
+EXAMPLES = int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES", "60"))
 BPREF_TOL = 1e-6
 
 
@@ -93,7 +96,7 @@ def compare(
 # ---------------------------------------------------------------------------------------
 # (0) the oracle itself agrees with trec_eval: this validates the reference
 # ---------------------------------------------------------------------------------------
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=max(150, EXAMPLES), deadline=None)
 @given(data=run_and_qrels(grades=(-1, 0, 0, 1, 1, 2, 3, 4)), rel=st.sampled_from([1, 2, 3]))
 def test_oracle_matches_pytrec_eval(data: tuple[dict[str, list[Any]], ...], rel: int) -> None:
     run, qrels = data
@@ -118,7 +121,7 @@ def test_oracle_toy_example_matches_pytrec_eval() -> None:
 # (a) the engine agrees with trec_eval on random runs
 # ---------------------------------------------------------------------------------------
 @settings(
-    max_examples=60,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
