@@ -609,3 +609,20 @@ def test_namespace_shortcuts_with_parameters(constructor: NamedConstructor) -> N
     agg = to_polars(run.ir.ap(k=3, qrels=qrels, per_query=False))
     assert agg.row(0, named=True)["AP@3"] == approx(5 / 6)
     assert agg.row(0, named=True)["n_queries"] == 1
+
+
+@pytest.mark.parametrize("backend", ["pandas", "pandas-pyarrow"])
+def test_pandas_output_keeps_the_dtype_backend(backend: str) -> None:
+    pd = pytest.importorskip("pandas")
+    ctor = NamedConstructor(backend)
+    run = {"query_id": ["q1", "q1", "q9"], "doc_id": ["a", "b", "a"], "score": [1.0, 0.5, 1.0]}
+    qrels = {"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}
+    out = irframe.evaluate(ctor(run), ["AP"], ctor(qrels), per_query=True)
+    assert isinstance(out.index, pd.RangeIndex)
+    assert out["query_id"].tolist() == ["q1", "q9"]
+    if backend == "pandas-pyarrow":
+        assert isinstance(out["AP"].dtype, pd.ArrowDtype)
+        assert out["AP"].isna().tolist() == [False, True]  # q9 unjudged: <NA>
+    else:
+        assert out["AP"].dtype == "float64"
+        assert out["AP"].isna().tolist() == [False, True]  # q9 unjudged: NaN
