@@ -277,8 +277,8 @@ def _load_runs(
     for df, name, is_table_system in zip(
         frames, names, [t is not None and len(t) > 1 for t in tags], strict=True
     ):
-        if is_table_system and len(frames) == 1:
-            out.append(df)  # a stacked table of several systems: keep them
+        if is_table_system:
+            out.append(df)  # a stacked table of several systems: keep their names
         else:
             out.append(df.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
     return pl.concat(out, how="diagonal_relaxed")

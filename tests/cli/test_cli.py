@@ -512,3 +512,13 @@ def test_duplicates_option(files: dict[str, Path], tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     res_clean = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "AP", "-f", "csv")
     assert res.stdout == res_clean.stdout  # the best-ranked copy of 'a' is the one kept
+
+
+def test_stacked_table_keeps_its_systems(files: dict[str, Path], tmp_path: Path) -> None:
+    read_trec_runs([files["a.run"], files["b.run"]]).write_parquet(tmp_path / "both.parquet")
+    res = run_cli("eval", files["qrels.txt"], tmp_path / "both.parquet", "-m", "AP", "-f", "csv")
+    assert res.returncode == 0, res.stderr
+    got = pl.read_csv(io.StringIO(res.stdout))
+    assert got["system"].to_list() == ["alpha", "beta"]
+    want = expected(files, ["AP"], False)
+    assert got["AP"].to_list() == pytest.approx(want["AP"].to_list())
