@@ -338,3 +338,57 @@ def test_irframe_readers_end_to_end_match_pytrec_eval(
         for q, vals in expected.items()
     }
     compare(got, expected_labels, context=f" (irframe readers, {run_file} vs {qrels_file})")
+
+
+def test_engine_matches_ir_measures_rr_at_k() -> None:
+    """ir_measures' RR@k (msmarco-style cutoff, not in trec_eval) and its trec-backed
+    measures agree with ours on distinct scores (ir_measures' own providers may break
+    ties the other way, and its Judged@k divides by min(k, retrieved) where ours divides
+    by k, so neither ties nor Judged are compared here)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    irframe = pytest.importorskip("irframe")
+    import polars as pl
+
+    rng = random.Random(11)
+    run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+    qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
+    for qi in range(15):
+        q = f"q{qi}"
+        docs = rng.sample([f"d{i}" for i in range(30)], 12)
+        run["query_id"] += [q] * len(docs)
+        run["doc_id"] += docs
+        run["score"] += [float(s) for s in rng.sample(range(1000), len(docs))]
+        judged = rng.sample([f"d{i}" for i in range(30)], 10)
+        qrels["query_id"] += [q] * len(judged)
+        qrels["doc_id"] += judged
+        qrels["relevance"] += [rng.choice([0, 0, 1, 2]) for _ in judged]
+    labels = ["RR@1", "RR@3", "RR@10", "P@5", "AP@10", "R@10", "nDCG(gain=linear)@10"]
+    theirs = {
+        "RR@1": ir_measures.RR @ 1,
+        "RR@3": ir_measures.RR @ 3,
+        "RR@10": ir_measures.RR @ 10,
+        "P@5": ir_measures.P @ 5,
+        "AP@10": ir_measures.AP @ 10,
+        "R@10": ir_measures.R @ 10,
+        "nDCG(gain=linear)@10": ir_measures.nDCG @ 10,  # ir_measures' default gain is linear
+    }
+    ir_qrels = [
+        ir_measures.Qrel(q, d, g)
+        for q, d, g in zip(qrels["query_id"], qrels["doc_id"], qrels["relevance"], strict=True)
+    ]
+    ir_run = [
+        ir_measures.ScoredDoc(q, d, s)
+        for q, d, s in zip(run["query_id"], run["doc_id"], run["score"], strict=True)
+    ]
+    result = irframe.evaluate(pl.DataFrame(run), labels, pl.DataFrame(qrels), per_query=True)
+    got = per_query_dict(result, labels)
+    by_measure = {str(m): label for label, m in theirs.items()}
+    n = 0
+    for metric in ir_measures.iter_calc(list(theirs.values()), ir_qrels, ir_run):
+        label = by_measure[str(metric.measure)]
+        assert got[metric.query_id][label] == pytest.approx(metric.value, abs=1e-9), (
+            metric.query_id,
+            label,
+        )
+        n += 1
+    assert n == len(labels) * 15
