@@ -250,6 +250,7 @@ def test_trec_eval_test_files_readable_by_pytrec_eval(trec_eval_test_dir: Path) 
 # ---------------------------------------------------------------------------------------
 # exponential gain and RR@k: ranx (ndcg_burges = 2^rel - 1, IDCG from the qrels)
 # ---------------------------------------------------------------------------------------
+@pytest.mark.slow  # ranx compiles its numba kernels on first use (~10 s)
 def test_engine_exp_ndcg_and_rr_at_k_match_ranx() -> None:
     """ranx's ``ndcg_burges@k`` is our default ``nDCG@k`` and its ``mrr@k`` our ``RR@k``.
 
