@@ -626,3 +626,27 @@ def test_pandas_output_keeps_the_dtype_backend(backend: str) -> None:
     else:
         assert out["AP"].dtype == "float64"
         assert out["AP"].isna().tolist() == [False, True]  # q9 unjudged: NaN
+
+
+def test_qrels_take_precedence_over_grades_on_the_run(constructor: NamedConstructor) -> None:
+    # the run carries stale grades (a relevant); the qrels say b is the relevant one
+    run = {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 0.5], "relevance": [1, 0]}
+    qrels = {"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]}
+    assert per_query(constructor, run, ["RR"], qrels)["q1"]["RR"] == approx(0.5)
+
+
+def test_golden_set_by_system(constructor: NamedConstructor) -> None:
+    run = {
+        "system": ["A", "A", "B", "B"],
+        "query_id": ["q1", "q1", "q1", "q1"],
+        "doc_id": ["a", "b", "a", "b"],
+        "score": [2.0, 1.0, 1.0, 2.0],
+        "relevance": [0, 2, 0, 2],
+    }
+    out = to_polars(irframe.evaluate(constructor(run), ["nDCG@2", "RR"], by="system"))
+    out = out.sort("system")
+    # A: b (gain 3) at rank 2 -> nDCG = (3/log2(3)) / 3, RR = 1/2 ; B: b first -> 1, 1
+    assert out.select("system", "nDCG@2", "RR").rows() == [
+        ("A", approx(1 / L3), approx(0.5)),
+        ("B", approx(1.0), approx(1.0)),
+    ]
