@@ -650,3 +650,29 @@ def test_golden_set_by_system(constructor: NamedConstructor) -> None:
         ("A", approx(1 / L3), approx(0.5)),
         ("B", approx(1.0), approx(1.0)),
     ]
+
+
+@pytest.mark.parametrize("order", ["ranked", "reversed"])
+def test_rr_when_every_retrieved_doc_is_relevant(constructor: NamedConstructor, order: str) -> None:
+    # regression: a boolean arg_max over an all-True group returned the last index
+    two = {"query_id": ["q2", "q2"], "doc_id": ["a", "b"], "score": [0.25, 0.0]}
+    got2 = per_query(
+        constructor,
+        two if order == "ranked" else {k: v[::-1] for k, v in two.items()},
+        ["RR"],
+        {"query_id": ["q2", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]},
+    )
+    assert got2 == {"q2": {"RR": 1.0}}
+    run = {"query_id": ["q1", "q1", "q1"], "doc_id": ["a", "b", "c"], "score": [0.25, 0.1, 0.0]}
+    if order == "reversed":
+        run = {k: v[::-1] for k, v in run.items()}
+    qrels = {"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "relevance": [1, 1, 2]}
+    got = per_query(constructor, run, ["RR", "RR@2", "RR(rel=2)", "AP", "Success@1"], qrels)
+    # RR: a at rank 1 -> 1 ; RR(rel=2): c at rank 3 -> 1/3 ; AP = (1/1 + 2/2 + 3/3) / 3 = 1
+    assert got["q1"] == {
+        "RR": 1.0,
+        "RR@2": 1.0,
+        "RR(rel=2)": approx(1 / 3),
+        "AP": approx(1.0),
+        "Success@1": 1.0,
+    }

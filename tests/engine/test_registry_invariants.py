@@ -58,7 +58,23 @@ def seeded_data(seed: int) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
             qrels["query_id"] += [q] * len(judged)
             qrels["doc_id"] += judged
             qrels["relevance"] += [rng.choice([-1, 0, 0, 1, 2, 3]) for _ in judged]
+    # q8: every retrieved doc relevant; q9: none relevant (all judged 0)
+    for q, grade in (("q8", 2), ("q9", 0)):
+        got = rng.sample(docs, 4)
+        run["query_id"] += [q] * 4
+        run["doc_id"] += got
+        run["score"] += [4.0, 3.0, 3.0, 1.0]
+        qrels["query_id"] += [q] * 4
+        qrels["doc_id"] += got
+        qrels["relevance"] += [grade] * 4
     return run, qrels
+
+
+def in_ranking_order(frame: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Rows sorted the way trec_eval ranks them (the engine may skip its own sort)."""
+    idx = sorted(range(len(frame["query_id"])), key=lambda i: frame["doc_id"][i], reverse=True)
+    idx.sort(key=lambda i: (frame["query_id"][i], -frame["score"][i]))
+    return {k: [v[i] for i in idx] for k, v in frame.items()}
 
 
 def shuffled(frame: dict[str, list[Any]], seed: int) -> dict[str, list[Any]]:
@@ -71,12 +87,16 @@ def shuffled(frame: dict[str, list[Any]], seed: int) -> dict[str, list[Any]]:
 def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
     measures = registry_measures(family)
     labels = [str(m) for m in measures]
-    for seed in (1, 2):
+    for seed, presorted in ((1, False), (2, False), (3, True), (4, True)):
         run, qrels = seeded_data(seed)
+        if presorted:
+            run = in_ranking_order(run)
         expected = oracle_evaluate(run, qrels, measures)
         out = irframe.evaluate(constructor(run), labels, constructor(qrels), per_query=True)
         got = per_query_dict(out, labels)
-        assert_close_dicts(got, expected, tol=1e-9, context=f" ({family}, seed {seed})")
+        assert_close_dicts(
+            got, expected, tol=1e-9, context=f" ({family}, seed {seed}, presorted={presorted})"
+        )
         for q, vals in got.items():
             for label, v in vals.items():
                 if v is None:
