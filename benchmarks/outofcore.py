@@ -108,8 +108,7 @@ def _child(path: Path, memory_limit: str, measures: list[str]) -> None:
     )
     seconds = time.perf_counter() - t0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_kib / 1024,
-                      "means": means.to_dicts()[0]}))
+    print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_kib / 1024, "means": means.to_dicts()[0]}))
 
 
 def run(rows: int, limits: list[str], base: Path = DEFAULT_DIR) -> list[dict[str, object]]:
@@ -122,8 +121,11 @@ def run(rows: int, limits: list[str], base: Path = DEFAULT_DIR) -> list[dict[str
         record = json.loads(proc.stdout.strip().splitlines()[-1])
         record.update(rows=rows, memory_limit=limit)
         results.append(record)
-        print(f"rows={rows:.0e} memory_limit={limit:>6}  time={record['seconds']:8.1f} s  "
-              f"peak RSS={record['peak_rss_mb']:8.0f} MB", flush=True)
+        print(
+            f"rows={rows:.0e} memory_limit={limit:>6}  time={record['seconds']:8.1f} s  "
+            f"peak RSS={record['peak_rss_mb']:8.0f} MB",
+            flush=True,
+        )
     return results
 
 

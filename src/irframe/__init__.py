@@ -21,6 +21,8 @@ shape: (1, 5)
 
 from __future__ import annotations
 
+import sys
+
 from irframe import _namespaces
 from irframe.exceptions import IrFrameError
 from irframe.functions import (
@@ -35,8 +37,16 @@ from irframe.functions import (
     rprec,
     success,
 )
+from irframe.io import (
+    read_table,
+    read_trec_qrels,
+    read_trec_run,
+    read_trec_runs,
+    scan_table,
+    write_trec_qrels,
+    write_trec_run,
+)
 from irframe.measures import Measure, parse_measure
-from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
 
@@ -53,9 +63,45 @@ __all__ = [
     "ndcg",
     "parse_measure",
     "precision",
+    "read_table",
+    "read_trec_qrels",
+    "read_trec_run",
+    "read_trec_runs",
     "recall",
     "rprec",
+    "scan_table",
     "success",
+    "write_trec_qrels",
+    "write_trec_run",
 ]
 
+# Loaded on first use: they pull in pyarrow, numpy statistics or data files, and
+# `import irframe` (every CLI call) stays light.
+_LAZY = {
+    "evaluate_parquet": ("irframe.outofcore", "evaluate_parquet"),
+    "datasets": ("irframe.datasets", None),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        module_name, attr = _LAZY[name]
+        module = importlib.import_module(module_name)
+        value = module if attr is None else getattr(module, attr)
+        globals()[name] = value
+        return value
+    msg = f"module 'irframe' has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 _namespaces.register_pandas()
+
+if "dask.dataframe" in sys.modules:  # irframe never imports dask itself (import time)
+    from irframe.dask import register as _register_dask
+
+    _register_dask()  # .ir on dask DataFrames

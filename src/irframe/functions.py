@@ -5,6 +5,7 @@ Every ``.ir`` namespace method forwards to a function here.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -139,6 +140,15 @@ def evaluate(
     │ 0.822143 ┆ 0.75 ┆ 2         ┆ 0         ┆ 0          │
     └──────────┴──────┴───────────┴───────────┴────────────┘
     """
+    backend = _backend(run)
+    if backend is not None:  # a dask or Spark frame: the partitioned engine
+        return backend(  # type: ignore[no-any-return]
+            run, measures, qrels, by=by, per_query=per_query, missing=missing,
+            query_col=query_col, doc_col=doc_col, rank_col=rank_col, score_col=score_col,
+            relevance_col=relevance_col, qrels_query_col=qrels_query_col,
+            qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col,
+            duplicates=duplicates,
+        )  # fmt: skip
     run_lf, origin = to_lazy(run, "run")
     plan = build(
         run_lf,
@@ -165,6 +175,24 @@ def evaluate(
         table = collected.lazy()
     result = _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
     return from_lazy(result, origin)  # type: ignore[no-any-return]
+
+
+def _backend(run: object) -> Any:
+    """``irframe.dask.evaluate`` / ``irframe.spark.evaluate`` for a dask or Spark frame.
+
+    Looked up in ``sys.modules``: dask and pyspark are never imported to test a type.
+    """
+    dd = sys.modules.get("dask.dataframe")
+    if dd is not None and isinstance(run, dd.DataFrame):
+        from irframe import dask
+
+        return dask.evaluate
+    sql = sys.modules.get("pyspark.sql")
+    if sql is not None and isinstance(run, sql.DataFrame):
+        from irframe import spark
+
+        return spark.evaluate
+    return None
 
 
 def build(

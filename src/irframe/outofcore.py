@@ -99,8 +99,10 @@ def bucket_expr(column: str, buckets: int) -> pl.Expr:
 
 
 def _scan(source: Any, role: str) -> pl.LazyFrame:
-    if isinstance(source, str | os.PathLike):
+    if isinstance(source, str):
         return pl.scan_parquet(source)
+    if isinstance(source, os.PathLike):
+        return pl.scan_parquet(Path(source))
     if isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source):
         return pl.scan_parquet(list(source))
     return to_lazy(source, role)[0]
@@ -210,9 +212,7 @@ qrels_doc_col, qrels_relevance_col, duplicates
     """
     where = "evaluate_parquet"
     limit = parse_bytes(memory_limit)
-    if buckets is not None and (
-        isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1
-    ):
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
     run_lf = _scan(source, "run")
     qrels_lf = None if qrels is None else _scan(qrels, "qrels")
@@ -260,7 +260,8 @@ qrels_doc_col, qrels_relevance_col, duplicates
     partitions = list(plan.partitions)
     with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
         parts = _evaluate_buckets(
-            run_lf, qrels_lf, measures, kwargs, buckets, Path(tmp), query=cols.query, qrels_query=qq,
+            run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
+            qrels_query=qq,
             partitions=partitions, per_query=per_query, output=output, keys=keys,
         )  # fmt: skip
         per_query_files, partials, stats, n_groups, (n_in_run, n_judged) = parts
@@ -279,16 +280,16 @@ qrels_doc_col, qrels_relevance_col, duplicates
             result = combine_partials(partials, labels, by_cols)
             if output is None:
                 return result  # type: ignore[no-any-return]
-            result.write_parquet(output)
-            return pl.scan_parquet(output)
+            result.write_parquet(Path(output))
+            return pl.scan_parquet(Path(output))
         table = pl.scan_parquet(per_query_files) if per_query_files else None
         if table is None:
             table = pl.LazyFrame(schema=plan.frame.select(*keys, *labels).collect_schema())
         table = table.sort(keys, nulls_last=True)
         if output is None:
             return table.collect()
-        table.sink_parquet(output)
-        return pl.scan_parquet(output)
+        table.sink_parquet(Path(output))
+        return pl.scan_parquet(Path(output))
 
 
 def _evaluate_buckets(
@@ -296,9 +297,9 @@ def _evaluate_buckets(
     qrels_lf: pl.LazyFrame | None,
     measures: Any,
     kwargs: dict[str, Any],
+    *,
     buckets: int,
     tmp: Path,
-    *,
     query: str,
     qrels_query: str,
     partitions: list[str],

@@ -1,0 +1,318 @@
+"""Dask backend: ``irframe.evaluate`` on a ``dask.dataframe.DataFrame``.
+
+The run is shuffled (task-based) so that each query's rows sit in one partition, then
+every partition is evaluated by :func:`irframe.partition.evaluate_partition` through
+``map_partitions`` -- the engine runs once per partition, never once per query.
+
+Placement is explicit: a query goes to bucket ``hash(query id as string) % n``
+(:func:`irframe.outofcore.bucket_expr`), and ``set_index(bucket, divisions=0..n)`` puts
+bucket ``b`` into partition ``b``.  The qrels get the same buckets: a dask frame is
+shuffled the same way (the join happens on the cluster); a pandas or polars frame is
+split into its buckets on the client and each partition receives only its own
+judgments.  So a judged query the run never returned is produced exactly once, in its
+bucket, even when that partition of the run is empty.
+
+Means are sums and counts per partition (:func:`irframe.partition.partial_sums`) added
+up in one final task (:func:`irframe.partition.combine_partials`).
+
+Importing this module registers ``.ir`` on dask DataFrames (``import irframe`` does it
+too when ``dask.dataframe`` was imported first).  Install with ``pip install
+"irframe[dask]"``.
+
+Examples
+--------
+>>> import pandas as pd, dask.dataframe as dd, irframe, irframe.dask
+>>> run = dd.from_pandas(pd.DataFrame({
+...     "query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"],
+...     "score": [2.0, 1.0, 2.0, 1.0], "relevance": [0, 1, 1, 0]}), npartitions=2)
+>>> irframe.evaluate(run, ["RR", "P@1"]).compute()
+     RR  P@1  n_queries  n_missing  n_unjudged
+0  0.75  0.5          2          0           0
+>>> run.ir.evaluate(["RR"], per_query=True).compute().sort_values("query_id")
+  query_id   RR
+0       q1  0.5
+0       q2  1.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import pyarrow as pa
+
+from irframe._columns import DEFAULT_RANK
+from irframe.exceptions import EmptyInputError, IrFrameError
+from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe.outofcore import bucket_expr
+from irframe.partition import (
+    IN_RUN,
+    combine_partials,
+    evaluate_partition,
+    output_schema,
+    partial_sums,
+)
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
+__all__ = ["evaluate", "is_dask_frame", "register"]
+
+BUCKET = "__irframe_bucket"
+
+
+def is_dask_frame(obj: object) -> bool:
+    """True for a ``dask.dataframe.DataFrame`` (without importing dask)."""
+    mod = sys.modules.get("dask.dataframe")
+    return mod is not None and isinstance(obj, mod.DataFrame)
+
+
+def _dask_dataframe() -> Any:
+    """``dask.dataframe`` (imported on first use; typed Any: dask is partly annotated)."""
+    import dask.dataframe
+
+    return dask.dataframe
+
+
+def register() -> None:
+    """Register the ``.ir`` accessor on ``dask.dataframe.DataFrame`` (idempotent)."""
+    from irframe._namespaces import IrNamespace
+
+    dd = _dask_dataframe()
+
+    if not hasattr(dd.DataFrame, "ir"):
+        dd.extensions.register_dataframe_accessor("ir")(IrNamespace)
+
+
+def _to_polars(pdf: pd.DataFrame, schema: pl.Schema) -> pl.DataFrame:
+    """A pandas partition as polars (the bucket index dropped; empty ones typed)."""
+    if len(pdf) == 0:
+        return pl.DataFrame(schema=schema)
+    return pl.from_pandas(pdf.reset_index(drop=True))
+
+
+def _with_bucket(pdf: pd.DataFrame, query: str, n: int) -> pd.DataFrame:
+    bucket = pl.from_pandas(pdf[[query]]).select(bucket_expr(query, n)).to_series()
+    return pdf.assign(**{BUCKET: bucket.cast(pl.Int64).to_numpy()})
+
+
+def _bucketed(frame: Any, query: str, n: int) -> Any:
+    """``frame`` shuffled (task-based) so that partition ``b`` holds bucket ``b``."""
+    import numpy as np
+
+    meta = frame._meta.assign(**{BUCKET: np.int64(0)})
+    with_bucket = frame.map_partitions(_with_bucket, query, n, meta=meta)
+    return with_bucket.set_index(BUCKET, divisions=list(range(n + 1)), shuffle_method="tasks")
+
+
+def _local_buckets(qrels: pl.DataFrame, query: str, n: int, meta: pd.DataFrame) -> Any:
+    """Local qrels split into ``n`` buckets on the client: partition ``b`` = bucket ``b``."""
+    dd = _dask_dataframe()
+
+    split = qrels.with_columns(bucket_expr(query, n).cast(pl.Int64).alias(BUCKET)).partition_by(
+        BUCKET, as_dict=True, include_key=True
+    )
+    pieces = []
+    for b in range(n):
+        part = split.get((b,))
+        pdf = meta if part is None else part.to_pandas()
+        pieces.append(pdf.set_index(BUCKET) if BUCKET in pdf.columns else pdf)
+    return dd.from_map(_identity, pieces, divisions=list(range(n + 1)), meta=pieces[0].iloc[:0])
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _evaluate_part(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame | None,
+    values: pd.DataFrame | None,
+    *,
+    measures: Any,
+    kwargs: dict[str, Any],
+    run_schema: pl.Schema,
+    qrels_schema: pl.Schema | None,
+    schema: pa.Schema,
+) -> pd.DataFrame:
+    """One partition: pandas in, the fixed per-query schema (with flags) out."""
+    q = None if qrels is None or qrels_schema is None else _to_polars(qrels, qrels_schema)
+    parts = None if values is None else pl.from_pandas(values.reset_index(drop=True))
+    table = evaluate_partition(_to_polars(run, run_schema), measures, q, partition_values=parts, **kwargs)
+    return table.select(schema.names).cast(schema).to_pandas()
+
+
+def _public(pdf: pd.DataFrame, columns: list[str], drop: bool) -> pd.DataFrame:
+    if drop:
+        pdf = pdf[pdf[IN_RUN]]
+    return pdf[columns]
+
+
+def _partials(
+    pdf: pd.DataFrame, schema: pa.Schema, labels: list[str], by: list[str], missing: str
+) -> pd.DataFrame:
+    df = pl.DataFrame(pa.Table.from_pandas(pdf, schema=schema, preserve_index=False))
+    return partial_sums(df, labels, by, missing).to_pandas()
+
+
+def _combine(
+    pdf: pd.DataFrame,
+    labels: list[str],
+    by: list[str],
+    missing: str,
+    *,
+    has_qrels: bool,
+    check: bool = True,
+) -> pd.DataFrame:
+    partials = pl.from_pandas(pdf.reset_index(drop=True))
+    means = combine_partials(partials, labels, by)
+    if check:
+        n_queries, n_missing, n_unjudged = (
+            int(partials.get_column(c).sum()) for c in ("n_queries", "n_missing", "n_unjudged")
+        )
+        judged_in_run = n_queries - (0 if missing == "drop" else n_missing)
+        if judged_in_run + n_unjudged == 0:
+            msg = "The run has no rows. Hint: check the filter that produced it."
+            raise EmptyInputError(msg)
+        if has_qrels and n_queries + (n_missing if missing == "drop" else 0) == 0:
+            msg = (
+                "No query of the run is in the qrels (and the qrels are empty or share no "
+                "query id with it). Hint: check that both use the same query ids."
+            )
+            raise EmptyInputError(msg)
+    return means.to_pandas()
+
+
+def evaluate(
+    run: dd.DataFrame,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Missing = "zero",
+    npartitions: int | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    rank_col: str | None = DEFAULT_RANK,
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    qrels_query_col: str | None = None,
+    qrels_doc_col: str | None = None,
+    qrels_relevance_col: str | None = None,
+    duplicates: Duplicates = "error",
+) -> dd.DataFrame:
+    """Evaluate a dask DataFrame run; a lazy dask DataFrame comes back.
+
+    ``irframe.evaluate(ddf, ...)`` and ``ddf.ir.evaluate(...)`` call this.
+
+    Parameters
+    ----------
+    run : dask.dataframe.DataFrame
+        Long format, as for :func:`irframe.evaluate`; a query's rows may be spread over
+        any partitions.
+    measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
+        As for :func:`irframe.evaluate`.
+    qrels : dask, pandas or polars DataFrame, optional
+        A dask frame is shuffled onto the run's partitions; a local frame is split by
+        bucket on the client and sent to the partitions (each gets its own judgments).
+    npartitions : int, optional
+        Partitions after the shuffle (default: the run's). More partitions than queries
+        is fine: the extra ones are empty.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        ``per_query=True``: the key columns and one float64 column per measure, one row
+        per (by-group, query) in no particular order (sort after ``compute()``).
+        ``per_query=False``: one partition with the means and query counts of
+        :func:`irframe.evaluate`.  Values equal :func:`irframe.evaluate`'s exactly per
+        query.  Input errors surface on ``compute()``; the check that a ``by`` column
+        not in the qrels is not a query attribute is not done here.
+    """
+    from dask.delayed import delayed
+
+    dd = _dask_dataframe()
+    register()
+    where = "irframe.dask.evaluate"
+    if not isinstance(run, dd.DataFrame):
+        msg = f"The run must be a dask.dataframe.DataFrame for {where}; got {type(run)!r}."
+        raise IrFrameError(msg)
+    kwargs: dict[str, Any] = {
+        "by": by, "missing": missing, "query_col": query_col, "doc_col": doc_col,
+        "rank_col": rank_col, "score_col": score_col, "relevance_col": relevance_col,
+        "qrels_query_col": qrels_query_col, "qrels_doc_col": qrels_doc_col,
+        "qrels_relevance_col": qrels_relevance_col, "duplicates": duplicates,
+    }  # fmt: skip
+    run_schema = pl.from_pandas(run._meta_nonempty.reset_index(drop=True)).schema
+    local_qrels: pl.DataFrame | None = None
+    qrels_schema: pl.Schema | None = None
+    if is_dask_frame(qrels):
+        qrels_schema = pl.from_pandas(qrels._meta_nonempty.reset_index(drop=True)).schema
+    elif qrels is not None:
+        from irframe._frames import to_lazy
+
+        local_qrels = to_lazy(qrels, "qrels")[0].collect()
+        qrels_schema = local_qrels.schema
+    # validate measures, parameters and columns on the schemas (no data is touched)
+    plan = build(
+        pl.LazyFrame(schema=run_schema),
+        measures,
+        None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema),
+        per_query=per_query,
+        allow_empty=True,
+        **kwargs,
+    )
+    schema = output_schema(run_schema, measures, qrels_schema, **kwargs)
+    n = npartitions or run.npartitions
+    qq = qrels_query_col or query_col
+    run_b = _bucketed(run, plan.cols.query, n)
+    qrels_b = None
+    if is_dask_frame(qrels):
+        qrels_b = _bucketed(qrels, qq, n)
+    elif local_qrels is not None:
+        meta = local_qrels.head(0).with_columns(pl.lit(0, pl.Int64).alias(BUCKET)).to_pandas()
+        qrels_b = _local_buckets(local_qrels, qq, n, meta)
+    values = None
+    partitions = list(plan.partitions)
+    if partitions and qrels_schema is not None:
+        # every system's values, so that a partition lacking a system still fills in
+        # that system's missing queries (one small task, passed to every partition)
+        distinct = run[partitions].drop_duplicates()
+        values = delayed(_concat_unique)(distinct.to_delayed())
+    meta = schema.empty_table().to_pandas()
+    fn_kwargs = {
+        "measures": measures, "kwargs": kwargs, "run_schema": run_schema,
+        "qrels_schema": qrels_schema, "schema": schema,
+    }  # fmt: skip
+    per_part = run_b.map_partitions(
+        _evaluate_part, qrels_b, values, meta=meta, clear_divisions=True, **fn_kwargs
+    )
+    keys, labels = list(plan.keys), list(plan.labels)
+    if per_query:
+        return per_part.map_partitions(  # type: ignore[no-any-return]
+            _public, [*keys, *labels], missing == "drop", meta=meta[[*keys, *labels]]
+        )
+    by_cols = list(plan.cols.by)
+    part_meta = _partials(meta, schema, labels, by_cols, missing)
+    partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, meta=part_meta)
+    has_qrels = qrels_schema is not None
+    means_meta = _combine(part_meta, labels, by_cols, missing, has_qrels=has_qrels, check=False)
+    return partials.repartition(npartitions=1).map_partitions(  # type: ignore[no-any-return]
+        _combine, labels, by_cols, missing, has_qrels=has_qrels, meta=means_meta
+    )
+
+
+def _concat_unique(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True).drop_duplicates(ignore_index=True)
+
+
+with contextlib.suppress(ImportError):  # dask is an optional extra
+    register()
