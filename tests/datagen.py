@@ -68,6 +68,9 @@ def run_and_qrels(
             run["rank" if use_rank else "score"] += values
         if role != "run_only":
             jdocs = draw(st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=10, unique=True))
+            if role == "both" and draw(st.booleans()):
+                # every retrieved doc judged (dense relevance, all-relevant rankings)
+                jdocs = list(dict.fromkeys([*docs, *jdocs]))
             qrels["query_id"] += [q] * len(jdocs)
             qrels["doc_id"] += jdocs
             qrels["relevance"] += [draw(st.sampled_from(grades)) for _ in jdocs]
