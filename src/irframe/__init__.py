@@ -22,6 +22,7 @@ shape: (1, 5)
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from irframe import _namespaces
 from irframe.exceptions import IrFrameError
@@ -37,16 +38,20 @@ from irframe.functions import (
     rprec,
     success,
 )
-from irframe.io import (
-    read_table,
-    read_trec_qrels,
-    read_trec_run,
-    read_trec_runs,
-    scan_table,
-    write_trec_qrels,
-    write_trec_run,
-)
 from irframe.measures import Measure, parse_measure
+
+if TYPE_CHECKING:
+    from irframe import datasets
+    from irframe.io import (
+        read_table,
+        read_trec_qrels,
+        read_trec_run,
+        read_trec_runs,
+        scan_table,
+        write_trec_qrels,
+        write_trec_run,
+    )
+    from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
 
@@ -56,6 +61,7 @@ __all__ = [
     "__version__",
     "ap",
     "bpref",
+    "datasets",
     "evaluate",
     "evaluate_parquet",
     "judged",
@@ -75,11 +81,23 @@ __all__ = [
     "write_trec_run",
 ]
 
-# Loaded on first use: they pull in pyarrow, numpy statistics or data files, and
+# Loaded on first use (PEP 562): they pull in pyarrow, file readers or data files, and
 # `import irframe` (every CLI call) stays light.
-_LAZY = {
+_LAZY: dict[str, tuple[str, str | None]] = {
     "evaluate_parquet": ("irframe.outofcore", "evaluate_parquet"),
     "datasets": ("irframe.datasets", None),
+    **{
+        name: ("irframe.io", name)
+        for name in (
+            "read_table",
+            "read_trec_qrels",
+            "read_trec_run",
+            "read_trec_runs",
+            "scan_table",
+            "write_trec_qrels",
+            "write_trec_run",
+        )
+    },
 }
 
 

@@ -6,17 +6,17 @@ Each method forwards to the typed function of the same name in
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import sys
-import types
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import polars as pl
 
 from irframe import functions as F
+
+if TYPE_CHECKING:
+    import importlib.machinery
+    import types
 
 __all__ = ["IrNamespace", "register_pandas"]
 
@@ -92,12 +92,12 @@ def _register_now(pd: Any) -> None:
         _PANDAS_DONE = True
 
 
-class _PandasImportHook(importlib.abc.MetaPathFinder):
+class _PandasImportHook:
     """Registers ``.ir`` the moment pandas is imported, so ``import irframe`` stays light.
 
     It finds pandas' real module spec with the other finders and wraps its loader's
     ``exec_module``; once pandas has executed, the accessor is registered and the hook
-    removes itself.
+    removes itself. (A duck-typed finder: importing importlib.abc costs ~60 ms.)
     """
 
     def find_spec(
@@ -105,6 +105,8 @@ class _PandasImportHook(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname != "pandas":
             return None
+        import importlib.util
+
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec("pandas")
         if spec is None or spec.loader is None:
