@@ -50,7 +50,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
 import polars as pl
 
 from irframe._frames import Origin, from_lazy, to_lazy
@@ -61,14 +60,6 @@ from irframe.exceptions import (
 )
 from irframe.functions import evaluate
 from irframe.measures import Measure, parse_measures
-from irframe.stats import (
-    CORRECTIONS,
-    TESTS,
-    adjust_p_values,
-    bootstrap_ci,
-    cohens_dz,
-    paired_test,
-)
 
 __all__ = ["ComparisonReport", "compare", "compare_report", "moved"]
 
@@ -661,6 +652,12 @@ def compare_report(
     over a family of 1 comparisons (1 system(s) x 1 measure(s)); alpha = 0.05. CI: 95% paired
     bootstrap (percentile, 10,000 resamples) of the mean delta.
     """
+    # numpy and the statistics load on first use, so that exporting compare keeps
+    # `import irframe` light
+    import numpy as np
+
+    from irframe.stats import CORRECTIONS, TESTS, adjust_p_values, bootstrap_ci, cohens_dz, paired_test
+
     where = "compare"
     test_name = _check_choice("test", test, TESTS, where)
     corr_name = _check_choice("correction", correction, CORRECTIONS, where)

@@ -276,3 +276,15 @@ def test_int_query_ids_keep_their_dtype_and_custom_column_names() -> None:
     assert m.get_column("qid").to_list() == [3, 2, 4, 1]
     assert m.get_column("text").to_list() == ["three", "two", "four", "one"]
     assert m.item(0, "system_docs") == "r (1)"
+
+
+def test_importing_compare_adds_no_heavy_module() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, irframe; before = set(sys.modules); import irframe.compare; "
+        "print(sorted(m.split('.')[0] for m in set(sys.modules) - before))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['irframe']"  # numpy and irframe.stats load on first use
