@@ -1,0 +1,256 @@
+"""Spark backend: evaluate a ``pyspark.sql.DataFrame`` with ``mapInArrow``.
+
+The run's rows and the qrels' rows are stacked into one frame (a role column tells them
+apart, the qrels columns are renamed so nothing collides), ``repartition(n, key)`` on
+the query id as a string sends a query's rows and its judgments to the same partition
+(Spark's own hash of the same key on both sides), and ``mapInArrow`` evaluates each
+partition with :func:`irframe.partition.evaluate_partition` -- the engine runs once per
+partition, never once per query.  A judged query the run never returned is produced
+exactly once, in the partition its id hashes to.  Means are aggregated by Spark's own
+``groupBy`` from sums and counts.
+
+Requirements: ``pip install "irframe[spark]"`` (pyspark >= 4.0) and **Java 17** (Spark 4
+runs on Java 17 or 21; ``java -version`` must find it, or set ``JAVA_HOME``).  The Python
+workers must import irframe: in local mode set ``PYSPARK_PYTHON`` to the interpreter that
+has it (``sys.executable``) before the session starts.
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession  # doctest: +SKIP
+>>> import irframe.spark
+>>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+>>> run, qrels = spark.read.parquet("run.parquet"), spark.read.parquet("qrels.parquet")  # doctest: +SKIP
+>>> irframe.spark.evaluate(run, ["nDCG@10", "AP"], qrels).show()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import pyarrow as pa
+
+from irframe._columns import DEFAULT_RANK
+from irframe.exceptions import IrFrameError
+from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe.partition import IN_RUN, JUDGED, evaluate_partition, output_schema
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["evaluate", "is_spark_frame"]
+
+ROLE = "__irframe_role"  # 0: run row, 1: qrels row
+KEY = "__irframe_key"  # the query id as a string: the partitioning key
+QPREFIX = "__irframe_q_"  # qrels columns, renamed in the stacked frame
+
+
+def is_spark_frame(obj: object) -> bool:
+    """True for a ``pyspark.sql.DataFrame`` (without importing pyspark)."""
+    import sys
+
+    sql = sys.modules.get("pyspark.sql")
+    return sql is not None and isinstance(obj, sql.DataFrame)
+
+
+def _plain(t: pa.DataType) -> pa.DataType:
+    """Spark's Arrow types: ``string``/``binary`` rather than the large variants."""
+    if pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_large_binary(t):
+        return pa.binary()
+    return t
+
+
+def _arrow_schema(spark_schema: Any) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(spark_schema)
+
+
+def _evaluate_partitions(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    stacked_schema: pa.Schema,
+    run_cols: list[str],
+    qrels_cols: list[str] | None,
+    measures: Any,
+    kwargs: dict[str, Any],
+    values: pa.Table | None,
+    schema: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow``'s function: one partition's stacked rows in, per-query rows out."""
+    table = pa.Table.from_batches(list(batches), schema=stacked_schema)
+    df = pl.DataFrame(table)
+    run = df.filter(pl.col(ROLE) == 0).select(run_cols)
+    qrels = None
+    if qrels_cols is not None:
+        qrels = (
+            df.filter(pl.col(ROLE) == 1)
+            .select([QPREFIX + c for c in qrels_cols])
+            .rename({QPREFIX + c: c for c in qrels_cols})
+        )
+    parts = None if values is None else pl.DataFrame(values)
+    out = evaluate_partition(run, measures, qrels, partition_values=parts, **kwargs)
+    yield from out.select(schema.names).cast(schema).to_batches()
+
+
+def _default_parallelism(spark: Any) -> int:
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect has no SparkContext
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+
+
+def evaluate(
+    run: DataFrame,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Missing = "zero",
+    num_partitions: int | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    rank_col: str | None = DEFAULT_RANK,
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    qrels_query_col: str | None = None,
+    qrels_doc_col: str | None = None,
+    qrels_relevance_col: str | None = None,
+    duplicates: Duplicates = "error",
+) -> DataFrame:
+    """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
+
+    ``irframe.evaluate(spark_df, ...)`` calls this too.
+
+    Parameters
+    ----------
+    run : pyspark.sql.DataFrame
+        Long format, as for :func:`irframe.evaluate`.
+    measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
+        As for :func:`irframe.evaluate`.
+    qrels : Spark, pandas or polars DataFrame, optional
+        A local frame is turned into a Spark DataFrame first.
+    num_partitions : int, optional
+        Partitions of the evaluation (``repartition(n, query)``); default: the
+        session's default parallelism. More partitions than queries is fine.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        ``per_query=True``: key columns and one double column per measure, one row per
+        (by-group, query), unordered. ``per_query=False``: the means and the query
+        counts of :func:`irframe.evaluate`, by ``by`` when given (sorted). Values equal
+        :func:`irframe.evaluate`'s exactly per query (means up to summation order).
+        Input errors are raised on the executors when an action runs (Spark wraps them
+        in ``PythonException`` with irframe's message); the check that a ``by`` column
+        not in the qrels is not a query attribute is not done here.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    if not is_spark_frame(run):
+        msg = f"The run must be a pyspark.sql.DataFrame for irframe.spark.evaluate; got {type(run)!r}."
+        raise IrFrameError(msg)
+    spark = run.sparkSession
+    kwargs: dict[str, Any] = {
+        "by": by, "missing": missing, "query_col": query_col, "doc_col": doc_col,
+        "rank_col": rank_col, "score_col": score_col, "relevance_col": relevance_col,
+        "qrels_query_col": qrels_query_col, "qrels_doc_col": qrels_doc_col,
+        "qrels_relevance_col": qrels_relevance_col, "duplicates": duplicates,
+    }  # fmt: skip
+    if qrels is not None and not is_spark_frame(qrels):
+        from irframe._frames import to_lazy
+
+        local = to_lazy(qrels, "qrels")[0].collect().to_arrow()
+        qrels = spark.createDataFrame(
+            local.cast(pa.schema([f.with_type(_plain(f.type)) for f in local.schema]))
+        )
+
+    def pl_schema(frame: Any) -> pl.Schema:
+        return pl.DataFrame(_arrow_schema(frame.schema).empty_table()).schema
+
+    run_schema = pl_schema(run)
+    qrels_schema = None if qrels is None else pl_schema(qrels)
+    # validate measures, parameters and columns on the schemas (no Spark job runs)
+    plan = build(
+        pl.LazyFrame(schema=run_schema),
+        measures,
+        None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema),
+        per_query=per_query,
+        allow_empty=True,
+        **kwargs,
+    )
+    cols = plan.cols
+    schema = output_schema(run_schema, measures, qrels_schema, **kwargs)
+    schema = pa.schema([f.with_type(_plain(f.type)) for f in schema])
+
+    run_cols = list(dict.fromkeys([*cols.keys, cols.doc, cols.order_col]))
+    if cols.relevance is not None:
+        run_cols.append(cols.relevance)
+    stacked = run.select(
+        *run_cols, F.lit(0).cast("int").alias(ROLE), F.col(cols.query).cast("string").alias(KEY)
+    )
+    qrels_cols = None
+    if qrels is not None and qrels_schema is not None:
+        qq = qrels_query_col or query_col
+        qrels_cols = list(
+            dict.fromkeys(
+                [
+                    *(c for c in cols.by if c in qrels_schema),
+                    qq,
+                    qrels_doc_col or doc_col,
+                    qrels_relevance_col or relevance_col,
+                ]
+            )
+        )
+        q = qrels.select(
+            *(F.col(c).alias(QPREFIX + c) for c in qrels_cols),
+            F.lit(1).cast("int").alias(ROLE),
+            F.col(qq).cast("string").alias(KEY),
+        )
+        stacked = stacked.unionByName(q, allowMissingColumns=True)
+    values = None
+    partitions = list(plan.partitions)
+    if partitions and qrels is not None:
+        # every system, so that a partition lacking one still fills in its missing queries
+        values = run.select(*partitions).distinct().toArrow()
+    n = num_partitions or _default_parallelism(spark)
+    stacked_schema = _arrow_schema(stacked.schema)
+
+    def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return _evaluate_partitions(
+            batches, stacked_schema=stacked_schema, run_cols=run_cols, qrels_cols=qrels_cols,
+            measures=measures, kwargs=kwargs, values=values, schema=schema,
+        )  # fmt: skip
+
+    per_part = stacked.repartition(n, KEY).mapInArrow(fn, from_arrow_schema(schema))
+    keys, labels = list(plan.keys), list(plan.labels)
+    if per_query:
+        if missing == "drop":
+            per_part = per_part.filter(F.col(IN_RUN))
+        return per_part.select(*keys, *labels)
+    by_cols = list(cols.by)
+    judged, in_run = F.col(JUDGED), F.col(IN_RUN)
+    counted = (judged & in_run) if missing == "drop" else judged
+    aggs = [
+        *(F.sum(F.when(counted, F.col(f"`{m}`"))).alias(m) for m in labels),
+        F.sum(counted.cast("long")).alias("n_queries"),
+        F.sum((judged & ~in_run).cast("long")).alias("n_missing"),
+        F.sum((~judged & in_run).cast("long")).alias("n_unjudged"),
+    ]
+    grouped = per_part.groupBy(*by_cols).agg(*aggs)
+    counts = ["n_queries", "n_missing", "n_unjudged"]
+    n_q = F.coalesce(F.col("n_queries"), F.lit(0).cast("long"))
+    means = grouped.select(
+        *by_cols,
+        *(F.when(n_q > 0, F.col(f"`{m}`") / n_q).alias(m) for m in labels),
+        *(F.coalesce(F.col(c), F.lit(0).cast("long")).alias(c) for c in counts),
+    )
+    if by_cols:
+        means = means.orderBy(*(F.col(b).asc_nulls_last() for b in by_cols))
+    return means
