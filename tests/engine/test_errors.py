@@ -272,3 +272,36 @@ def test_bad_option_values(constructor: NamedConstructor, kwargs: dict[str, Any]
     msg = str(info.value)
     assert name in msg
     assert repr(next(iter(kwargs.values()))) in msg
+
+
+# --- non-finite grades --------------------------------------------------------------------
+def test_nan_grade_in_qrels_raises(constructor: NamedConstructor) -> None:
+    """A NaN grade is no grade: pandas already reads it as null (and null grades in the
+    qrels raise); polars must not let NaN through, where NaN >= 1 is *true* (NaN sorts
+    above every number) and 2^NaN - 1 poisons nDCG."""
+    qrels = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]}
+    qrels["relevance"] = [math.nan, 1.0, 2.0]
+    with pytest.raises(InvalidDataError, match=r"relevance|grade"):
+        evaluate(constructor, RUN, qrels, measures=["nDCG", "AP", "NumRel"])
+
+
+def test_nan_grade_on_the_run_is_unjudged(constructor: NamedConstructor) -> None:
+    """Golden set: a NaN grade means the same as a null grade (unjudged) on every frame type."""
+    from helpers import per_query_dict
+
+    measures = ["nDCG", "AP", "Judged@2", "NumRel"]
+    with_nan = {**RUN, "relevance": [math.nan, 1.0, 2.0]}
+    with_null = {**RUN, "relevance": [None, 1.0, 2.0]}
+    got = per_query_dict(evaluate(constructor, with_nan, None, measures, per_query=True), measures)
+    want = per_query_dict(evaluate(constructor, with_null, None, measures, per_query=True), measures)
+    # q1: a unjudged, b relevant at rank 2 -> AP 1/2, Judged@2 1/2, NumRel 1
+    assert want["q1"]["AP"] == 0.5
+    assert got == want
+
+
+def test_infinite_grade_raises(constructor: NamedConstructor) -> None:
+    # gain 2^inf - 1 = inf and IDCG = inf give nDCG = inf/inf = NaN
+    qrels = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]}
+    qrels["relevance"] = [math.inf, 1.0, 2.0]
+    with pytest.raises(InvalidDataError, match=r"relevance|grade"):
+        evaluate(constructor, RUN, qrels, measures=["nDCG"])
