@@ -48,6 +48,7 @@ P = "__ir_"
 N_ROWS = P + "n"
 N_BAD = P + "nbad"
 N_NULLDOC = P + "nnulldoc"
+N_INF = P + "ninf"
 Q_N = P + "qn"
 Q_DUP = P + "qdup"
 Q_NULL = P + "qnull"
@@ -249,12 +250,15 @@ def build_plan(
         q = (
             qrels.select(list(dict.fromkeys([*qrels_by, qq, qd, qr])))
             .rename({qq: cols.query, qd: cols.doc})
-            .with_columns(pl.col(qr).cast(pl.Float64).alias(K.REL))
+            .with_columns(pl.col(qr).cast(pl.Float64).fill_nan(None).alias(K.REL))
         )
         rows, q = _harmonize_ids(rows, q, [(c, c) for c in (*qrels_by, cols.query, cols.doc)])
         qkeys = [*qrels_by, cols.query]
     else:
-        rows = rows.with_columns(pl.col(str(cols.relevance)).cast(pl.Float64).alias(K.REL))
+        # a NaN grade is no grade (pandas reads missing values as NaN): not judged
+        rows = rows.with_columns(
+            pl.col(str(cols.relevance)).cast(pl.Float64).fill_nan(None).alias(K.REL)
+        )
     if cols.order == "score" and schema[cols.doc].is_integer():
         # trec_eval breaks score ties by docno as a string ("9" ranks above "10")
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
@@ -290,7 +294,9 @@ def build_plan(
             **{
                 Q_N: pl.len(),
                 Q_DUP: pl.len() - pl.col(cols.doc).n_unique(),
-                Q_NULL: pl.col(K.REL).null_count() + pl.col(cols.doc).null_count(),
+                Q_NULL: pl.col(K.REL).null_count()
+                + pl.col(K.REL).is_infinite().sum()
+                + pl.col(cols.doc).null_count(),
                 JUDGED: pl.lit(True),
             },
             **needs.dens,
@@ -302,6 +308,8 @@ def build_plan(
     if schema[cols.order_col].is_float():
         bad = bad + order_col.is_nan().sum()
     diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
+    if inside_run:
+        diag[N_INF] = pl.col(K.REL).is_infinite().sum()
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **needs.dens} if inside_run else {}
     if presorted:
         if qstats is not None and needs.rn:
@@ -458,6 +466,15 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
             "ranked. Hint: drop them or fill them (e.g. with the lowest score)."
         )
         raise InvalidDataError(msg)
+    if N_INF in df.columns:
+        inf = in_run.filter(pl.col(N_INF) > 0)
+        if inf.height:
+            msg = (
+                f"{int(inf.get_column(N_INF).sum())} run rows have an infinite grade in column "
+                f"{plan.cols.relevance!r}, e.g. in queries {_examples(_keys_of(inf, keys))}. "
+                "Hint: grades must be finite numbers; use null for 'not judged'."
+            )
+            raise InvalidDataError(msg)
     _check_duplicates(plan)
     if plan.has_qrels:
         judged = df.filter(pl.col(JUDGED))
@@ -470,7 +487,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
             raise InvalidDataError(msg)
         if Q_NULL in df.columns and judged.filter(pl.col(Q_NULL) > 0).height:
             msg = (
-                "The qrels have null doc ids or null grades in queries "
+                "The qrels have null doc ids or null, NaN or infinite grades in queries "
                 f"{_examples(_keys_of(judged.filter(pl.col(Q_NULL) > 0), [query]))}. "
                 "Hint: drop those rows (unjudged documents simply have no qrels row)."
             )
