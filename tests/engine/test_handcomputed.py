@@ -676,3 +676,41 @@ def test_rr_when_every_retrieved_doc_is_relevant(constructor: NamedConstructor, 
         "AP": approx(1.0),
         "Success@1": 1.0,
     }
+
+
+def test_by_run_partition_and_query_attribute_together(constructor: NamedConstructor) -> None:
+    # system: only in the run (partition); cat: also in the qrels (query attribute)
+    run = {
+        "system": ["A", "A", "B", "B"],
+        "cat": ["x", "y", "x", "y"],
+        "query_id": ["q1", "q2", "q1", "q2"],
+        "doc_id": ["a", "b", "z", "b"],
+        "score": [1.0, 1.0, 1.0, 1.0],
+    }
+    qrels = {
+        "query_id": ["q1", "q2", "q3"],
+        "cat": ["x", "y", "y"],
+        "doc_id": ["a", "b", "c"],
+        "relevance": [1, 1, 1],
+    }
+    per_q = to_polars(
+        irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system", "cat"], per_query=True)
+    )
+    # q3 (cat y) is missing from both systems: zero-filled once per system, in cat y only
+    assert per_q.rows() == [
+        ("A", "x", "q1", 1.0),
+        ("A", "y", "q2", 1.0),
+        ("A", "y", "q3", 0.0),
+        ("B", "x", "q1", 0.0),  # B retrieved z, not a
+        ("B", "y", "q2", 1.0),
+        ("B", "y", "q3", 0.0),
+    ]
+    means = to_polars(
+        irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system", "cat"])
+    ).sort("system", "cat")
+    assert means.select("system", "cat", "AP", "n_queries", "n_missing").rows() == [
+        ("A", "x", 1.0, 1, 0),
+        ("A", "y", 0.5, 2, 1),
+        ("B", "x", 0.0, 1, 0),
+        ("B", "y", 0.5, 2, 1),
+    ]
