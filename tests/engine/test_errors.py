@@ -111,6 +111,8 @@ def test_by_column_not_found(constructor: NamedConstructor) -> None:
 
 
 def test_custom_column_names_work(constructor: NamedConstructor) -> None:
+    from helpers import to_polars
+
     run = renamed(renamed(renamed(RUN, "query_id", "qid"), "doc_id", "docno"), "score", "sim")
     qrels = renamed(renamed(QRELS, "query_id", "qid"), "doc_id", "docno")
     qrels = renamed(qrels, "relevance", "rel")
@@ -118,12 +120,16 @@ def test_custom_column_names_work(constructor: NamedConstructor) -> None:
         constructor,
         run,
         qrels,
+        measures=["RR"],
+        per_query=True,
         query_col="qid",
         doc_col="docno",
         score_col="sim",
         relevance_col="rel",
     )
-    assert out is not None
+    # the output keeps the caller's query column name; q1: a first -> 1; q2: c -> 1
+    assert to_polars(out).rows() == [("q1", 1.0), ("q2", 1.0)]
+    assert to_polars(out).columns == ["qid", "RR"]
 
 
 # --- data -------------------------------------------------------------------------------
