@@ -95,6 +95,8 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
         prep_s = time.perf_counter() - t0
         if all(hasattr(x, "estimated_size") for x in state):  # polars frames
             input_bytes = int(sum(x.estimated_size() for x in state))
+        if not any(x is run or x is qrels for x in state):
+            del run, qrels, sub_r, sub_q  # polars contenders: keep only their own copy
         gc.collect()
         rss_loaded = _status()["VmRSS"]
         conn.send({"ready": True, "input_bytes": input_bytes, "prepare_s": prep_s,
@@ -208,12 +210,18 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
     import synth
 
     ordered = args.ordered
+    import polars as pl
+
     t0 = time.perf_counter()
-    run, qrels = synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)
-    n_rows, n_qrels = len(run), len(qrels)
-    n_q = run["query_id"].nunique()
-    n_qq = qrels["query_id"].nunique()
-    del run, qrels
+    paths = synth.cache_paths(rows, args.docs_per_query, args.seed)
+    rkey = "ordered" if ordered else "run"
+    if not (paths[rkey].exists() and paths["qrels"].exists()):
+        synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)  # generate + cache
+    # count without holding the frames in this (parent) process
+    n_rows, n_q = pl.scan_parquet(paths[rkey]).select(
+        pl.len(), pl.col("query_id").n_unique()).collect().row(0)
+    n_qrels, n_qq = pl.scan_parquet(paths["qrels"]).select(
+        pl.len(), pl.col("query_id").n_unique()).collect().row(0)
     print(f"\n== rows={n_rows:,} ordered={ordered} queries={n_q:,} qrels={n_qrels:,} "
           f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)", flush=True)
 
@@ -593,6 +601,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--on-demand", action="store_true", help="allow sizes >= 1e8 rows")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--no-save", action="store_true", help="print only; write no result files")
     args = ap.parse_args(argv)
 
     if args.report_only:
@@ -618,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.mkdir(exist_ok=True)
     for rows in sizes:
         out = bench_size(rows, names, args)
+        if args.no_save:
+            continue
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         out.update({"timestamp": stamp, "machine": mach, "import_ms": imp_ms,
                     "import_polars_ms": imp_pl, "irframe_stub": C.irframe_is_stub()})
@@ -625,7 +636,8 @@ def main(argv: list[str] | None = None) -> int:
         f.write_text(json.dumps(out, indent=1, default=str))
         print(f"  -> {f.relative_to(HERE.parent)}")
         write_reports()
-    print("\n" + (RESULTS / "latest.md").read_text())
+    if not args.no_save:
+        print("\n" + (RESULTS / "latest.md").read_text())
     return 0
 
 

@@ -136,6 +136,16 @@ def order(run: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def cache_paths(rows: int, docs_per_query: int = 100, seed: int = 0) -> dict[str, Path]:
+    """Parquet cache files: keys ``run``, ``ordered``, ``qrels``."""
+    tag = f"r{int(rows)}-d{docs_per_query}-s{seed}"
+    return {
+        "run": CACHE / f"{tag}-run.parquet",
+        "ordered": CACHE / f"{tag}-run-ordered.parquet",
+        "qrels": CACHE / f"{tag}-qrels.parquet",
+    }
+
+
 def make(
     rows: int,
     docs_per_query: int = 100,
@@ -145,12 +155,7 @@ def make(
     cache: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Cached (run, qrels); ``ordered=True`` gives the sorted run with a ``rank`` column."""
-    tag = f"r{int(rows)}-d{docs_per_query}-s{seed}"
-    paths = {
-        "run": CACHE / f"{tag}-run.parquet",
-        "ordered": CACHE / f"{tag}-run-ordered.parquet",
-        "qrels": CACHE / f"{tag}-qrels.parquet",
-    }
+    paths = cache_paths(rows, docs_per_query, seed)
     key = "ordered" if ordered else "run"
     if cache and paths[key].exists() and paths["qrels"].exists():
         return pd.read_parquet(paths[key]), pd.read_parquet(paths["qrels"])
