@@ -714,3 +714,20 @@ def test_by_run_partition_and_query_attribute_together(constructor: NamedConstru
         ("B", "x", 0.0, 1, 0),
         ("B", "y", 0.5, 2, 1),
     ]
+
+
+def test_int_keys_keep_their_dtype_and_sort_numerically(constructor: NamedConstructor) -> None:
+    run = {
+        "system": [2, 10, 2, 10],
+        "query_id": [10, 10, 2, 2],
+        "doc_id": ["a", "a", "b", "b"],
+        "score": [1.0, 1.0, 1.0, 1.0],
+    }
+    qrels = {"query_id": [10, 2], "doc_id": ["a", "b"], "relevance": [1, 1]}
+    out = to_polars(
+        irframe.evaluate(constructor(run), ["RR"], constructor(qrels), by="system", per_query=True)
+    )
+    assert out.schema["system"].is_integer()
+    assert out.schema["query_id"].is_integer()
+    # 2 < 10 numerically (as text "10" < "2")
+    assert out.select("system", "query_id").rows() == [(2, 2), (2, 10), (10, 2), (10, 10)]
