@@ -311,3 +311,10 @@ def test_infinite_grade_raises(constructor: NamedConstructor) -> None:
     qrels["relevance"] = [math.inf, 1.0, 2.0]
     with pytest.raises(InvalidDataError, match=r"relevance|grade"):
         evaluate(constructor, RUN, qrels, measures=["nDCG"])
+
+
+def test_duplicate_qrels_rows_raise_even_with_duplicates_first(constructor: NamedConstructor) -> None:
+    # duplicates="first" is about the run's ranking; two grades for one doc stay ambiguous
+    qrels = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "c"], "relevance": [0, 1, 2]}
+    with pytest.raises(DuplicateRowsError, match="q1"):
+        evaluate(constructor, RUN, qrels, duplicates="first")

@@ -731,3 +731,14 @@ def test_int_keys_keep_their_dtype_and_sort_numerically(constructor: NamedConstr
     assert out.schema["query_id"].is_integer()
     # 2 < 10 numerically (as text "10" < "2")
     assert out.select("system", "query_id").rows() == [(2, 2), (2, 10), (10, 2), (10, 10)]
+
+
+def test_duplicates_first_in_the_golden_set(constructor: NamedConstructor) -> None:
+    run = {
+        "query_id": ["q1", "q1", "q1"],
+        "doc_id": ["a", "b", "a"],
+        "score": [0.1, 0.5, 0.9],
+        "relevance": [0, 0, 1],
+    }
+    # the kept row is a at 0.9 with its grade 1 -> a ranks first
+    assert per_query(constructor, run, ["RR"], duplicates="first") == {"q1": {"RR": 1.0}}
