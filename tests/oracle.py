@@ -143,8 +143,8 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
     if fam == "Success":
         return 1.0 if any(is_rel) else 0.0
     if fam == "Judged":
-        assert k is not None
-        return sum(1 for d in top if d in judged) / k
+        # ir_measures: over the documents actually in the top k, min(k, retrieved)
+        return sum(1 for d in top if d in judged) / len(top) if top else 0.0
     if fam == "NumRet":
         return float(len(top))
     if fam == "NumRel":

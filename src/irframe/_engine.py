@@ -130,8 +130,11 @@ def _final_expr(m: Measure, needs: _Needs, inline_rn: bool) -> pl.Expr:
         needs.dens[ideal] = K.idcg(m.gain, k)
         value = ranked(f"{P}dcg_{gid}_{_num(k)}", K.dcg(m.gain, k))
         return pl.when(pl.col(ideal) > 0).then(value / pl.col(ideal)).otherwise(0.0)
-    if fam == "Judged":
-        return per_k(ranked(f"{P}judged_{_num(k)}", K.judged(k)))
+    if fam == "Judged":  # over the documents in the top k that exist (ir_measures)
+        n = pl.col(N_ROWS).cast(pl.Float64)
+        shown = n if k is None else n.clip(upper_bound=k)
+        judged = ranked(f"{P}judged_{_num(k)}", K.judged(k))
+        return pl.when(shown > 0).then(judged / shown).otherwise(0.0)
     if fam == "NumRet":
         n = pl.col(N_ROWS).cast(pl.Float64)
         return n if k is None else n.clip(upper_bound=k)

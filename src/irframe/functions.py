@@ -413,7 +413,9 @@ def success(
 
 
 def judged(run: FrameT, k: int, qrels: Any = None, *, per_query: bool = True, **kwargs: Any) -> FrameT:
-    """Judged@k per query: the fraction of the top k that has a judgment.
+    """Judged@k per query: the fraction of the top k retrieved that has a judgment.
+
+    Divided by min(k, number retrieved), as ir_measures does.
 
     Examples
     --------

@@ -105,7 +105,13 @@ FAMILIES: dict[str, Family] = {
             "1 if a relevant document is in the top k, else 0",
             "success_k",
         ),
-        Family("Judged", (), "required", "fraction of the top k that is judged", None),
+        Family(
+            "Judged",
+            (),
+            "optional",
+            "fraction of the top k retrieved that is judged (over min(k, retrieved), as ir_measures)",
+            None,
+        ),
         Family("NumRet", (), "optional", "number of retrieved documents (within k)", "num_ret"),
         Family("NumRel", ("rel",), "none", "number of judged relevant documents", "num_rel"),
         Family(
@@ -508,4 +514,4 @@ class _NeedsCutoff:
 
 P = _NeedsCutoff("P")
 Success = _NeedsCutoff("Success")
-Judged = _NeedsCutoff("Judged")
+Judged = Measure("Judged")

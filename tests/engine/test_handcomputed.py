@@ -216,7 +216,7 @@ def test_precision_divides_by_k_for_short_runs(constructor: NamedConstructor) ->
     qrels = {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 1]}
     got = per_query(constructor, run, ["P@10", "Judged@10", "Success@10", "NumRet@10"], qrels)
     assert got["q1"]["P@10"] == approx(2 / 10)  # missing ranks count as non-relevant
-    assert got["q1"]["Judged@10"] == approx(2 / 10)
+    assert got["q1"]["Judged@10"] == approx(2 / 2)  # over min(k, retrieved), as ir_measures
     assert got["q1"]["Success@10"] == approx(1.0)
     assert got["q1"]["NumRet@10"] == approx(2.0)
 
@@ -355,7 +355,8 @@ def test_golden_set_without_qrels(constructor: NamedConstructor) -> None:
     assert got["q1"]["AP"] == approx(1 / 3)  # c at rank 3, R = 1
     assert got["q1"]["RR"] == approx(1 / 3)
     # q2: d, e both relevant at ranks 1, 2
-    assert got["q2"] == {"nDCG@2": 1.0, "Judged@3": approx(2 / 3), "AP": 1.0, "RR": 1.0}
+    # q2 retrieved 2 docs, both judged: Judged@3 over min(3, 2) = 2 (ir_measures)
+    assert got["q2"] == {"nDCG@2": 1.0, "Judged@3": approx(2 / 2), "AP": 1.0, "RR": 1.0}
 
 
 def test_golden_set_query_without_any_grade_is_unjudged(constructor: NamedConstructor) -> None:

@@ -344,8 +344,8 @@ def test_irframe_readers_end_to_end_match_pytrec_eval(
 def test_engine_matches_ir_measures_rr_at_k() -> None:
     """ir_measures' RR@k (msmarco-style cutoff, not in trec_eval) and its trec-backed
     measures agree with ours on distinct scores (ir_measures' own providers may break
-    ties the other way, and its Judged@k divides by min(k, retrieved) where ours divides
-    by k, so neither ties nor Judged are compared here)."""
+    ties the other way, so ties are not compared here); Judged@k as ir_measures defines it,
+    over min(k, retrieved): k=20 exceeds the 12 retrieved."""
     ir_measures = pytest.importorskip("ir_measures")
     irframe = pytest.importorskip("irframe")
     import polars as pl
@@ -364,6 +364,7 @@ def test_engine_matches_ir_measures_rr_at_k() -> None:
         qrels["doc_id"] += judged
         qrels["relevance"] += [rng.choice([0, 0, 1, 2]) for _ in judged]
     labels = ["RR@1", "RR@3", "RR@10", "P@5", "AP@10", "R@10", "nDCG(gain=linear)@10"]
+    labels += ["Judged@5", "Judged@20"]
     theirs = {
         "RR@1": ir_measures.RR @ 1,
         "RR@3": ir_measures.RR @ 3,
@@ -372,6 +373,8 @@ def test_engine_matches_ir_measures_rr_at_k() -> None:
         "AP@10": ir_measures.AP @ 10,
         "R@10": ir_measures.R @ 10,
         "nDCG(gain=linear)@10": ir_measures.nDCG @ 10,  # ir_measures' default gain is linear
+        "Judged@5": ir_measures.Judged @ 5,
+        "Judged@20": ir_measures.Judged @ 20,
     }
     ir_qrels = [
         ir_measures.Qrel(q, d, g)
