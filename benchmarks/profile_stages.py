@@ -73,6 +73,42 @@ def stages(run: pl.DataFrame, qrels: pl.DataFrame, ordered: bool) -> dict[str, C
     }
 
 
+def evaluate_phases(run: Any, qrels: Any, repeats: int) -> dict[str, float]:
+    """Wall time of each step of ``irframe.functions.evaluate`` (by wrapping its helpers)."""
+    import irframe.functions as F
+
+    wrapped = {"to_lazy": F, "build": F, "from_lazy": F}
+    totals: dict[str, list[float]] = {}
+    originals = {}
+
+    def wrap(name: str, owner: Any, attr: str) -> None:
+        fn = getattr(owner, attr)
+        originals[(owner, attr)] = fn
+
+        def timed(*a: Any, **k: Any) -> Any:
+            t = time.perf_counter()
+            out = fn(*a, **k)
+            totals.setdefault(name, []).append(time.perf_counter() - t)
+            return out
+
+        setattr(owner, attr, timed)
+
+    for n, owner in wrapped.items():
+        if hasattr(owner, n):
+            wrap(n, owner, n)
+    if hasattr(F, "_engine") and hasattr(F._engine, "collect"):
+        wrap("_engine.collect (join, group_by, kernels, checks)", F._engine, "collect")
+    try:
+        for _ in range(repeats):
+            t = time.perf_counter()
+            F.evaluate(run, C.MEASURES, qrels, per_query=True, missing="drop")
+            totals.setdefault("total", []).append(time.perf_counter() - t)
+    finally:
+        for (owner, attr), fn in originals.items():
+            setattr(owner, attr, fn)
+    return {k: statistics.median(v) for k, v in totals.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", default="1e6")
@@ -99,6 +135,22 @@ def main() -> None:
             fn()
             ts.append(time.perf_counter() - t)
         print(f"  {name:<55} {statistics.median(ts):8.3f}  (min {min(ts):.3f})", flush=True)
+    for label, frame_run, frame_qrels in (("pandas in", run_pd, qrels_pd), ("polars in", run, qrels)):
+        print(f"irframe.evaluate phases, {label} (median s):")
+        for k, v in evaluate_phases(frame_run, frame_qrels, args.repeats).items():
+            print(f"  {k:<55} {v:8.3f}")
+    # polars 2 removed LazyFrame.profile(); compare the two engines on the engine's core step
+    print("collect engines on join + group_by(query) list sort_by (median s):")
+    order = [RANK, D] if args.ordered else [S, D]
+    lf = run.lazy().join(qrels.lazy(), on=[Q, D], how="left").group_by(Q).agg(
+        pl.col(REL).sort_by(order, descending=[not args.ordered, True]))
+    for engine in ("auto", "in-memory", "streaming"):
+        ts = []
+        for _ in range(args.repeats):
+            t = time.perf_counter()
+            lf.collect(engine=engine)
+            ts.append(time.perf_counter() - t)
+        print(f"  engine={engine:<48} {statistics.median(ts):8.3f}")
 
 
 if __name__ == "__main__":

@@ -265,7 +265,8 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             res[n]["extra"].append(r["extra"])
             if "result" in r:
                 results[n] = r["result"]
-            print(f"  round {rnd + 1} {n:<20} {r['time']:9.3f}s", flush=True)
+            mb = "" if r["extra"] is None else f"  +{r['extra'] / 2**20:.0f} MB"
+            print(f"  round {rnd + 1} {n:<20} {r['time']:9.3f}s{mb}", flush=True)
     for w in workers.values():
         w.stop()
 
@@ -482,6 +483,12 @@ def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
                 v = 1 / f
                 out.append(f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
                            f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |")
+        fl = c(d, "polars-floor-grouped")
+        if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
+            out.append(f"| (info) polars-floor-grouped: peak memory beyond inputs "
+                       f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                       f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
+                       f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |")
         for n in ("irframe-pandas", "irframe-polars"):
             r = c(d, n)
             if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
