@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
@@ -108,6 +109,9 @@ def _child(path: Path, memory_limit: str, measures: list[str]) -> None:
     )
     seconds = time.perf_counter() - t0
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    status = Path("/proc/self/status")
+    if status.exists():  # VmHWM: this image only (ru_maxrss keeps the parent's, across exec)
+        peak_kib = int(re.search(r"VmHWM:\s+(\d+) kB", status.read_text()).group(1))  # type: ignore[union-attr]
     print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_kib / 1024, "means": means.to_dicts()[0]}))
 
 
