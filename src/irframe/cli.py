@@ -1,4 +1,4 @@
-"""The ``irframe`` command line: ``irframe eval``, ``irframe demo``, ``irframe measures``.
+"""The ``irframe`` command line: ``irframe eval``, ``compare``, ``demo``, ``measures``.
 
 ``irframe eval QRELS RUN [RUN ...]`` evaluates runs like trec_eval, with irframe's
 measure notation and output formats::
@@ -647,8 +647,138 @@ def cmd_measures(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- compare ------------------------------------------------------------------------------
+COMPARE_FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex")
+
+
+def _add_compare(sub: SubParsers) -> None:
+    p = sub.add_parser(
+        "compare",
+        parents=[_common()],
+        help="compare runs with a baseline: deltas, CIs, corrected significance tests",
+        description=(
+            "Compare every run with the baseline run on each measure: paired means, delta, "
+            "bootstrap CI of the delta, two-sided paired test per query, p-values corrected "
+            "over all the comparisons in the table, wins/ties/losses."
+        ),
+        epilog=(
+            "Markers in the table format: ▲/▼ significantly better/worse after the correction, "
+            "△/▽ p < alpha before the correction only. Formats tsv, csv and json give the tidy "
+            "table of irframe.compare(); markdown and latex the report table."
+        ),
+    )
+    p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="runs (two or more, or one stacked table)")
+    p.add_argument("-b", "--baseline", metavar="NAME", help="baseline system (default: the first run)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="measure to compare (repeatable; default: nDCG@10 RR R@100)",
+    )
+    p.add_argument(
+        "-t",
+        "--test",
+        choices=("randomization", "t", "wilcoxon", "bootstrap"),
+        default="randomization",
+        help="paired two-sided test (default: randomization, exact up to 16 non-zero deltas)",
+    )
+    p.add_argument(
+        "-c",
+        "--correction",
+        choices=("holm", "bonferroni", "bh", "none"),
+        default="holm",
+        help="multiple-testing correction over all comparisons (default: holm)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="compare within groups of queries, e.g. a query-type column (repeatable)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("zero", "drop", "error"),
+        default="zero",
+        help="judged queries absent from a run: score 0 (default), drop, error",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "first"),
+        default="error",
+        help="a document twice in one query's ranking: error (default) or keep its best-ranked row",
+    )
+    p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="random sign vectors")
+    p.add_argument("--bootstrap", type=int, default=10_000, metavar="N", help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo steps (default: 0)")
+    p.add_argument("--rel", type=_number, metavar="N", help="relevance threshold (trec_eval -l)")
+    p.add_argument("--gain", choices=("exp", "linear"), help="nDCG gain (default exp: 2^rel-1)")
+    p.add_argument("-f", "--format", choices=COMPARE_FORMATS, help="output format (see below)")
+    p.add_argument(
+        "--map",
+        type=_mapping,
+        action="append",
+        default=[],
+        metavar="SRC=DST",
+        help="rename a column of table inputs, e.g. --map qid=query_id (repeatable)",
+    )
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Run ``irframe compare``."""
+    from irframe.compare import DEFAULT_MEASURES as COMPARE_MEASURES
+    from irframe.compare import compare_report
+
+    if [args.qrels, *args.runs].count("-") > 1:
+        msg = "only one input can be read from standard input ('-')"
+        raise CliError(msg)
+    progress = bool(args.progress or sys.stderr.isatty())
+    stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
+    measures = resolve_measures(args.measures or list(COMPARE_MEASURES), args.rel, args.gain)
+    mapping = dict(args.map)
+    with _progress(f"reading qrels {args.qrels}", progress):
+        qrels, _ = _load(args.qrels, "qrels", mapping, stdin)
+    runs = _load_runs(args.runs, mapping, stdin, progress)
+    with _progress("comparing", progress):
+        report = compare_report(
+            runs,
+            qrels,
+            measures,
+            baseline=args.baseline,
+            test=args.test,
+            correction=args.correction,
+            by=[b for b in args.by if b != "system"] or None,
+            alpha=args.alpha,
+            n_permutations=args.permutations,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed,
+            missing=args.missing,
+            duplicates=args.duplicates,
+        )
+    fmt = args.format or _default_format(sys.stdout)
+    if fmt == "table":
+        try:
+            "▲▼△▽".encode(sys.stdout.encoding or "ascii")
+            plain = False
+        except (LookupError, UnicodeEncodeError):
+            plain = True  # a terminal that cannot show the markers gets ASCII ones
+        _write(report.to_text(ascii=plain), sys.stdout)
+    elif fmt == "markdown":
+        _write(report.to_markdown(), sys.stdout)
+    elif fmt == "latex":
+        _write(report.to_latex(), sys.stdout)
+    else:
+        _emit(report.table, fmt, sys.stdout)
+    return 0
+
+
 # --- entry point --------------------------------------------------------------------------
-SUBCOMMANDS: list[Callable[[SubParsers], None]] = [_add_eval, _add_demo, _add_measures]
+SUBCOMMANDS: list[Callable[[SubParsers], None]] = [_add_eval, _add_compare, _add_demo, _add_measures]
 
 
 def _version() -> str:
