@@ -25,6 +25,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
+from irframe.compare import ComparisonReport, compare, compare_report, moved
 from irframe.exceptions import IrFrameError
 from irframe.functions import (
     ap,
@@ -56,15 +57,19 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ComparisonReport",
     "IrFrameError",
     "Measure",
     "__version__",
     "ap",
     "bpref",
+    "compare",
+    "compare_report",
     "datasets",
     "evaluate",
     "evaluate_parquet",
     "judged",
+    "moved",
     "mrr",
     "ndcg",
     "parse_measure",
@@ -116,6 +121,7 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
 
 _namespaces.register_pandas()
 

@@ -552,12 +552,32 @@ def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
     """A by-column that splits the queries (a segment) cannot receive missing queries."""
     ran = df.filter(pl.col(IN_RUN))
     parts = list(plan.partitions)
-    n_groups = ran.select(parts).unique().height
-    if n_groups < 2:
-        return
-    per_query = ran.group_by(plan.cols.query).agg(pl.struct(parts).n_unique().alias("g"))
-    if per_query.height > 1 and int(per_query.get_column("g").max()) == 1:  # type: ignore[arg-type]
-        raise partitions_error(parts)
+    distinct = {c: ran.get_column(c).n_unique() for c in parts}
+    flagged = attribute_like(partition_stats(ran, plan.cols.query, parts), distinct)
+    if flagged:
+        raise partitions_error(flagged)
+
+
+def partition_stats(in_run: pl.DataFrame, query: str, parts: Sequence[str]) -> pl.DataFrame:
+    """One row: the number of queries and, per partitioning column, the largest number of
+    its values any one query has. Rows from several buckets combine by sum and max."""
+    per_query = in_run.group_by(query).agg(pl.col(c).n_unique() for c in parts)
+    return per_query.select(
+        pl.len().cast(pl.Int64).alias("n"), *(pl.col(c).max().cast(pl.Int64) for c in parts)
+    )
+
+
+def attribute_like(stats: pl.DataFrame, distinct: dict[str, int]) -> list[str]:
+    """The partitioning columns that look like query attributes: at least two values,
+    more than one query, and no query with two values (checked column by column, so a
+    segment is caught next to a system column)."""
+    if stats.height == 0 or int(stats.get_column("n").sum()) < 2:
+        return []
+    return [
+        c
+        for c, n_values in distinct.items()
+        if n_values >= 2 and int(stats.get_column(c).max()) == 1  # type: ignore[arg-type]
+    ]
 
 
 def partitions_error(parts: Sequence[str]) -> InvalidParameterError:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import importlib.machinery
     import types
 
+    from irframe.compare import ComparisonReport
+
 __all__ = ["IrNamespace", "register_pandas"]
 
 T = TypeVar("T")
@@ -37,6 +39,40 @@ class IrNamespace(Generic[T]):
 
     def __init__(self, frame: T) -> None:
         self._frame = frame
+
+    def compare(
+        self,
+        measures: Any = ("nDCG@10", "RR", "R@100"),
+        qrels: Any = None,
+        *,
+        system: str = "system",
+        **kwargs: Any,
+    ) -> T:
+        """See :func:`irframe.compare`."""
+        from irframe.compare import compare
+
+        return compare(self._frame, qrels, measures, system_col=system, **kwargs)  # type: ignore[no-any-return]
+
+    def compare_report(
+        self,
+        measures: Any = ("nDCG@10", "RR", "R@100"),
+        qrels: Any = None,
+        *,
+        system: str = "system",
+        **kwargs: Any,
+    ) -> ComparisonReport:
+        """See :func:`irframe.compare_report`."""
+        from irframe.compare import compare_report
+
+        return compare_report(self._frame, qrels, measures, system_col=system, **kwargs)
+
+    def moved(
+        self, measure: Any = "nDCG@10", qrels: Any = None, *, system_col: str = "system", **kwargs: Any
+    ) -> T:
+        """See :func:`irframe.moved`."""
+        from irframe.compare import moved
+
+        return moved(self._frame, qrels, measure, system_col=system_col, **kwargs)  # type: ignore[no-any-return]
 
     def evaluate(self, measures: Any, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.evaluate`."""

@@ -158,13 +158,16 @@ def _bucket(path: Path, b: int, schema: pl.Schema) -> pl.LazyFrame:
     return pl.scan_parquet(files, hive_partitioning=False)
 
 
-def _check_groups(stats: pl.DataFrame, n_groups: int, partitions: Sequence[str]) -> None:
+def _check_groups(
+    stats: pl.DataFrame, partition_values: pl.DataFrame | None, partitions: Sequence[str]
+) -> None:
     """Global form of the engine's check that a partitioning by-column is not a segment."""
-    if n_groups < 2 or stats.height == 0:
+    if partition_values is None:
         return
-    n_queries = int(stats.get_column("n").sum())
-    if n_queries > 1 and int(stats.get_column("g").max()) == 1:  # type: ignore[arg-type]
-        raise _engine.partitions_error(partitions)
+    distinct = {c: partition_values.get_column(c).n_unique() for c in partitions}
+    flagged = _engine.attribute_like(stats, distinct)
+    if flagged:
+        raise _engine.partitions_error(flagged)
 
 
 def evaluate_parquet(
@@ -290,7 +293,7 @@ qrels_doc_col, qrels_relevance_col, duplicates
             qrels_query=qq,
             partitions=partitions, per_query=per_query, output=output, keys=keys,
         )  # fmt: skip
-        per_query_files, partials, stats, n_groups, (n_in_run, n_judged) = parts
+        per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
         if n_in_run == 0:
             msg = "The run has no rows. Hint: check the filter that produced it."
             raise EmptyInputError(msg)
@@ -301,7 +304,7 @@ qrels_doc_col, qrels_relevance_col, duplicates
             )
             raise EmptyInputError(msg)
         if partitions and qrels_lf is not None and missing != "drop":
-            _check_groups(stats, n_groups, partitions)
+            _check_groups(stats, partition_values, partitions)
         if not per_query:
             result = combine_partials(partials, labels, by_cols)
             if output is None:
@@ -332,7 +335,7 @@ def _evaluate_buckets(
     per_query: bool,
     output: Any,
     keys: list[str],
-) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, int, tuple[int, int]]:
+) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, pl.DataFrame | None, tuple[int, int]]:
     """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
     labels = None
     missing = kwargs["missing"]
@@ -343,13 +346,11 @@ def _evaluate_buckets(
         if qrels_lf is not None:
             _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
     partition_values = None
-    n_groups = 0
     if partitions:
         source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf
         if buckets > 1 and not any((tmp / "run").glob("*/*.parquet")):
             source = pl.LazyFrame(schema=run_schema)
         partition_values = source.select(partitions).unique().collect(engine="streaming")
-        n_groups = partition_values.height
     partials: list[pl.DataFrame] = []
     stats: list[pl.DataFrame] = []
     files: list[Path] = []
@@ -374,11 +375,7 @@ def _evaluate_buckets(
         n_judged += int(df.get_column(JUDGED).sum())
         if partitions:
             in_run = df.filter(pl.col(IN_RUN))
-            stats.append(
-                in_run.group_by(query)
-                .agg(pl.struct(partitions).n_unique().alias("g"))
-                .select(pl.len().cast(pl.Int64).alias("n"), pl.col("g").max().cast(pl.Int64))
-            )
+            stats.append(_engine.partition_stats(in_run, query, partitions))
         if per_query:
             rows = df.filter(pl.col(IN_RUN)) if missing == "drop" else df
             rows = rows.select(*keys, *labels)
@@ -388,4 +385,4 @@ def _evaluate_buckets(
                 files.append(path)
     all_partials = pl.concat(partials, how="vertical")
     all_stats = pl.concat(stats) if stats else pl.DataFrame()
-    return files, all_partials, all_stats, n_groups, (n_in_run, n_judged)
+    return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)

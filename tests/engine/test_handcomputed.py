@@ -743,3 +743,33 @@ def test_duplicates_first_in_the_golden_set(constructor: NamedConstructor) -> No
     }
     # the kept row is a at 0.9 with its grade 1 -> a ranks first
     assert per_query(constructor, run, ["RR"], duplicates="first") == {"q1": {"RR": 1.0}}
+
+
+def test_segment_next_to_system_is_still_caught(constructor: NamedConstructor) -> None:
+    """by=["system", "segment"] with the segment only on the run: every query has several
+    systems but one segment, so zero-filling would put every missing query in every
+    segment. The check runs column by column."""
+    run = {
+        "system": ["A", "A", "B", "B"],
+        "segment": ["nav", "info", "nav", "info"],
+        "query_id": ["q1", "q2", "q1", "q2"],
+        "doc_id": ["r", "s", "x", "s"],
+        "score": [1.0, 1.0, 1.0, 1.0],
+    }
+    qrels = {"query_id": ["q1", "q2", "q3"], "doc_id": ["r", "s", "t"], "relevance": [1, 1, 1]}
+    with pytest.raises(InvalidParameterError, match="'segment'"):
+        to_polars(irframe.evaluate(constructor(run), ["AP"], constructor(qrels), by=["system", "segment"]))
+    # with the segment in the qrels, each segment gets its own queries, and q3 (judged,
+    # in no run) is a missing query of segment nav for both systems
+    seg_qrels = {**qrels, "segment": ["nav", "info", "nav"]}
+    out = to_polars(
+        irframe.evaluate(constructor(run), ["AP"], constructor(seg_qrels), by=["system", "segment"])
+    )
+    rows = out.select("system", "segment", "AP", "n_queries", "n_missing").rows()
+    # A: nav {q1: 1, q3 missing: 0} -> 0.5; info {q2: 1}; B: nav {q1: x not relevant -> 0, q3: 0}
+    assert rows == [
+        ("A", "info", 1.0, 1, 0),
+        ("A", "nav", 0.5, 2, 1),
+        ("B", "info", 1.0, 1, 0),
+        ("B", "nav", 0.0, 2, 1),
+    ]
