@@ -94,7 +94,7 @@ def _irframe_cols(df: Any) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         df = df.to_pandas()
     df = df.set_index(Q)
-    labels = [c for c in df.columns]
+    labels = list(df.columns)
     try:
         from irframe.measures import parse_measure
 
@@ -145,8 +145,10 @@ def polars_reference(run: Any, qrels: Any) -> Any:
         .group_by(Q)
         .agg(
             nrel=pl.len(),
-            idcg=(rel.sort(descending=True).head(10).cast(pl.Float64)
-                  / (pl.int_range(pl.len().clip(upper_bound=10)) + 2).log(2)).sum(),
+            idcg=(
+                rel.sort(descending=True).head(10).cast(pl.Float64)
+                / (pl.int_range(pl.len().clip(upper_bound=10)) + 2).log(2)
+            ).sum(),
         )
     )
     judged_q = qrels.lazy().select(Q).unique()
@@ -159,8 +161,7 @@ def polars_reference(run: Any, qrels: Any) -> Any:
         .with_columns(r=pl.col("g") > 0)
         .group_by(Q)
         .agg(
-            dcg=(pl.col("g").cast(pl.Float64) / (pl.col(RANK) + 1).log(2))
-            .filter(pl.col(RANK) <= 10).sum(),
+            dcg=(pl.col("g").cast(pl.Float64) / (pl.col(RANK) + 1).log(2)).filter(pl.col(RANK) <= 10).sum(),
             p10=pl.col("r").filter(pl.col(RANK) <= 10).sum(),
             r100=pl.col("r").filter(pl.col(RANK) <= 100).sum(),
             first=pl.col(RANK).filter(pl.col("r")).min(),
@@ -284,8 +285,8 @@ def _to_nested(df: pd.DataFrame, value: str) -> dict[str, dict[str, Any]]:
     docs = df[D].to_numpy()[order].tolist()
     vals = df[value].to_numpy()[order].tolist()
     return {
-        q: dict(zip(docs[a:b], vals[a:b]))
-        for q, a, b in zip(uniq.tolist(), starts.tolist(), ends.tolist())
+        q: dict(zip(docs[a:b], vals[a:b], strict=True))
+        for q, a, b in zip(uniq.tolist(), starts.tolist(), ends.tolist(), strict=True)
     }
 
 
@@ -316,7 +317,7 @@ def _trec_norm(native: dict[str, dict[str, float]]) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 def _irm_call(state: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[Any, dict[str, float]]:
     import ir_measures
-    from ir_measures import AP, RR, R, P, nDCG
+    from ir_measures import AP, RR, P, R, nDCG
 
     run, qrels = state
     return list(ir_measures.iter_calc([nDCG @ 10, P @ 10, R @ 100, RR, AP], qrels, run)), {}
@@ -325,8 +326,11 @@ def _irm_call(state: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[Any, dict[str, 
 def _irm_norm(native: list[Any]) -> pd.DataFrame:
     names = {"nDCG@10": "nDCG@10", "P@10": "P@10", "R@100": "R@100", "RR": "RR", "AP": "AP"}
     df = pd.DataFrame(
-        {"q": [m.query_id for m in native], "m": [names[str(m.measure)] for m in native],
-         "v": [m.value for m in native]}
+        {
+            "q": [m.query_id for m in native],
+            "m": [names[str(m.measure)] for m in native],
+            "v": [m.value for m in native],
+        }
     ).pivot(index="q", columns="m", values="v")[KEYS]
     df.index.name = Q
     df.columns.name = None
@@ -344,9 +348,13 @@ def _ranx_prep(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[pd.DataFrame, pd
     tiny_r = pd.DataFrame({Q: ["a", "a", "b"], D: ["x", "y", "z"], S: [0.3, 0.2, 0.1]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        evaluate(Qrels.from_df(tiny_q, Q, D, REL),
-                 Run.from_df(tiny_r.astype({Q: object, D: object}), Q, D, S), RANX,
-                 return_mean=False, make_comparable=True)  # numba JIT warm-up
+        evaluate(
+            Qrels.from_df(tiny_q, Q, D, REL),
+            Run.from_df(tiny_r.astype({Q: object, D: object}), Q, D, S),
+            RANX,
+            return_mean=False,
+            make_comparable=True,
+        )  # numba JIT warm-up
     return run, qrels
 
 
@@ -367,7 +375,7 @@ def _ranx_call(state: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[Any, dict[str,
 
 
 def _ranx_norm(native: Any) -> pd.DataFrame:
-    df = pd.DataFrame({k: dict(native.scores[m]) for k, m in zip(KEYS, RANX)})
+    df = pd.DataFrame({k: dict(native.scores[m]) for k, m in zip(KEYS, RANX, strict=True)})
     df.index.name = Q
     return df
 
@@ -398,9 +406,13 @@ def _naive_call(state: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[Any, dict[str
         dcg = float(np.sum(gain[:10] / np.log2(rank[:10] + 1)))
         hits = np.flatnonzero(r)
         return pd.Series(
-            [dcg / idcg, r[:10].sum() / 10, r[:100].sum() / n,
-             1.0 / (hits[0] + 1) if len(hits) else 0.0,
-             float(np.sum(np.cumsum(r)[r] / rank[r])) / n],
+            [
+                dcg / idcg,
+                r[:10].sum() / 10,
+                r[:100].sum() / n,
+                1.0 / (hits[0] + 1) if len(hits) else 0.0,
+                float(np.sum(np.cumsum(r)[r] / rank[r])) / n,
+            ],
             index=KEYS,
         )
 
@@ -415,43 +427,100 @@ def _ident(df: pd.DataFrame) -> pd.DataFrame:
 CONTENDERS: dict[str, Contender] = {
     c.name: c
     for c in [
-        Contender("irframe-pandas", lambda r, q: (r, q), _irframe_call, _irframe_cols,
-                  note="irframe.evaluate on the pandas frames (boundary conversion included)",
-                  available=_irframe_available),
-        Contender("irframe-polars", _prep_polars, _irframe_call, _irframe_cols,
-                  note="irframe.evaluate on polars frames; pl.from_pandas done untimed in prepare "
-                       "(its time is reported as a separate line)",
-                  available=_irframe_available),
-        Contender("polars-floor", _prep_polars, _polars_floor, None,
-                  note="polars only: left-join qrels onto the run + one sort "
-                       "(query, score desc, doc desc); computes no measure"),
-        Contender("polars-floor-grouped", _prep_polars, _polars_floor_grouped, None,
-                  note="polars only: left-join + each query's grades put in ranking order inside "
-                       "one group_by (list sort_by, no global sort); computes no measure"),
-        Contender("numpy-pass", _prep_polars, _numpy_pass, _numpy_norm, ordered_only=True,
-                  note="ordered input only: polars joins the string keys, then one numpy pass "
-                       "(reduceat/cumsum) computes all five measures"),
-        Contender("polars-handwritten", _prep_polars, lambda s: (polars_reference(*s), {}),
-                  _irframe_cols,
-                  note="a hand-written one-group_by polars implementation (reference point)"),
-        Contender("pytrec_eval", lambda r, q: (r, q), _trec_call, _trec_norm,
-                  note="DataFrames -> {qid: {doc: x}} dicts (sort + list slices) + "
-                       "RelevanceEvaluator + evaluate",
-                  available=_missing("pytrec_eval")),
-        Contender("ir_measures", lambda r, q: (r, q), _irm_call, _irm_norm,
-                  note="ir_measures.iter_calc on the DataFrames, materialized to a list",
-                  available=_missing("ir_measures")),
-        Contender("ranx", _ranx_prep, _ranx_call, _ranx_norm, ties="input",
-                  note="astype(object) + Qrels/Run.from_df + evaluate(make_comparable=True); numba warmed up "
-                       "untimed; ties broken by input order, not doc_id",
-                  available=_missing("ranx")),
-        Contender("pandas-naive", lambda r, q: (r, q), _naive_call, _ident,
-                  note="merge + groupby(query).apply(python function)"),
+        Contender(
+            "irframe-pandas",
+            lambda r, q: (r, q),
+            _irframe_call,
+            _irframe_cols,
+            note="irframe.evaluate on the pandas frames (boundary conversion included)",
+            available=_irframe_available,
+        ),
+        Contender(
+            "irframe-polars",
+            _prep_polars,
+            _irframe_call,
+            _irframe_cols,
+            note="irframe.evaluate on polars frames; pl.from_pandas done untimed in prepare "
+            "(its time is reported as a separate line)",
+            available=_irframe_available,
+        ),
+        Contender(
+            "polars-floor",
+            _prep_polars,
+            _polars_floor,
+            None,
+            note="polars only: left-join qrels onto the run + one sort "
+            "(query, score desc, doc desc); computes no measure",
+        ),
+        Contender(
+            "polars-floor-grouped",
+            _prep_polars,
+            _polars_floor_grouped,
+            None,
+            note="polars only: left-join + each query's grades put in ranking order inside "
+            "one group_by (list sort_by, no global sort); computes no measure",
+        ),
+        Contender(
+            "numpy-pass",
+            _prep_polars,
+            _numpy_pass,
+            _numpy_norm,
+            ordered_only=True,
+            note="ordered input only: polars joins the string keys, then one numpy pass "
+            "(reduceat/cumsum) computes all five measures",
+        ),
+        Contender(
+            "polars-handwritten",
+            _prep_polars,
+            lambda s: (polars_reference(*s), {}),
+            _irframe_cols,
+            note="a hand-written one-group_by polars implementation (reference point)",
+        ),
+        Contender(
+            "pytrec_eval",
+            lambda r, q: (r, q),
+            _trec_call,
+            _trec_norm,
+            note="DataFrames -> {qid: {doc: x}} dicts (sort + list slices) + RelevanceEvaluator + evaluate",
+            available=_missing("pytrec_eval"),
+        ),
+        Contender(
+            "ir_measures",
+            lambda r, q: (r, q),
+            _irm_call,
+            _irm_norm,
+            note="ir_measures.iter_calc on the DataFrames, materialized to a list",
+            available=_missing("ir_measures"),
+        ),
+        Contender(
+            "ranx",
+            _ranx_prep,
+            _ranx_call,
+            _ranx_norm,
+            ties="input",
+            note="astype(object) + Qrels/Run.from_df + evaluate(make_comparable=True); numba warmed up "
+            "untimed; ties broken by input order, not doc_id",
+            available=_missing("ranx"),
+        ),
+        Contender(
+            "pandas-naive",
+            lambda r, q: (r, q),
+            _naive_call,
+            _ident,
+            note="merge + groupby(query).apply(python function)",
+        ),
     ]
 }
 
-DEFAULT = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-floor-grouped",
-           "polars-handwritten",
-           "pytrec_eval", "ir_measures", "ranx", "pandas-naive"]
-DEFAULT_ORDERED = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-floor-grouped",
-                   "numpy-pass"]
+DEFAULT = [
+    "irframe-pandas",
+    "irframe-polars",
+    "polars-floor",
+    "polars-floor-grouped",
+    "polars-handwritten",
+    "pytrec_eval",
+    "ir_measures",
+    "ranx",
+    "pandas-naive",
+]
+DEFAULT_ORDERED = ["irframe-pandas", "irframe-polars", "polars-floor", "polars-floor-grouped", "numpy-pass"]

@@ -34,42 +34,53 @@ def stages(run: pl.DataFrame, qrels: pl.DataFrame, ordered: bool) -> dict[str, C
     joined = r.join(q, on=[Q, D], how="left")
     ranked = joined.group_by(Q).agg(pl.col(REL).sort_by(order, descending=desc))
     diag = joined.group_by(Q).agg(
-        n=pl.len(), ndup=pl.len() - pl.col(D).n_unique(), nnull=pl.col(D).null_count(),
+        n=pl.len(),
+        ndup=pl.len() - pl.col(D).n_unique(),
+        nnull=pl.col(D).null_count(),
         nbad=pl.col(order[0]).is_null().sum(),
     )
     qstats = q.group_by(Q).agg(
-        n=pl.len(), ndup=pl.len() - pl.col(D).n_unique(), R=(pl.col(REL) > 0).sum(),
-        idcg=(pl.col(REL).clip(0).sort(descending=True).head(10)
-              / (pl.int_range(pl.len().clip(upper_bound=10)) + 2).log(2)).sum(),
+        n=pl.len(),
+        ndup=pl.len() - pl.col(D).n_unique(),
+        R=(pl.col(REL) > 0).sum(),
+        idcg=(
+            pl.col(REL).clip(0).sort(descending=True).head(10)
+            / (pl.int_range(pl.len().clip(upper_bound=10)) + 2).log(2)
+        ).sum(),
     )
     exploded = ranked.with_row_index("gid").explode(REL)
-    kernels = exploded.with_columns(rank=pl.int_range(1, pl.len() + 1).over("gid")).group_by(
-        "gid", maintain_order=True
-    ).agg(
-        p10=(pl.col(REL) > 0).head(10).sum(),
-        r100=(pl.col(REL) > 0).head(100).sum(),
-        dcg=(pl.col(REL).clip(0).head(10) / (pl.int_range(1, pl.len() + 1).head(10) + 1).log(2))
-        .sum(),
-        ap=((pl.col(REL) > 0).cum_sum() / pl.int_range(1, pl.len() + 1))
-        .filter(pl.col(REL) > 0).sum(),
+    kernels = (
+        exploded.with_columns(rank=pl.int_range(1, pl.len() + 1).over("gid"))
+        .group_by("gid", maintain_order=True)
+        .agg(
+            p10=(pl.col(REL) > 0).head(10).sum(),
+            r100=(pl.col(REL) > 0).head(100).sum(),
+            dcg=(pl.col(REL).clip(0).head(10) / (pl.int_range(1, pl.len() + 1).head(10) + 1).log(2)).sum(),
+            ap=((pl.col(REL) > 0).cum_sum() / pl.int_range(1, pl.len() + 1)).filter(pl.col(REL) > 0).sum(),
+        )
     )
     return {
         "pl.from_pandas (not in irframe-polars)": None,  # filled by main
-        "join (run x qrels, left)": lambda: joined.collect(),
+        "join (run x qrels, left)": joined.collect,
         "global sort (query, score desc, doc desc)": lambda: joined.sort(
-            [Q, *order], descending=[False, *desc]).collect(),
-        "join + group_by(query) list sort_by": lambda: ranked.collect(),
-        "join + group_by(query) diagnostics (n_unique doc ...)": lambda: diag.collect(),
-        "diagnostics without n_unique(doc)": lambda: joined.group_by(Q).agg(
-            n=pl.len(), nnull=pl.col(D).null_count(), nbad=pl.col(order[0]).is_null().sum()
+            [Q, *order], descending=[False, *desc]
         ).collect(),
-        "qrels group_by (R, idcg, n_unique doc)": lambda: qstats.collect(),
-        "join + ranked + explode + group_by(gid) kernels": lambda: kernels.collect(),
+        "join + group_by(query) list sort_by": ranked.collect,
+        "join + group_by(query) diagnostics (n_unique doc ...)": diag.collect,
+        "diagnostics without n_unique(doc)": lambda: (
+            joined.group_by(Q)
+            .agg(n=pl.len(), nnull=pl.col(D).null_count(), nbad=pl.col(order[0]).is_null().sum())
+            .collect()
+        ),
+        "qrels group_by (R, idcg, n_unique doc)": qstats.collect,
+        "join + ranked + explode + group_by(gid) kernels": kernels.collect,
         "run.is_duplicated([query, doc]) (alt. dup check)": lambda: run.select(
-            pl.struct(Q, D).is_duplicated().any()).item(),
+            pl.struct(Q, D).is_duplicated().any()
+        ).item(),
         "polars-handwritten (one group_by, global sort)": lambda: C.polars_reference(run, qrels),
         "irframe.evaluate (polars in)": lambda: C._irframe_evaluate()(
-            run, C.MEASURES, qrels, per_query=True, missing="drop"),
+            run, C.MEASURES, qrels, per_query=True, missing="drop"
+        ),
     }
 
 
@@ -122,8 +133,10 @@ def main() -> None:
     run, qrels = pl.from_pandas(run_pd), pl.from_pandas(qrels_pd)
     conv = time.perf_counter() - t0
     st = stages(run, qrels, args.ordered)
-    print(f"rows={len(run):,} ordered={args.ordered}; median of {args.repeats} (s); "
-          f"polars {pl.__version__}, threads {pl.thread_pool_size()}")
+    print(
+        f"rows={len(run):,} ordered={args.ordered}; median of {args.repeats} (s); "
+        f"polars {pl.__version__}, threads {pl.thread_pool_size()}"
+    )
     print(f"  {'pl.from_pandas run+qrels (not in irframe-polars)':<55} {conv:8.3f}")
     for name, fn in st.items():
         if fn is None:
@@ -142,8 +155,12 @@ def main() -> None:
     # polars 2 removed LazyFrame.profile(); compare the two engines on the engine's core step
     print("collect engines on join + group_by(query) list sort_by (median s):")
     order = [RANK, D] if args.ordered else [S, D]
-    lf = run.lazy().join(qrels.lazy(), on=[Q, D], how="left").group_by(Q).agg(
-        pl.col(REL).sort_by(order, descending=[not args.ordered, True]))
+    lf = (
+        run.lazy()
+        .join(qrels.lazy(), on=[Q, D], how="left")
+        .group_by(Q)
+        .agg(pl.col(REL).sort_by(order, descending=[not args.ordered, True]))
+    )
     for engine in ("auto", "in-memory", "streaming"):
         ts = []
         for _ in range(args.repeats):

@@ -26,6 +26,7 @@ How it measures
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import multiprocessing as mp
@@ -74,7 +75,7 @@ def _reset_peak() -> bool:
 # ------------------------------------------------------------------------------------------------
 # worker
 # ------------------------------------------------------------------------------------------------
-def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool) -> None:
+def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool) -> None:  # noqa: PLR0917
     try:
         import warnings
 
@@ -99,9 +100,15 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
             del run, qrels, sub_r, sub_q  # polars contenders: keep only their own copy
         gc.collect()
         rss_loaded = _status()["VmRSS"]
-        conn.send({"ready": True, "input_bytes": input_bytes, "prepare_s": prep_s,
-                   "input_rss": rss_loaded - rss0, "stub": C.irframe_is_stub()
-                   if name.startswith("irframe") else False})
+        conn.send(
+            {
+                "ready": True,
+                "input_bytes": input_bytes,
+                "prepare_s": prep_s,
+                "input_rss": rss_loaded - rss0,
+                "stub": C.irframe_is_stub() if name.startswith("irframe") else False,
+            }
+        )
         while True:
             msg = conn.recv()
             if msg == "stop":
@@ -120,10 +127,8 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
             del native
             conn.send(reply)
     except BaseException as exc:  # report, don't hang the parent
-        try:
+        with contextlib.suppress(Exception):
             conn.send({"error": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()})
-        except Exception:
-            pass
 
 
 class Worker:
@@ -131,8 +136,7 @@ class Worker:
         ctx = mp.get_context("spawn")
         self.name = name
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, name, rows, dpq, seed, ordered),
-                                daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, name, rows, dpq, seed, ordered), daemon=True)
         self.proc.start()
         child.close()
 
@@ -152,10 +156,8 @@ class Worker:
         self.proc.join(5)
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.conn.send("stop")
-        except Exception:
-            pass
         self.proc.join(10)
         self.kill()
 
@@ -166,6 +168,7 @@ class Worker:
 def _tied_queries(rows: int, dpq: int, seed: int, ordered: bool) -> set[str]:
     """Queries whose value can depend on tie-breaking: a score shared by docs of different gain."""
     import polars as pl
+
     import synth
 
     run, qrels = synth.make(rows, dpq, seed, ordered=ordered)
@@ -218,12 +221,17 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
     if not (paths[rkey].exists() and paths["qrels"].exists()):
         synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)  # generate + cache
     # count without holding the frames in this (parent) process
-    n_rows, n_q = pl.scan_parquet(paths[rkey]).select(
-        pl.len(), pl.col("query_id").n_unique()).collect().row(0)
-    n_qrels, n_qq = pl.scan_parquet(paths["qrels"]).select(
-        pl.len(), pl.col("query_id").n_unique()).collect().row(0)
-    print(f"\n== rows={n_rows:,} ordered={ordered} queries={n_q:,} qrels={n_qrels:,} "
-          f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)", flush=True)
+    n_rows, n_q = (
+        pl.scan_parquet(paths[rkey]).select(pl.len(), pl.col("query_id").n_unique()).collect().row(0)
+    )
+    n_qrels, n_qq = (
+        pl.scan_parquet(paths["qrels"]).select(pl.len(), pl.col("query_id").n_unique()).collect().row(0)
+    )
+    print(
+        f"\n== rows={n_rows:,} ordered={ordered} queries={n_q:,} qrels={n_qrels:,} "
+        f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)",
+        flush=True,
+    )
 
     res: dict[str, dict[str, Any]] = {}
     workers: dict[str, Worker] = {}
@@ -289,10 +297,15 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
         res[n]["agreement"] = a
         extra = ""
         if not a["ok"] and a.get("ok_on_tie_free"):
-            extra = (f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
-                     f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)")
-        print(f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
-              f"mismatched {a['mismatched_queries']:,}{extra}", flush=True)
+            extra = (
+                f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
+                f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)"
+            )
+        print(
+            f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
+            f"mismatched {a['mismatched_queries']:,}{extra}",
+            flush=True,
+        )
 
     # medians and per-round ratios
     def per_round(n: str, ref: str) -> float | None:
@@ -314,9 +327,16 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
         r["x_irframe_pandas"] = per_round(n, "irframe-pandas")
         r["x_irframe_polars"] = per_round(n, "irframe-polars")
     return {
-        "rows": n_rows, "ordered": ordered, "queries": n_q, "qrels_rows": n_qrels,
-        "qrels_queries": n_qq, "docs_per_query": args.docs_per_query, "seed": args.seed,
-        "repeats": args.repeats, "timeout_s": args.timeout, "reference": ref_name,
+        "rows": n_rows,
+        "ordered": ordered,
+        "queries": n_q,
+        "qrels_rows": n_qrels,
+        "qrels_queries": n_qq,
+        "docs_per_query": args.docs_per_query,
+        "seed": args.seed,
+        "repeats": args.repeats,
+        "timeout_s": args.timeout,
+        "reference": ref_name,
         "contenders": res,
     }
 
@@ -343,28 +363,48 @@ def machine() -> dict[str, Any]:
     except ImportError:
         pass
     vers = {}
-    for p in ("irframe", "polars", "pandas", "numpy", "pyarrow", "pytrec-eval-terrier",
-              "ir-measures", "ranx", "numba"):
+    for p in (
+        "irframe",
+        "polars",
+        "pandas",
+        "numpy",
+        "pyarrow",
+        "pytrec-eval-terrier",
+        "ir-measures",
+        "ranx",
+        "numba",
+    ):
         try:
             vers[p] = version(p)
         except PackageNotFoundError:
             vers[p] = None
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
-                                capture_output=True, text=True, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True, check=False
+        ).stdout.strip()
     except OSError:
         commit = ""
-    return {"cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram,
-            "python": platform.python_version(), "platform": platform.platform(),
-            "versions": vers, "git_commit": commit}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "ram_bytes": ram,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "versions": vers,
+        "git_commit": commit,
+    }
 
 
 def import_time(module: str = "irframe", n: int = 5) -> float | None:
     """Median cumulative ``-X importtime`` of ``module`` in ms (fresh interpreter each time)."""
     vals = []
     for _ in range(n):
-        p = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
-                           capture_output=True, text=True, check=False)
+        p = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if p.returncode:
             return None
         for line in p.stderr.splitlines():
@@ -424,8 +464,10 @@ def table(d: dict[str, Any]) -> str:
         elif a["ok"]:
             agree = f"yes ({a['common_queries']:,} q)"
         elif a.get("ok_on_tie_free"):
-            agree = (f"tie order differs: {a['mismatched_queries']:,} q (all have a tied score "
-                     f"mixing gains); exact on the other {a['tie_free_queries']:,} q")
+            agree = (
+                f"tie order differs: {a['mismatched_queries']:,} q (all have a tied score "
+                f"mixing gains); exact on the other {a['tie_free_queries']:,} q"
+            )
         else:
             agree = f"NO: {a['mismatched_queries']:,} of {a['common_queries']:,} q"
         ph = ", ".join(f"{k} {v:.3f}" for k, v in (r.get("phases_median") or {}).items())
@@ -438,7 +480,8 @@ def table(d: dict[str, Any]) -> str:
         )
     c = d["contenders"]
     inp = c.get("irframe-pandas", {}).get("input_bytes") or next(
-        (r.get("input_bytes") for r in c.values() if r.get("input_bytes")), None)
+        (r.get("input_bytes") for r in c.values() if r.get("input_bytes")), None
+    )
     conv = c.get("irframe-polars", {}).get("prepare_s")
     notes = []
     if inp:
@@ -447,8 +490,7 @@ def table(d: dict[str, Any]) -> str:
     if pinp:
         notes.append(f"as polars frames (estimated_size): {pinp / 2**20:.0f} MB")
     if conv is not None:
-        notes.append(f"pl.from_pandas(run) + pl.from_pandas(qrels), untimed in irframe-polars: "
-                     f"{conv:.3f} s")
+        notes.append(f"pl.from_pandas(run) + pl.from_pandas(qrels), untimed in irframe-polars: {conv:.3f} s")
     if notes:
         lines += ["", "; ".join(notes) + "."]
     return "\n".join(lines)
@@ -465,38 +507,47 @@ def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
         if not ordered:
             if rows >= 10**6:
                 v = c(d, "pytrec_eval").get("x_irframe_pandas")
-                out.append(f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
-                           f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
-                           f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |")
+                out.append(
+                    f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
+                    f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
+                    f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |"
+                )
             f = c(d, "polars-floor").get("x_irframe_polars")
             if f:
                 v = 1 / f
-                out.append(f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
-                           f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |")
+                out.append(
+                    f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
+                    f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |"
+                )
             g = c(d, "polars-floor-grouped").get("x_irframe_polars")
             if g:
-                out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} "
-                           f"| - |")
+                out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} | - |")
         else:
             f = c(d, "numpy-pass").get("x_irframe_polars")
             if f:
                 v = 1 / f
-                out.append(f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
-                           f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |")
+                out.append(
+                    f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
+                    f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |"
+                )
         fl = c(d, "polars-floor-grouped")
         if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
-            out.append(f"| (info) polars-floor-grouped: peak memory beyond inputs "
-                       f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                       f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
-                       f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |")
+            out.append(
+                f"| (info) polars-floor-grouped: peak memory beyond inputs "
+                f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
+                f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |"
+            )
         for n in ("irframe-pandas", "irframe-polars"):
             r = c(d, n)
             if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
                 v = r["extra_max_bytes"] / r["input_bytes"]
-                out.append(f"| {n}: peak memory beyond inputs < input size "
-                           f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                           f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
-                           f"{'met' if v < 1 else 'NOT met'} |")
+                out.append(
+                    f"| {n}: peak memory beyond inputs < input size "
+                    f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                    f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
+                    f"{'met' if v < 1 else 'NOT met'} |"
+                )
     return out
 
 
@@ -516,18 +567,20 @@ def render() -> str:
         f"ir-measures {v['ir-measures']}, ranx {v['ranx']}; irframe commit `{m['git_commit']}`.",
         "",
         "Measures: nDCG(gain=linear)@10, P@10, R@100, RR, AP (trec_eval ndcg_cut_10, P_10, "
-        "recall_100, recip_rank, map). Missing queries: irframe `missing=\"drop\"`; the peers "
+        'recall_100, recip_rank, map). Missing queries: irframe `missing="drop"`; the peers '
         "report run-and-qrels queries except ranx (`make_comparable=True`, queries missing from "
         "the run get 0) and ir_measures (same); agreement is checked on the common query set.",
         "`time / irframe-x` is the median over rounds of the per-round ratio: > 1 means irframe "
-        "is faster. \"extra MB\" = peak RSS during the call minus RSS before it (inputs loaded).",
+        'is faster. "extra MB" = peak RSS during the call minus RSS before it (inputs loaded).',
         "",
     ]
     imp = [d.get("import_ms") for d in latest.values() if d.get("import_ms") is not None]
     if imp:
         last = max(latest.values(), key=lambda d: d["timestamp"])
-        head.append(f"`python -X importtime -c \"import irframe\"`: {last.get('import_ms'):.0f} ms "
-                    f"cumulative (polars alone: {last.get('import_polars_ms') or float('nan'):.0f} ms).")
+        head.append(
+            f'`python -X importtime -c "import irframe"`: {last.get("import_ms"):.0f} ms '
+            f"cumulative (polars alone: {last.get('import_polars_ms') or float('nan'):.0f} ms)."
+        )
         head.append("")
     head += ["## Targets", "", *targets(latest), ""]
     body = [table(d) + "\n" for _, d in sorted(latest.items())]
@@ -553,16 +606,22 @@ def plot() -> None:
     for (rows, ordered), d in latest.items():
         for n, r in d["contenders"].items():
             if r.get("median_s"):
-                series.setdefault(n + (" (ordered)" if ordered else ""), []).append(
-                    (rows, r["median_s"]))
+                series.setdefault(n + (" (ordered)" if ordered else ""), []).append((rows, r["median_s"]))
     if not series:
         return
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    for n, pts in sorted(series.items()):
+    cmap = plt.get_cmap("tab20")
+    for i, (n, pts) in enumerate(sorted(series.items())):
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                linestyle="--" if "ordered" in n else "-", label=n,
-                linewidth=2.5 if n.startswith("irframe") else 1.2)
+        ax.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            marker="o",
+            color=cmap(i % 20),
+            linestyle="--" if "ordered" in n else "-",
+            label=n,
+            linewidth=2.5 if n.startswith("irframe") else 1.2,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows in the run")
@@ -599,10 +658,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", default="1e6", help="comma-separated sizes, e.g. 1e5,1e6,1e7")
     ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds (>= 3 advised)")
-    ap.add_argument("--contenders", default=None,
-                    help=f"comma-separated subset of: {', '.join(C.CONTENDERS)}")
-    ap.add_argument("--ordered", action="store_true",
-                    help="already-ordered input (sorted, rank column) incl. the numpy floor")
+    ap.add_argument(
+        "--contenders", default=None, help=f"comma-separated subset of: {', '.join(C.CONTENDERS)}"
+    )
+    ap.add_argument(
+        "--ordered",
+        action="store_true",
+        help="already-ordered input (sorted, rank column) incl. the numpy floor",
+    )
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
     ap.add_argument("--docs-per-query", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -618,8 +681,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(float(s)) for s in args.rows.split(",")]
     if any(s >= 10**8 for s in sizes) and not args.on_demand:
         ap.error("1e8 rows and more only with --on-demand (needs tens of GB for the peers)")
-    names = (args.contenders.split(",") if args.contenders
-             else (C.DEFAULT_ORDERED if args.ordered else C.DEFAULT))
+    names = (
+        args.contenders.split(",") if args.contenders else (C.DEFAULT_ORDERED if args.ordered else C.DEFAULT)
+    )
     unknown = [n for n in names if n not in C.CONTENDERS]
     if unknown:
         ap.error(f"unknown contender(s) {unknown}; known: {list(C.CONTENDERS)}")
@@ -627,8 +691,10 @@ def main(argv: list[str] | None = None) -> int:
 
     mach = machine()
     imp_ms, imp_pl = import_time("irframe"), import_time("polars")
-    print(f"{mach['cpu']}, {mach['cores']} cores; python {mach['python']}; "
-          f"import irframe {imp_ms} ms (polars {imp_pl} ms)")
+    print(
+        f"{mach['cpu']}, {mach['cores']} cores; python {mach['python']}; "
+        f"import irframe {imp_ms} ms (polars {imp_pl} ms)"
+    )
     if C.irframe_is_stub():
         print("WARNING: irframe.evaluate not found; the irframe entries run a hand-written stub")
     RESULTS.mkdir(exist_ok=True)
@@ -637,8 +703,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_save:
             continue
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        out.update({"timestamp": stamp, "machine": mach, "import_ms": imp_ms,
-                    "import_polars_ms": imp_pl, "irframe_stub": C.irframe_is_stub()})
+        out.update(
+            {
+                "timestamp": stamp,
+                "machine": mach,
+                "import_ms": imp_ms,
+                "import_polars_ms": imp_pl,
+                "irframe_stub": C.irframe_is_stub(),
+            }
+        )
         f = RESULTS / f"{stamp}-{_fmt_rows(out['rows'])}{'-ordered' if args.ordered else ''}.json"
         f.write_text(json.dumps(out, indent=1, default=str))
         print(f"  -> {f.relative_to(HERE.parent)}")

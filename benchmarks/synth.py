@@ -178,8 +178,10 @@ def main() -> None:
     for r in args.rows.split(","):
         for ordered in (False, True):
             run, qrels = make(int(float(r)), args.docs_per_query, args.seed, ordered=ordered)
-            print(f"rows={len(run):,} ordered={ordered} qrels={len(qrels):,} "
-                  f"queries={run['query_id'].nunique():,}")
+            print(
+                f"rows={len(run):,} ordered={ordered} qrels={len(qrels):,} "
+                f"queries={run['query_id'].nunique():,}"
+            )
 
 
 if __name__ == "__main__":
