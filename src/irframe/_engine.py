@@ -50,7 +50,6 @@ N_BAD = P + "nbad"
 N_NULLDOC = P + "nnulldoc"
 N_INF = P + "ninf"
 Q_N = P + "qn"
-Q_DUP = P + "qdup"
 Q_NULL = P + "qnull"
 IN_RUN = P + "in_run"
 RANKED = P + "ranked"
@@ -163,6 +162,8 @@ class Plan:
     cols: RunColumns
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
+    qrels_rows: pl.LazyFrame | None  # the prepared qrels (query, doc, grade) ...
+    qrels_keys: tuple[str, ...]  # ... and their per-query keys, for the duplicate check
     n_segments: int | None  # presorted plan: runs of equal keys found by the order check
     slow: Callable[[], Plan] | None  # the general plan, if the presorted one must be redone
     labels: tuple[str, ...]
@@ -296,7 +297,6 @@ def build_plan(
         qstats = q.group_by(qkeys).agg(
             **{
                 Q_N: pl.len(),
-                Q_DUP: pl.len() - pl.col(cols.doc).n_unique(),
                 Q_NULL: pl.col(K.REL).null_count()
                 + pl.col(K.REL).is_infinite().sum()
                 + pl.col(cols.doc).null_count(),
@@ -379,6 +379,8 @@ def build_plan(
         dup_probe=None
         if duplicates == "first"
         else run.select(pl.len() - pl.struct([*keys, cols.doc]).hash().n_unique()),
+        qrels_rows=q,
+        qrels_keys=tuple(qkeys),
         labels=tuple(finals),
         partitions=partitions,
         missing=missing,
@@ -495,15 +497,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                 "Hint: drop those rows (unjudged documents simply have no qrels row)."
             )
             raise InvalidDataError(msg)
-        qdup = judged.filter(pl.col(Q_DUP) > 0).unique(subset=[query])
-        if qdup.height:
-            msg = (
-                f"The qrels judge the same document twice in queries "
-                f"{_examples(sorted(qdup.get_column(query).to_list(), key=str))}. "
-                "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
-                "e.g. qrels.unique(subset=[query, doc], keep='last')."
-            )
-            raise DuplicateRowsError(msg)
+        _check_qrels_duplicates(plan)
         if judged.height == 0 and not plan.allow_empty:
             msg = (
                 "No query of the run is in the qrels (and the qrels are empty or share no "
@@ -522,6 +516,27 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                     "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
                 )
                 raise MissingQueriesError(msg)
+
+
+def _check_qrels_duplicates(plan: Plan) -> None:
+    """A document judged twice for one query: hash probe, confirmed exactly (as for runs)."""
+    q = plan.qrels_rows
+    if q is None:
+        return
+    keys, doc = list(plan.qrels_keys), plan.cols.doc
+    if q.select(pl.len() - pl.struct([*keys, doc]).hash().n_unique()).collect().item() == 0:
+        return
+    dups = q.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
+    if dups.height == 0:
+        return
+    queries = dups.get_column(plan.cols.query).unique().to_list()
+    msg = (
+        f"The qrels judge the same document twice in queries "
+        f"{_examples(sorted(queries, key=str))}. "
+        "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
+        "e.g. qrels.unique(subset=[query, doc], keep='last')."
+    )
+    raise DuplicateRowsError(msg)
 
 
 def _check_duplicates(plan: Plan) -> None:
