@@ -416,12 +416,30 @@ def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:
 def collect(plan: Plan) -> tuple[Plan, pl.DataFrame]:
     """Collect the per-query table and check the input; redo a presorted plan whose key
     runs turn out not to be whole queries (then the input was not grouped by query)."""
-    df = plan.frame.collect()
+    df, probes = _collect_with_probes(plan)
     if plan.slow is not None and df.filter(pl.col(IN_RUN)).height != plan.n_segments:
         plan = plan.slow()
-        df = plan.frame.collect()
-    check(plan, df)
+        df, probes = _collect_with_probes(plan)
+    check(plan, df, probes)
     return plan, df
+
+
+def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
+    """The duplicate probes (1x1 frames: rows minus distinct key hashes)."""
+    out = {}
+    if plan.dup_probe is not None:
+        out["run"] = plan.dup_probe
+    if plan.qrels_rows is not None:
+        keys = [*plan.qrels_keys, plan.cols.doc]
+        out["qrels"] = plan.qrels_rows.select(pl.len() - pl.struct(keys).hash().n_unique())
+    return out
+
+
+def _collect_with_probes(plan: Plan) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Collect the table and the probes together (polars shares the work between them)."""
+    probes = _probes(plan)
+    frames = pl.collect_all([plan.frame, *probes.values()])
+    return frames[0], {k: int(f.item()) for k, f in zip(probes, frames[1:], strict=True)}
 
 
 def _examples(values: Sequence[object], limit: int = 5) -> str:
@@ -435,8 +453,13 @@ def _keys_of(df: pl.DataFrame, keys: Sequence[str]) -> list[object]:
     return [tuple(r) for r in df.select(keys).iter_rows()]
 
 
-def check(plan: Plan, df: pl.DataFrame) -> None:
-    """Raise for bad input found by the diagnostics; nothing is dropped silently."""
+def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) -> None:
+    """Raise for bad input found by the diagnostics; nothing is dropped silently.
+
+    ``probes``: the duplicate probes already collected with ``df`` (else collected here).
+    """
+    if probes is None:
+        probes = {k: int(f.collect().item()) for k, f in _probes(plan).items()}
     keys = list(plan.keys)
     query = plan.cols.query
     in_run = df.filter(pl.col(IN_RUN))
@@ -480,7 +503,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                 "Hint: grades must be finite numbers; use null for 'not judged'."
             )
             raise InvalidDataError(msg)
-    _check_duplicates(plan)
+    _check_duplicates(plan, probes.get("run", 0))
     if plan.has_qrels:
         judged = df.filter(pl.col(JUDGED))
         null_q = judged.filter(pl.col(query).is_null())
@@ -497,7 +520,7 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                 "Hint: drop those rows (unjudged documents simply have no qrels row)."
             )
             raise InvalidDataError(msg)
-        _check_qrels_duplicates(plan)
+        _check_qrels_duplicates(plan, probes.get("qrels", 0))
         if judged.height == 0 and not plan.allow_empty:
             msg = (
                 "No query of the run is in the qrels (and the qrels are empty or share no "
@@ -518,13 +541,13 @@ def check(plan: Plan, df: pl.DataFrame) -> None:
                 raise MissingQueriesError(msg)
 
 
-def _check_qrels_duplicates(plan: Plan) -> None:
+def _check_qrels_duplicates(plan: Plan, probe: int) -> None:
     """A document judged twice for one query: hash probe, confirmed exactly (as for runs)."""
     q = plan.qrels_rows
     if q is None:
         return
     keys, doc = list(plan.qrels_keys), plan.cols.doc
-    if q.select(pl.len() - pl.struct([*keys, doc]).hash().n_unique()).collect().item() == 0:
+    if probe == 0:
         return
     dups = q.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
     if dups.height == 0:
@@ -539,13 +562,13 @@ def _check_qrels_duplicates(plan: Plan) -> None:
     raise DuplicateRowsError(msg)
 
 
-def _check_duplicates(plan: Plan) -> None:
+def _check_duplicates(plan: Plan, probe: int) -> None:
     """Duplicate (query, doc) rows: a cheap hash probe, confirmed exactly before raising.
 
     Equal rows always hash equal, so a probe of 0 proves there is no duplicate; a
     positive probe (a duplicate, or a hash collision) is confirmed on the strings.
     """
-    if plan.dup_probe is None or plan.dup_probe.collect().item() == 0:
+    if probe == 0:
         return
     keys, doc = list(plan.keys), plan.cols.doc
     dups = plan.run.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
