@@ -45,39 +45,36 @@ def _positions() -> pl.Expr:
     return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32)
 
 
-def relevant(t: float, rel: pl.Expr | None = None) -> pl.Expr:
+def relevant(t: float) -> pl.Expr:
     """Boolean: the document's grade is at least ``t`` (unjudged: False)."""
-    r = _rel() if rel is None else rel
-    return (r >= t).fill_null(False)
+    return (_rel() >= t).fill_null(False)
 
 
-def judged_nonrelevant(t: float, rel: pl.Expr | None = None) -> pl.Expr:
+def judged_nonrelevant(t: float) -> pl.Expr:
     """Boolean: judged with ``0 <= grade < t`` (negative grades are skipped, as by trec_eval)."""
-    r = _rel() if rel is None else rel
+    r = _rel()
     return ((r >= 0) & (r < t)).fill_null(False)
 
 
-def gain(g: Gain, rel: pl.Expr | None = None) -> pl.Expr:
+def gain(g: Gain) -> pl.Expr:
     """Gain of a grade: ``exp`` 2^rel - 1, ``linear`` rel, or explicit per-grade gains.
 
     Grades <= 0 and unjudged documents get 0 under ``exp``/``linear``; explicit gains
-    apply to every grade >= 0 and grades not listed keep their linear gain.
+    apply to every grade >= 0 and grades not listed keep their linear gain (as
+    trec_eval's ``-m ndcg.g=v``).
     """
-    r = _rel() if rel is None else rel
-    if g == "exp":
-        value = pl.lit(2.0).pow(r) - 1.0
-    elif g == "linear":
-        value = r
-    else:
-        assert not isinstance(g, str)
+    r = _rel()
+    if isinstance(g, tuple):
         mapping = dict(g)
         value = r.replace_strict(list(mapping), list(mapping.values()), default=r, return_dtype=pl.Float64)
         return pl.when(r >= 0).then(value).otherwise(0.0).fill_null(0.0)
+    value = pl.lit(2.0).pow(r) - 1.0 if g == "exp" else r
     return pl.when(r > 0).then(value).otherwise(0.0).fill_null(0.0)
 
 
-def _discount(n: pl.Expr | None = None) -> pl.Expr:
-    return 1.0 / (pl.int_range(2, (pl.len() if n is None else n) + 2, dtype=pl.UInt32).log(2))
+def _discount() -> pl.Expr:
+    """1 / log2(rank + 1) for the group's rows."""
+    return 1.0 / (pl.int_range(2, pl.len() + 2, dtype=pl.UInt32).log(2))
 
 
 def rel_ret(t: float, k: int | None) -> pl.Expr:
