@@ -21,7 +21,6 @@ shape: (1, 5)
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
@@ -123,9 +122,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-_namespaces.register_pandas()
-
-if "dask.dataframe" in sys.modules:  # irframe never imports dask itself (import time)
-    from irframe.dask import register as _register_dask
-
-    _register_dask()  # .ir on dask DataFrames
+_namespaces.register_pandas()  # .ir on pandas and dask frames, now or when they are imported

@@ -7,7 +7,7 @@ Each method forwards to the typed function of the same name in
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import polars as pl
@@ -128,44 +128,65 @@ def _register_now(pd: Any) -> None:
         _PANDAS_DONE = True
 
 
-class _PandasImportHook:
-    """Registers ``.ir`` the moment pandas is imported, so ``import irframe`` stays light.
+def _register_dask(dd: Any) -> None:
+    """``.ir`` on dask DataFrames; ``dd`` is the just-executed dask.dataframe module."""
+    if not hasattr(dd.DataFrame, "ir"):
+        import importlib
 
-    It finds pandas' real module spec with the other finders and wraps its loader's
-    ``exec_module``; once pandas has executed, the accessor is registered and the hook
+        extensions = importlib.import_module("dask.dataframe.extensions")
+        extensions.register_dataframe_accessor("ir")(IrNamespace)
+
+
+class _PostImportHook:
+    """Runs ``callback(module)`` the moment ``name`` is imported, so ``import irframe``
+    registers ``.ir`` on pandas and dask frames without importing them.
+
+    It finds the module's real spec with the other finders and wraps its loader's
+    ``exec_module``; once the module has executed, the callback runs and the hook
     removes itself. (A duck-typed finder: importing importlib.abc costs ~60 ms.)
     """
+
+    def __init__(self, name: str, callback: Callable[[types.ModuleType], None]) -> None:
+        self.name = name
+        self.callback = callback
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "pandas":
+        if fullname != self.name:
             return None
         import importlib.util
 
         sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("pandas")
+        spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
         exec_module = loader.exec_module
+        callback = self.callback
 
         def _exec_then_register(module: types.ModuleType) -> None:
             exec_module(module)
-            _register_now(module)
+            callback(module)
 
         loader.exec_module = _exec_then_register  # type: ignore[method-assign]
         return spec
 
 
-def register_pandas() -> None:
-    """Make ``.ir`` available on pandas.DataFrame, without importing pandas.
+def _on_import(name: str, callback: Callable[[Any], None]) -> None:
+    """``callback(module)`` now if ``name`` is imported, else when it gets imported."""
+    module = sys.modules.get(name)
+    if module is not None:
+        callback(module)
+    elif not any(isinstance(f, _PostImportHook) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _PostImportHook(name, callback))
 
-    If pandas is already imported the accessor is registered at once; otherwise it is
-    registered when pandas gets imported (pandas is optional and heavy to import).
+
+def register_pandas() -> None:
+    """Make ``.ir`` available on pandas (and dask) DataFrames, without importing them.
+
+    If the library is already imported the accessor is registered at once; otherwise
+    it is registered when it gets imported (both are optional and heavy to import).
     """
-    pd = sys.modules.get("pandas")
-    if pd is not None:
-        _register_now(pd)
-    elif not any(isinstance(f, _PandasImportHook) for f in sys.meta_path):
-        sys.meta_path.insert(0, _PandasImportHook())
+    _on_import("pandas", _register_now)
+    _on_import("dask.dataframe", _register_dask)
