@@ -410,6 +410,23 @@ def _default_format(out: TextIO) -> str:
 
 
 # --- eval ---------------------------------------------------------------------------------
+
+def _add_missing_and_duplicates(p: argparse.ArgumentParser) -> None:
+    """The input rules shared by every evaluating subcommand."""
+    p.add_argument(
+        "--missing",
+        choices=("zero", "drop", "error"),
+        default="zero",
+        help="judged queries absent from a run: score 0 (default, trec_eval -c), drop, error",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "first"),
+        default="error",
+        help="a document twice in one query's ranking: error (default, like trec_eval) or "
+        "keep its best-ranked row",
+    )
+
 def _add_eval(sub: SubParsers) -> None:
     p = sub.add_parser(
         "eval",
@@ -445,19 +462,7 @@ def _add_eval(sub: SubParsers) -> None:
         metavar="COLUMN",
         help="also break down by this column of the run or qrels table (repeatable)",
     )
-    p.add_argument(
-        "--missing",
-        choices=("zero", "drop", "error"),
-        default="zero",
-        help="judged queries absent from a run: score 0 (default, trec_eval -c), drop, error",
-    )
-    p.add_argument(
-        "--duplicates",
-        choices=("error", "first"),
-        default="error",
-        help="a document twice in one query's ranking: error (default, like trec_eval) or "
-        "keep its best-ranked row",
-    )
+    _add_missing_and_duplicates(p)
     p.add_argument(
         "--rel",
         type=_number,
@@ -700,18 +705,7 @@ def _add_compare(sub: SubParsers) -> None:
         metavar="COLUMN",
         help="compare within groups of queries, e.g. a query-type column (repeatable)",
     )
-    p.add_argument(
-        "--missing",
-        choices=("zero", "drop", "error"),
-        default="zero",
-        help="judged queries absent from a run: score 0 (default), drop, error",
-    )
-    p.add_argument(
-        "--duplicates",
-        choices=("error", "first"),
-        default="error",
-        help="a document twice in one query's ranking: error (default) or keep its best-ranked row",
-    )
+    _add_missing_and_duplicates(p)
     p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="random sign vectors")
     p.add_argument("--bootstrap", type=int, default=10_000, metavar="N", help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo steps (default: 0)")
