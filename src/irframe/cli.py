@@ -500,20 +500,28 @@ def _attach_query_attributes(runs: pl.DataFrame, qrels: pl.DataFrame, by: Sequen
     return runs.join(table, on="query_id", how="left")
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Run ``irframe eval``."""
-    import irframe
-
+def _read_inputs(
+    args: argparse.Namespace, default_measures: Sequence[str]
+) -> tuple[list[str | Measure], pl.DataFrame, pl.DataFrame, bool]:
+    """Measures, qrels and stacked runs of an evaluating subcommand (stdin read once)."""
     if [args.qrels, *args.runs].count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
     progress = bool(args.progress or sys.stderr.isatty())
     stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
-    measures = resolve_measures(args.measures or list(DEFAULT_MEASURES), args.rel, args.gain)
+    measures = resolve_measures(args.measures or list(default_measures), args.rel, args.gain)
     mapping = dict(args.map)
     with _progress(f"reading qrels {args.qrels}", progress):
         qrels, _ = _load(args.qrels, "qrels", mapping, stdin)
     runs = _load_runs(args.runs, mapping, stdin, progress)
+    return measures, qrels, runs, progress
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``irframe eval``."""
+    import irframe
+
+    measures, qrels, runs, progress = _read_inputs(args, DEFAULT_MEASURES)
     by = ["system", *[b for b in args.by if b != "system"]]
     runs = _attach_query_attributes(runs, qrels, by)
     labels = [m if isinstance(m, str) else str(m) for m in measures]
@@ -728,16 +736,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from irframe.compare import DEFAULT_MEASURES as COMPARE_MEASURES
     from irframe.compare import compare_report
 
-    if [args.qrels, *args.runs].count("-") > 1:
-        msg = "only one input can be read from standard input ('-')"
-        raise CliError(msg)
-    progress = bool(args.progress or sys.stderr.isatty())
-    stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
-    measures = resolve_measures(args.measures or list(COMPARE_MEASURES), args.rel, args.gain)
-    mapping = dict(args.map)
-    with _progress(f"reading qrels {args.qrels}", progress):
-        qrels, _ = _load(args.qrels, "qrels", mapping, stdin)
-    runs = _load_runs(args.runs, mapping, stdin, progress)
+    measures, qrels, runs, progress = _read_inputs(args, COMPARE_MEASURES)
     with _progress("comparing", progress):
         report = compare_report(
             runs,
