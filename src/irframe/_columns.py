@@ -10,7 +10,7 @@ import polars as pl
 
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
-__all__ = ["RunColumns", "resolve_qrels", "resolve_run"]
+__all__ = ["RunColumns", "ranking_order", "resolve_qrels", "resolve_run"]
 
 DEFAULT_RANK = "rank"
 
@@ -30,6 +30,32 @@ class RunColumns:
     def keys(self) -> tuple[str, ...]:
         """Group keys of the per-query table: the ``by`` columns, then the query."""
         return (*self.by, self.query)
+
+    def ranking(self) -> tuple[list[pl.Expr], list[bool]]:
+        """This run's ranking order as sort expressions and directions: see :func:`ranking_order`."""
+        return ranking_order(self.order, self.order_col, self.doc)
+
+
+def ranking_order(
+    order: Literal["rank", "score"], order_col: str, doc_col: str
+) -> tuple[list[pl.Expr], list[bool]]:
+    """THE ranking rule, used by everything that orders documents (engine, moved, writers).
+
+    Rank ascending, or score descending; ties (of rank or of score alike) are broken by
+    the doc id in descending byte order, integer ids compared as their decimal strings
+    ("9" before "10"), as trec_eval's ``strcmp(docno2, docno1)`` does.
+
+    Returns the sort expressions and their ``descending`` flags, for ``sort``/``sort_by``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"doc": [10, 9, 7], "score": [1.0, 1.0, 2.0]})
+    >>> by, desc = ranking_order("score", "score", "doc")
+    >>> df.sort(by, descending=desc)["doc"].to_list()
+    [7, 9, 10]
+    """
+    return [pl.col(order_col), pl.col(doc_col).cast(pl.String)], [order == "score", True]
 
 
 def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str) -> None:

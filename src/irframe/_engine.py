@@ -192,14 +192,6 @@ def _harmonize_ids(
     return run, qrels
 
 
-def _order_exprs(cols: RunColumns) -> tuple[list[pl.Expr], list[bool]]:
-    """Ranking order: rank ascending, or score descending; ties by doc id descending."""
-    doc = pl.col(cols.doc)
-    if cols.order == "rank":
-        return [pl.col(cols.order_col), doc], [False, True]
-    return [pl.col(cols.order_col), doc], [True, True]
-
-
 def build_plan(
     run: pl.LazyFrame,
     cols: RunColumns,
@@ -263,12 +255,12 @@ def build_plan(
         rows = rows.with_columns(
             pl.col(str(cols.relevance)).cast(pl.Float64).fill_nan(None).alias(K.REL)
         )
-    if cols.order == "score" and schema[cols.doc].is_integer():
+    if schema[cols.doc].is_integer():
         # trec_eval breaks score ties by docno as a string ("9" ranks above "10")
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
         if q is not None:
             q = q.with_columns(pl.col(cols.doc).cast(pl.String))
-    by_order, desc = _order_exprs(cols)
+    by_order, desc = cols.ranking()
     n_segments: int | None = None
     if detect_order and duplicates == "error":
         n_segments = _ordered_segments(rows, cols)

@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from irframe._columns import ranking_order
 from irframe._frames import Origin, from_lazy, to_lazy
 from irframe.exceptions import (
     ColumnNotFoundError,
@@ -920,18 +921,15 @@ def _top_docs(
         return None
     doc_s = pl.col(doc_col).cast(pl.String)
     if rank_col is not None and rank_col in schema:
-        order, desc = [pl.col(rank_col), doc_s], [False, False]
-    elif score_col in schema:  # trec_eval: score descending, ties by doc id descending
-        order, desc = [pl.col(score_col), doc_s], [True, True]
+        order, desc = ranking_order("rank", rank_col, doc_col)
+    elif score_col in schema:
+        order, desc = ranking_order("score", score_col, doc_col)
     else:
         return None
     rows = (
-        run.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY), doc_s, *order[:1])
+        run.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY), doc_s, order[0])
         .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
-        .sort(
-            [_SYS, _QKEY, order[0].meta.output_name(), doc_col],
-            descending=[False, False, *desc],
-        )
+        .sort([_SYS, _QKEY, *order], descending=[False, False, *desc])
         .group_by([_SYS, _QKEY], maintain_order=True)
         .head(k)
     )
