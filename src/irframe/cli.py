@@ -144,8 +144,6 @@ def resolve_measures(
     >>> resolve_measures(["P@5", "P(rel=3)@5", "nDCG@10", "ndcg_cut_10"], rel=2, gain="linear")
     [P(rel=2)@5, 'P(rel=3)@5', nDCG(gain=linear)@10, 'ndcg_cut_10']
     """
-    from dataclasses import replace
-
     from irframe.measures import FAMILIES, parse_measure
 
     out: list[str | Measure] = []
@@ -153,15 +151,15 @@ def resolve_measures(
         m = parse_measure(spec)
         explicit = _explicit_params(spec)
         new = m
-        if rel is not None and "rel" in FAMILIES[m.family].params and "rel" not in explicit:
-            new = replace(new, rel=rel)
+        if rel is not None and "rel" in FAMILIES[m.family].params.names and "rel" not in explicit:
+            new = new(rel=rel)
         if (
             gain is not None
-            and "gain" in FAMILIES[m.family].params
+            and "gain" in FAMILIES[m.family].params.names
             and not explicit & {"gain", "gains"}
             and not _TREC_NAME.match(spec.strip())
         ):
-            new = replace(new, gain=gain)
+            new = new(gain=gain)
         out.append(spec if new == m else new)
     return out
 
@@ -643,7 +641,7 @@ def cmd_measures(args: argparse.Namespace) -> int:
     rows = []
     for name, fam in FAMILIES.items():
         cut = {"required": "@k", "optional": "[@k]", "none": ""}[fam.cutoff]
-        shown = [_PARAM_DISPLAY.get(p, f"{p}=...") for p in fam.params]
+        shown = [_PARAM_DISPLAY.get(p.name, f"{p.name}=...") for p in fam.params]
         params = "(" + ",".join(shown) + ")" if shown else ""
         rows.append((f"{name}{params}{cut}", fam.description, fam.trec_name or "-"))
     w0 = max(len(r[0]) for r in rows)
