@@ -1,4 +1,4 @@
-"""The ``irframe`` command line: ``irframe eval``, ``compare``, ``demo``, ``measures``.
+"""The ``irframe`` command line: ``eval``, ``compare``, ``snapshot``, ``check``, ``demo``, ``measures``.
 
 ``irframe eval QRELS RUN [RUN ...]`` evaluates runs like trec_eval, with irframe's
 measure notation and output formats::
@@ -33,10 +33,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from irframe.cli import check as _check_cmd
 from irframe.cli import compare as _compare_cmd
 from irframe.cli import demo as _demo_cmd
 from irframe.cli import eval as _eval_cmd
 from irframe.cli import measures as _measures_cmd
+from irframe.cli import snapshot as _snapshot_cmd
 from irframe.cli._common import EXIT_USAGE, CliError, SubParsers, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
 from irframe.cli._measures_util import render_trec, resolve_measures
@@ -46,6 +48,8 @@ __all__ = ["SUBCOMMANDS", "CliError", "main", "render_table", "render_trec", "re
 SUBCOMMANDS: list[Callable[[SubParsers], None]] = [
     _eval_cmd.add_parser,
     _compare_cmd.add_parser,
+    _snapshot_cmd.add_parser,
+    _check_cmd.add_parser,
     _demo_cmd.add_parser,
     _measures_cmd.add_parser,
 ]

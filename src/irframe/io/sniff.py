@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["head", "load", "load_runs", "read_bytes", "sniff_table", "system_names"]
+__all__ = ["head", "load", "load_queries", "load_runs", "read_bytes", "sniff_table", "system_names"]
 
 # header words that mark a CSV/TSV table rather than a TREC file
 _HEADER_WORDS = frozenset(
@@ -184,3 +184,33 @@ def load_runs(
         else:
             out.append(df.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
     return pl.concat(out, how="diagonal_relaxed")
+
+
+def load_queries(path: str, mapping: dict[str, str], stdin: bytes | None = None) -> pl.DataFrame:
+    """Read a queries table (``query_id`` and attributes such as ``text``, ``segment``).
+
+    A parquet/CSV/TSV/JSON-lines table by extension, or a CSV/TSV with a recognizable
+    header; every column is read as text except in typed formats (parquet, JSON).
+    """
+    import polars as pl
+
+    from irframe.exceptions import InvalidDataError
+    from irframe.io import read_table
+    from irframe.io.tables import detect_format
+
+    _check_exists(path, "queries")
+    data = stdin if path == "-" else None if Path(path).is_file() else Path(path).read_bytes()
+    fmt = None if path == "-" else detect_format(path)
+    if fmt is not None and fmt not in ("csv", "tsv") and data is None:
+        return read_table(path, columns=mapping or None, format=fmt)
+    sep = sniff_table(data[:65536] if data is not None else head(path))
+    sep = sep or {"csv": ",", "tsv": "\t"}.get(fmt or "")
+    if sep is None:
+        msg = (
+            f"the queries file {path!r} is not a table with a header; expected e.g. a TSV with "
+            "columns query_id, text, segment"
+        )
+        raise InvalidDataError(msg)
+    source: Any = data if data is not None else path
+    df = pl.read_csv(source, separator=sep, infer_schema=False, quote_char=None if sep == "\t" else '"')
+    return df.rename({k: v for k, v in mapping.items() if k in df.columns})
