@@ -73,16 +73,35 @@ def _print_evaluation(g: Any, measures: list[str]) -> None:
     print(render_table(by_segment, mark_best=by_segment.columns[1:]), file=out)
 
 
+def _print_check(g: Any, measures: list[str]) -> None:
+    """The golden-set loop on the bundled set: hybrid checked against bm25."""
+    from irframe.check import check
+    from irframe.cli.compare import _markers_encodable
+
+    runs = {s: g.runs.filter(g.runs["system"] == s) for s in ("bm25", "hybrid")}
+    result = check(runs["hybrid"], g.qrels, baseline=runs["bm25"], measures=measures, queries=g.queries,
+                   n_moved=5)  # fmt: skip
+    print(
+        "\nThe golden-set loop: does hybrid regress against bm25? (irframe check; exit code "
+        f"{result.exit_code})\n  cd {g.paths.qrels.parent} && irframe check qrels.txt runs/hybrid.run "
+        "--baseline runs/bm25.run --queries queries.tsv\n",
+        file=sys.stdout,
+    )
+    print(result.report(ascii=not _markers_encodable()), file=sys.stdout)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run ``irframe demo``."""
     from irframe.datasets import golden
 
     g = golden()
-    _print_evaluation(g, list(args.measures or DEFAULT_MEASURES))
+    measures = list(args.measures or DEFAULT_MEASURES)
+    _print_evaluation(g, measures)
     folder = g.paths.qrels.parent
     print(
         f"\nThe files (TREC qrels and runs, TSV queries and docs) are in {folder}\n"
         f"Per query, from the files:  cd {folder} && irframe eval qrels.txt runs/*.run -q",
         file=sys.stdout,
     )
+    _print_check(g, measures)
     return 0
