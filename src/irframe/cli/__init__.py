@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -85,10 +86,31 @@ _CLI_SPELLING = {
 }
 
 
+# column keywords of the library and the standard column each one names
+_COLUMN_ROLES = {
+    "query": "query_id", "doc": "doc_id", "rank": "rank", "score": "score",
+    "relevance": "relevance", "text": "text",
+}  # fmt: skip
+_COLUMN_KEYWORD = re.compile(r"\b(?:qrels_)?(query|doc|rank|score|relevance|text)_col=(?:'([^']*)'|\.\.\.)")
+
+
+def _column_hint(m: re.Match[str]) -> str:
+    """``query_col='qid'`` -> ``--map qid=query_id``; ``query_col=...`` -> ``--map COLUMN=query_id``."""
+    return f"--map {m.group(2) or 'COLUMN'}={_COLUMN_ROLES[m.group(1)]}"
+
+
 def _one_line(exc: BaseException) -> str:
+    r"""The message on one line, its hints said the command line's way.
+
+    Examples
+    --------
+    >>> _one_line(ValueError("No column 'query_id'.\nHint: did you mean query_col='qid'?"))
+    "No column 'query_id'. Hint: did you mean --map qid=query_id?"
+    """
     text = str(exc) or type(exc).__name__
     for library, cli in _CLI_SPELLING.items():
         text = text.replace(library, cli)
+    text = _COLUMN_KEYWORD.sub(_column_hint, text)
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 

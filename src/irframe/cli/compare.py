@@ -10,6 +10,7 @@ from irframe.cli._common import (
     _add_map,
     _add_measure_option,
     _add_missing_and_duplicates,
+    _add_precision,
     _common,
     _default_format,
     _emit,
@@ -79,6 +80,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--rel", type=_number, metavar="N", help="relevance threshold (trec_eval -l)")
     p.add_argument("--gain", choices=("exp", "linear"), help="nDCG gain (default exp: 2^rel-1)")
     p.add_argument("-f", "--format", choices=COMPARE_FORMATS, help="output format (see below)")
+    _add_precision(p)
     _add_map(p)
     p.set_defaults(func=cmd_compare)
 
@@ -122,5 +124,5 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif fmt == "latex":
         _write(report.to_latex(), sys.stdout)
     else:
-        _emit(report.table, fmt, sys.stdout)
+        _emit(report.table, fmt, sys.stdout, precision=args.precision)
     return 0

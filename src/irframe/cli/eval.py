@@ -14,6 +14,7 @@ from irframe.cli._common import (
     _add_map,
     _add_measure_option,
     _add_missing_and_duplicates,
+    _add_precision,
     _attach_query_attributes,
     _common,
     _default_format,
@@ -70,6 +71,7 @@ def add_parser(sub: SubParsers) -> None:
         help="nDCG gain for nDCG measures that do not set gain= (default exp: 2^rel-1)",
     )
     p.add_argument("-f", "--format", choices=FORMATS, help="output format (see below)")
+    _add_precision(p)
     _add_map(p)
     p.set_defaults(func=cmd_eval)
 
@@ -98,7 +100,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     table = per_query if args.per_query else summary
     if fmt == "table" and not args.per_query:
         best = labels if table.height > 1 and len(by) == 1 else ()
-        _emit(table, fmt, sys.stdout, mark_best=best)
+        _emit(table, fmt, sys.stdout, mark_best=best, precision=args.precision)
     else:
-        _emit(table, fmt, sys.stdout)
+        _emit(table, fmt, sys.stdout, precision=args.precision)
     return 0

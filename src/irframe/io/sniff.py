@@ -156,29 +156,34 @@ def load_runs(
     mapping: dict[str, str],
     stdin: bytes | None,
     reading: Reading | None = None,
+    notes: list[str] | None = None,
 ) -> pl.DataFrame:
     """Read and stack runs with a ``system`` column (see :func:`system_names`).
 
     ``reading(label)`` returns a context manager wrapped around each file's read (the
-    command line's progress note); a stacked table with several systems keeps them.
+    command line's progress note).  A stacked table with several systems keeps them; a
+    TREC run file is one system whatever its tag column holds, as for trec_eval (mixed
+    tags are named by the file and a note is appended to ``notes``).
     """
     import polars as pl
 
     frames: list[pl.DataFrame] = []
     tags: list[list[str] | None] = []
+    stacked: list[bool] = []
     for p in paths:
         with reading(f"reading run {p}") if reading is not None else nullcontext():
             df, is_trec = load(p, "run", mapping, stdin)
         frames.append(df)
-        if is_trec or "system" in df.columns:
-            tags.append(df["system"].unique().to_list())
-        else:
-            tags.append(None)
+        has_tag = is_trec or "system" in df.columns
+        tag = df["system"].unique(maintain_order=True).to_list() if has_tag else None
+        tags.append(tag)
+        stacked.append(tag is not None and len(tag) > 1 and not is_trec)
+        if is_trec and tag is not None and len(tag) > 1 and notes is not None:
+            shown = ", ".join(map(str, tag[:3])) + (", ..." if len(tag) > 3 else "")
+            notes.append(f"{p}: {len(tag)} run tags ({shown}) in one TREC file, read as one system")
     names = system_names(paths, tags)
     out = []
-    for df, name, is_table_system in zip(
-        frames, names, [t is not None and len(t) > 1 for t in tags], strict=True
-    ):
+    for df, name, is_table_system in zip(frames, names, stacked, strict=True):
         if is_table_system:
             out.append(df)  # a stacked table of several systems: keep their names
         else:
