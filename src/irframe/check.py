@@ -761,6 +761,29 @@ def _snapshot_notes(
     return changes, keep, notes
 
 
+def _paired_values(
+    base: Snapshot | _Run,
+    cand: _Run,
+    qrels: pl.LazyFrame,
+    labels: Sequence[str],
+    rule: str,
+    *,
+    allow: bool,
+    queries: pl.DataFrame | None,
+    kw: Mapping[str, Any],
+) -> tuple[pl.DataFrame, JudgmentChanges, list[str]]:
+    """Both sides' per-query values paired (see :func:`_pairs`), the judgment changes and notes."""
+    column_kwargs = {k: v for k, v in kw.items() if k in _COLUMN_KEYS}
+    changes, keep, notes = JudgmentChanges(), None, list[str]()
+    if isinstance(base, Snapshot):
+        current = _qrels_hashes(qrels, column_kwargs)
+        changes, keep, notes = _snapshot_notes(base, current, allow, queries)
+        base_values = base.values.select(_Q, *labels)
+    else:
+        base_values = _per_query(base.lf, qrels, labels, rule, kw)
+    return _pairs(base_values, _per_query(cand.lf, qrels, labels, rule, kw), labels, keep), changes, notes
+
+
 def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidParameterError.for_value(name, "check", "an int >= 0", value)
@@ -856,14 +879,9 @@ def check(
     labels, rule = _measures_and_missing(measures, missing, base)
     kw = {"duplicates": duplicates, **column_kwargs}
     queries_df = _queries_frame(queries, column_kwargs)
-    changes, keep, notes = JudgmentChanges(), None, list[str]()
-    if isinstance(base, Snapshot):
-        current = _qrels_hashes(qrels_lf, column_kwargs)
-        changes, keep, notes = _snapshot_notes(base, current, allow_changed_qrels, queries_df)
-        base_values = base.values.select(_Q, *labels)
-    else:
-        base_values = _per_query(base.lf, qrels_lf, labels, rule, kw)
-    pairs = _pairs(base_values, _per_query(cand.lf, qrels_lf, labels, rule, kw), labels, keep)
+    pairs, changes, notes = _paired_values(
+        base, cand, qrels_lf, labels, rule, allow=allow_changed_qrels, queries=queries_df, kw=kw
+    )
     attrs = _attributes(by_cols, queries_df, qrels_lf, column_kwargs)
     groups = _groups(pairs, attrs, by_cols)
     rows = [_stat_row(g, m, sub.filter(pl.col("measure") == m), gate) for g, sub in groups for m in labels]
@@ -871,12 +889,9 @@ def check(
     failed = table.filter(pl.col("regression"))["measure"].to_list()
     moved_measure = failed[0] if failed else labels[0]
     run_base = None if isinstance(base, Snapshot) else base
-    docs = (
-        _top_documents(
-            run_base, cand=cand, qrels=qrels_lf, measure=moved_measure, k=docs_top, missing=rule, kw=kw
-        )
-        if n_moved
-        else None
+    k = docs_top if n_moved else 0
+    docs = _top_documents(
+        run_base, cand=cand, qrels=qrels_lf, measure=moved_measure, k=k, missing=rule, kw=kw
     )
     return CheckResult(
         passed=not failed,
