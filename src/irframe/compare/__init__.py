@@ -16,7 +16,9 @@ queries that have a value for both under the same ``missing`` rule: with
 ``missing="zero"`` (default) judged queries absent from a run count as 0 for that run,
 with ``missing="drop"`` they are left out (and so the pair is left out); queries that
 are in a run but have no judgments (null values) never count.  Deltas smaller than
-``1e-12`` in absolute value are float noise and count as ties (zero).
+``1e-12`` in absolute value are float noise and count as ties (zero).  Two systems
+that share no judged query (no query id in both runs and in the qrels) cannot be
+paired: compare and moved raise an error naming them, whatever ``missing`` says.
 
 Multiple testing
 ----------------

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from irframe._checks import check_level, check_resamples, check_seed
 from irframe.compare._pairing import (
     _BASE,
     _DELTA,
@@ -17,7 +18,9 @@ from irframe.compare._pairing import (
     _VAL,
     MeasureLike,
     _align_query_attributes,
-    _as_list,
+    _check_by,
+    _check_missing,
+    _check_shared_queries,
     _paired,
     _per_query_long,
     _resolve_baseline,
@@ -42,13 +45,6 @@ def _check_choice(name: str, value: object, table: Mapping[str, str], where: str
     return got
 
 
-def _check_alpha(alpha: object, where: str) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 1:
-        err = InvalidParameterError.for_value("alpha", where, "a float in the open interval (0, 1)", alpha)
-        raise err
-    return float(alpha)
-
-
 def _nan_to_none(x: float) -> float | None:
     return None if x is None or math.isnan(x) else float(x)
 
@@ -65,7 +61,7 @@ class _Settings:
     n_bootstrap: int
     ci: float
     ci_method: str
-    seed: int
+    seed: Any
     missing: str
 
     @classmethod
@@ -82,31 +78,26 @@ class _Settings:
         ci_method: object,
         seed: int,
         missing: object,
+        system_col: str,
     ) -> _Settings:
         from irframe.stats import CORRECTIONS, TESTS
 
         test_name = _check_choice("test", test, TESTS, _WHERE)
         corr_name = _check_choice("correction", correction, CORRECTIONS, _WHERE)
-        alpha_f = _check_alpha(alpha, _WHERE)
         if ci_method not in ("percentile", "bca"):
             err = InvalidParameterError.for_value("ci_method", _WHERE, "'percentile' or 'bca'", ci_method)
-            raise err
-        if missing not in ("zero", "drop", "error"):
-            err = InvalidParameterError.for_value(
-                "missing", _WHERE, "one of 'zero', 'drop', 'error'", missing
-            )
             raise err
         return cls(
             test=test_name,
             correction=corr_name,
-            by=_as_list(by),
-            alpha=alpha_f,
-            n_permutations=n_permutations,
-            n_bootstrap=n_bootstrap,
-            ci=ci,
+            by=_check_by(by, _WHERE, system_col),
+            alpha=check_level(alpha, "alpha", _WHERE),
+            n_permutations=check_resamples(n_permutations, "n_permutations", _WHERE),
+            n_bootstrap=check_resamples(n_bootstrap, "n_bootstrap", _WHERE),
+            ci=check_level(ci, "ci", _WHERE),
             ci_method=str(ci_method),
-            seed=seed,
-            missing=str(missing),
+            seed=check_seed(seed, _WHERE),
+            missing=_check_missing(missing, _WHERE),
         )
 
 
@@ -268,11 +259,14 @@ def compare_report(
         ci_method=ci_method,
         seed=seed,
         missing=missing,
+        system_col=system_col,
     )
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
     stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, column_kwargs)
     base_name = _resolve_baseline(baseline, stacked.systems, _WHERE)
+    pairs_asked = [(s, base_name) for s in stacked.systems if s != base_name]
+    _check_shared_queries(stacked, qrels, pairs_asked, where=_WHERE, column_kwargs=column_kwargs)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -280,6 +274,7 @@ def compare_report(
         measures=labels,
         by=by_cols,
         missing=settings.missing,
+        system_col=system_col,
         column_kwargs=column_kwargs,
     )
     pairs = _paired(long, base_name, [*by_cols, query_col])
@@ -348,18 +343,22 @@ def compare(
         Multiple-testing correction over the whole table (systems x measures x groups).
     by : str or list of str, optional
         Query-attribute columns (e.g. query type) to compare within each group. The column
-        may be in the runs, the qrels or both; it is copied to the other by query id.
+        may be in the runs, the qrels or both; it is copied to the other by query id. Not
+        the system column (the systems are what is compared).
     alpha : float, default 0.05
         Level for ``significant = p_adjusted < alpha``.
     n_permutations, n_bootstrap : int, default 10_000
         Random sign vectors of the randomization test; bootstrap resamples of the CI.
+        At most ``irframe.stats.MAX_RESAMPLES`` (1_000_000): more would take minutes and
+        gigabytes per comparison.
     ci : float, default 0.95
         Confidence level of the interval of the mean delta.
     ci_method : {"percentile", "bca"}, default "percentile"
         Bootstrap interval method.
     seed : int, default 0
-        Seed of every Monte-Carlo step; each comparison uses it afresh, so a comparison's
-        p-value does not depend on which other systems are in the table.
+        Seed of every Monte-Carlo step (an int >= 0, or None for fresh randomness); each
+        comparison uses it afresh, so a comparison's p-value does not depend on which other
+        systems are in the table.
     system_col : str, default "system"
         System column of a stacked frame, and name of the output's system column.
     missing : {"zero", "drop", "error"}, default "zero"

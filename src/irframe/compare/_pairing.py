@@ -7,14 +7,16 @@ the caller's and never reach a message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from irframe._frames import Origin, to_lazy
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
+from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
 
@@ -28,6 +30,26 @@ _VAL = "__ir_value"
 _BASE = "__ir_base"
 _DELTA = "__ir_delta"
 _QKEY = "__ir_qkey"  # query id as text, for joins across frames with other id dtypes
+
+
+_INTERNAL = re.compile(r"__ir_\w+")
+
+
+@contextmanager
+def _user_terms(system_col: str) -> Iterator[None]:
+    """Re-raise irframe errors with the caller's names: the system column is ``system_col``.
+
+    compare views the runs as one stacked frame whose system column is ``system_col`` (the
+    output's name for it); no internal ``__ir_*`` name ever reaches a message.
+    """
+    try:
+        yield
+    except IrFrameError as exc:
+        text = str(exc)
+        if "__ir_" not in text:
+            raise
+        text = _INTERNAL.sub("system", text.replace(_SYS, system_col))
+        raise type(exc)(text) from exc.__cause__
 
 
 @dataclass(frozen=True)
@@ -154,10 +176,32 @@ def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) 
     return baseline
 
 
-def _as_list(by: str | Sequence[str] | None) -> list[str]:
+def _check_by(by: object, where: str, system_col: str) -> list[str]:
+    """``by`` as a list of query-attribute columns: None, one name, or a sequence of names."""
     if by is None:
         return []
-    return [by] if isinstance(by, str) else list(by)
+    if isinstance(by, str):
+        by = [by]
+    if not isinstance(by, Sequence) or not all(isinstance(b, str) for b in by):
+        err = InvalidParameterError.for_value(
+            "by", where, "a column name, a list of column names or None", by
+        )
+        raise err
+    if system_col in by:
+        msg = (
+            f"The 'by' parameter of {where} names the system column {system_col!r}; {where} already "
+            "compares the systems with each other. Hint: by= takes query attributes (query type, "
+            "segment...); leave the system column out."
+        )
+        raise InvalidParameterError(msg)
+    return list(by)
+
+
+def _check_missing(missing: object, where: str) -> str:
+    if missing not in ("zero", "drop", "error"):
+        err = InvalidParameterError.for_value("missing", where, "one of 'zero', 'drop', 'error'", missing)
+        raise err
+    return str(missing)
 
 
 def _per_query_long(
@@ -168,22 +212,82 @@ def _per_query_long(
     measures: Sequence[MeasureLike],
     by: Sequence[str],
     missing: str,
+    system_col: str,
     column_kwargs: dict[str, Any],
 ) -> tuple[pl.DataFrame, str]:
     """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
     query_col = column_kwargs.get("query_col", "query_id")
-    pq = evaluate(
-        stacked.lf,
-        list(measures),
-        qrels,
-        by=[_SYS, *by],
-        per_query=True,
-        missing=missing,  # type: ignore[arg-type]
-        **column_kwargs,
-    )
-    df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
+    with _user_terms(system_col):
+        pq = evaluate(
+            stacked.lf,
+            list(measures),
+            qrels,
+            by=[_SYS, *by],
+            per_query=True,
+            missing=missing,  # type: ignore[arg-type]
+            **column_kwargs,
+        )
+        df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
     long = df.unpivot(index=[_SYS, *by, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL)
     return long, query_col
+
+
+def _check_shared_queries(
+    stacked: _Stacked,
+    qrels: Any,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    where: str,
+    column_kwargs: Mapping[str, Any],
+) -> None:
+    """Raise when a (system, baseline) pair has no judged query in both runs: nothing to pair.
+
+    A query is judged when the qrels have it (without qrels: when the runs have it).
+    """
+    query_col = column_kwargs.get("query_col", "query_id")
+    if query_col not in stacked.lf.collect_schema():
+        return  # evaluate() names the missing column
+    judged = stacked.lf.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY)).unique().collect()
+    if judged.get_column(_QKEY).has_nulls():
+        return  # evaluate() names the rows with a null query id
+    if qrels is not None:
+        qlf, _ = to_lazy(qrels, role="qrels")
+        qq = column_kwargs.get("qrels_query_col") or query_col
+        if qq not in qlf.collect_schema():
+            return
+        qkeys = qlf.select(pl.col(qq).cast(pl.String).alias(_QKEY)).unique().collect()
+        judged = judged.join(qkeys, on=_QKEY, how="semi")
+    per_system = judged.group_by(_SYS).agg(pl.col(_QKEY).sort())
+    queries = dict(zip(per_system.get_column(_SYS), per_system.get_column(_QKEY), strict=True))
+    for system, base in pairs:
+        mine, theirs = queries.get(system), queries.get(base)
+        if mine is not None and theirs is not None and mine.is_in(theirs).any():
+            continue
+        raise _disjoint_error(where, (system, base), queries, query_col=query_col)
+
+
+def _disjoint_error(
+    where: str,
+    pair: tuple[str, str],
+    queries: Mapping[str, pl.Series],
+    *,
+    query_col: str,
+) -> InvalidParameterError:
+    def have(name: str) -> str:
+        got = queries.get(name)
+        if got is None or got.len() == 0:
+            return f"{name!r} has no judged query"
+        return f"{name!r} has {got.len()} (e.g. {got[0]!r})"
+
+    system, base = pair
+    msg = (
+        f"The systems {base!r} and {system!r} of {where} share no judged query: no value of the "
+        f"query column {query_col!r} is in both runs and in the judgments, so there is nothing to "
+        f"pair ({have(base)}; {have(system)}). Hint: check that every run and the qrels write the "
+        "query ids the same way (e.g. '1' vs 'q1' or 'Q1'); systems run on different queries "
+        "cannot be compared query by query."
+    )
+    return InvalidParameterError(msg)
 
 
 def _paired(long: pl.DataFrame, baseline: str, keys: Sequence[str]) -> pl.DataFrame:
@@ -260,7 +364,11 @@ def system_means(
     """
     stacked = _stack(runs, system_col, "system_means")
     listed = [measures] if isinstance(measures, str | Measure) else list(measures)
-    means = evaluate(stacked.lf, listed, qrels, by=_SYS, missing=missing, **column_kwargs)  # type: ignore[arg-type]
-    df = means.collect() if isinstance(means, pl.LazyFrame) else means
-    order = {s: i for i, s in enumerate(stacked.systems)}
-    return df.sort(pl.col(_SYS).replace_strict(order, return_dtype=pl.Int64)).rename({_SYS: system_col})
+    parts = []
+    with _user_terms(system_col):  # one system at a time: systems may answer disjoint queries
+        for name in stacked.systems:
+            run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
+            means = evaluate(run, listed, qrels, missing=missing, **column_kwargs)  # type: ignore[arg-type]
+            df = means.collect() if isinstance(means, pl.LazyFrame) else means
+            parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
+    return pl.concat(parts, how="vertical")

@@ -20,6 +20,7 @@ from irframe.compare._pairing import (
     _SYS,
     _VAL,
     MeasureLike,
+    _check_shared_queries,
     _paired,
     _per_query_long,
     _resolve_baseline,
@@ -346,6 +347,8 @@ def _moved(
     stacked = _stack(runs, system_col, where)
     base_name = _resolve_baseline(baseline, stacked.systems, where)
     others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
+    pairs = [(s, base_name) for s in others]
+    _check_shared_queries(stacked, qrels, pairs, where=where, column_kwargs=column_kwargs)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -353,6 +356,7 @@ def _moved(
         measures=[label],
         by=[],
         missing=missing,
+        system_col=system_col,
         column_kwargs=column_kwargs,
     )
     out = _largest_moves(long, stacked, base_name, others, query_col=query_col, n=n)
