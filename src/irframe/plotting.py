@@ -272,14 +272,17 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
             color=color,
             markerfacecolor=color if row["significant"] else "white",
         )
-    labels = [
-        " ".join([str(r[system_col]), str(r["measure"]), *[str(r[b]) for b in report.by]])
-        for r in table.iter_rows(named=True)
-    ]
+
+    def label(r: dict[str, Any]) -> str:
+        vs = [] if report.baseline is not None else ["vs", str(r["baseline"])]
+        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[str(r[b]) for b in report.by]])
+
+    labels = [label(r) for r in table.iter_rows(named=True)]
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"Δ vs {report.baseline} ({report.ci:.0%} CI)")
+    against = report.baseline if report.baseline is not None else "the vs system"
+    ax.set_xlabel(f"Δ vs {against} ({report.ci:.0%} CI)")
     ax.set_title(
         f"filled: significant after {report.correction} correction "
         f"(family of {report.family_size}, alpha = {report.alpha:g})"

@@ -23,7 +23,8 @@ paired: compare and moved raise an error naming them, whatever ``missing`` says.
 Multiple testing
 ----------------
 The correction family is the whole table: every non-baseline system x every measure x
-every ``by`` group.  Its size is in the ``family_size`` column and in the report text.
+every ``by`` group (with ``pairs="all"``: every pair of systems x every measure x every
+group).  Its size is in the ``family_size`` column and in the report text.
 
 Examples
 --------

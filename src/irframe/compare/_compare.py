@@ -12,6 +12,7 @@ import polars as pl
 from irframe._checks import check_level, check_resamples, check_seed
 from irframe.compare._pairing import (
     _BASE,
+    _BSYS,
     _DELTA,
     _MEAS,
     _SYS,
@@ -23,7 +24,7 @@ from irframe.compare._pairing import (
     _check_shared_queries,
     _paired,
     _per_query_long,
-    _resolve_baseline,
+    _resolve_pairs,
     _stack,
 )
 from irframe.compare.report import ComparisonReport
@@ -104,21 +105,22 @@ class _Settings:
 def _grouped(
     pairs: pl.DataFrame, systems: Sequence[str], labels: Sequence[str], by: Sequence[str]
 ) -> pl.DataFrame:
-    """One row per (system, *by, measure) with the paired vectors, in input order."""
+    """One row per (baseline, system, *by, measure) with the paired vectors, in input order."""
     sys_rank = {s: i for i, s in enumerate(systems)}
     meas_rank = {m: i for i, m in enumerate(labels)}
     return (
-        pairs.group_by([_SYS, *by, _MEAS], maintain_order=True)
+        pairs.group_by([_BSYS, _SYS, *by, _MEAS], maintain_order=True)
         .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA))
         .with_columns(
+            pl.col(_BSYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_bi"),
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_MEAS).replace_strict(meas_rank, return_dtype=pl.Int64).alias("__ir_mi"),
         )
-        .sort(["__ir_si", "__ir_mi", *by], nulls_last=True)
+        .sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=True)
     )
 
 
-def _compare_one(row: Mapping[str, Any], baseline: str, by: Sequence[str], s: _Settings) -> dict[str, Any]:
+def _compare_one(row: Mapping[str, Any], by: Sequence[str], s: _Settings) -> dict[str, Any]:
     """Means, delta, CI, p-value, effect size and W/T/L of one (system, measure[, group])."""
     import numpy as np
 
@@ -132,7 +134,7 @@ def _compare_one(row: Mapping[str, Any], baseline: str, by: Sequence[str], s: _S
     interval = bootstrap_ci(d, n_bootstrap=s.n_bootstrap, ci=s.ci, method=s.ci_method, seed=s.seed)  # type: ignore[arg-type]
     return {
         "system": row[_SYS],
-        "baseline": baseline,
+        "baseline": row[_BSYS],
         "measure": row[_MEAS],
         **{b: row[b] for b in by},
         "mean": mean,
@@ -189,13 +191,13 @@ def _table_schema(by_schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _system_means(long: pl.DataFrame, system: str, by: Sequence[str]) -> pl.DataFrame:
-    """Mean of each measure (and group) of one system over its non-null queries."""
+def _system_means(long: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Mean of each measure (and group) of every system over its non-null queries."""
     return (
-        long.filter((pl.col(_SYS) == system) & pl.col(_VAL).is_not_null())
-        .group_by([*by, _MEAS], maintain_order=True)
+        long.filter(pl.col(_VAL).is_not_null())
+        .group_by([_SYS, *by, _MEAS], maintain_order=True)
         .agg(pl.col(_VAL).mean().alias("mean"))
-        .rename({_MEAS: "measure"})
+        .rename({_SYS: "system", _MEAS: "measure"})
     )
 
 
@@ -205,6 +207,7 @@ def compare_report(
     measures: MeasureLike | Iterable[MeasureLike] = DEFAULT_MEASURES,
     *,
     baseline: str | None = None,
+    pairs: Literal["baseline", "all"] = "baseline",
     test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
     correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
     by: str | Sequence[str] | None = None,
@@ -218,7 +221,7 @@ def compare_report(
     missing: Literal["zero", "drop", "error"] = "zero",
     **column_kwargs: Any,
 ) -> ComparisonReport:
-    """Compare systems with a baseline; return a :class:`ComparisonReport`.
+    """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
 
     Same parameters as :func:`compare`; the report holds the table (``.table``) and
     renders it as text (``str(report)``), Markdown (``.to_markdown()``) and LaTeX
@@ -264,9 +267,8 @@ def compare_report(
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
     stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, column_kwargs)
-    base_name = _resolve_baseline(baseline, stacked.systems, _WHERE)
-    pairs_asked = [(s, base_name) for s in stacked.systems if s != base_name]
-    _check_shared_queries(stacked, qrels, pairs_asked, where=_WHERE, column_kwargs=column_kwargs)
+    base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
+    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -277,13 +279,9 @@ def compare_report(
         system_col=system_col,
         column_kwargs=column_kwargs,
     )
-    pairs = _paired(long, base_name, [*by_cols, query_col])
-    records = [
-        _compare_one(row, base_name, by_cols, settings)
-        for row in _grouped(pairs, stacked.systems, labels, by_cols).iter_rows(named=True)
-    ]
+    paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
+    records = [_compare_one(row, by_cols, settings) for row in paired.iter_rows(named=True)]
     family = _correct(records, settings)
-    table = pl.DataFrame(records, schema=_table_schema({b: long.schema[b] for b in by_cols}))
     return ComparisonReport(
         baseline=base_name,
         systems=stacked.systems,
@@ -298,8 +296,9 @@ def compare_report(
         n_permutations=settings.n_permutations,
         n_bootstrap=settings.n_bootstrap,
         system_col=system_col,
-        _table=table,
-        _baseline_means=_system_means(long, base_name, by_cols),
+        pairs=str(pairs),
+        _table=pl.DataFrame(records, schema=_table_schema({b: long.schema[b] for b in by_cols})),
+        _means=_system_means(long, by_cols),
         _origin=stacked.origin,
     )
 
@@ -310,6 +309,7 @@ def compare(
     measures: MeasureLike | Iterable[MeasureLike] = DEFAULT_MEASURES,
     *,
     baseline: str | None = None,
+    pairs: Literal["baseline", "all"] = "baseline",
     test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
     correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
     by: str | Sequence[str] | None = None,
@@ -335,8 +335,12 @@ def compare(
     measures : str, Measure or list, default ("nDCG@10", "RR", "R@100")
         Measures to compare (output ``measure`` values use these spellings).
     baseline : str, optional
-        The system every other one is compared with; default the first (dict order, or
-        first appearance in the stacked frame).
+        The system every other one is compared with; default (None) the first (dict order,
+        or first appearance in the stacked frame). Must stay None with ``pairs="all"``.
+    pairs : {"baseline", "all"}, default "baseline"
+        ``"baseline"``: every other system against the baseline. ``"all"``: every pair of
+        systems, each later one (input order) against each earlier one (in the ``baseline``
+        column), with one correction over the whole family (pairs x measures x groups).
     test : {"randomization", "t", "wilcoxon", "bootstrap"}, default "randomization"
         Paired two-sided test on per-query deltas (see :mod:`irframe.stats`).
     correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
@@ -370,7 +374,8 @@ def compare(
     Returns
     -------
     Frame of the caller's type
-        One row per (non-baseline system, measure[, group]): ``system``, ``baseline``,
+        One row per (non-baseline system, measure[, group]), or with ``pairs="all"`` per
+        (pair of systems, measure[, group]): ``system``, ``baseline`` (the one it is compared with),
         ``measure``, [by columns], ``mean``, ``baseline_mean`` (both over the paired
         queries), ``delta``, ``rel_delta`` (delta / baseline_mean), ``ci_low``,
         ``ci_high`` (bootstrap CI of the mean delta), ``p_value``, ``p_adjusted``,
@@ -390,12 +395,23 @@ def compare(
       system measure  delta  wins  ties  p_value  family_size
     0    new     P@1    0.5     1     1      1.0            2
     1    new      RR    0.5     1     1      1.0            2
+
+    Every pair of three systems, one Holm correction over the 3 comparisons:
+
+    >>> c = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["x", "b"], "score": [1.0, 1.0]})
+    >>> t = compare({"bm25": a, "new": b, "other": c}, qrels, "P@1", pairs="all")
+    >>> t[["system", "baseline", "delta", "wins", "losses", "family_size"]]
+      system baseline  delta  wins  losses  family_size
+    0    new     bm25    0.5     1       0            3
+    1  other     bm25    0.0     1       1            3
+    2  other      new   -0.5     0       1            3
     """
     report = compare_report(
         runs,
         qrels,
         measures,
         baseline=baseline,
+        pairs=pairs,
         test=test,
         correction=correction,
         by=by,

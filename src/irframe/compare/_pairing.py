@@ -28,6 +28,7 @@ _SYS = "__ir_system"
 _MEAS = "__ir_measure"
 _VAL = "__ir_value"
 _BASE = "__ir_base"
+_BSYS = "__ir_baseline"  # the name of the system a row is compared with
 _DELTA = "__ir_delta"
 _QKEY = "__ir_qkey"  # query id as text, for joins across frames with other id dtypes
 
@@ -176,6 +177,30 @@ def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) 
     return baseline
 
 
+def _resolve_pairs(
+    baseline: str | None, pairs: object, systems: Sequence[str], where: str
+) -> tuple[str | None, list[tuple[str, str]]]:
+    """The baseline (None for every pair) and the (system, baseline) pairs to compare.
+
+    ``pairs="baseline"``: every other system against ``baseline`` (default the first).
+    ``pairs="all"``: every pair, each later system (input order) against each earlier one.
+    """
+    if pairs == "all":
+        if baseline is not None:
+            msg = (
+                f"{where}(pairs='all') compares every pair of systems, so baseline={baseline!r} "
+                "has no role. Hint: drop baseline=..., or pass pairs='baseline' to compare "
+                "every system with one baseline."
+            )
+            raise InvalidParameterError(msg)
+        return None, [(later, earlier) for i, earlier in enumerate(systems) for later in systems[i + 1 :]]
+    if pairs != "baseline":
+        err = InvalidParameterError.for_value("pairs", where, "'baseline' or 'all'", pairs)
+        raise err
+    base = _resolve_baseline(baseline, systems, where)
+    return base, [(s, base) for s in systems if s != base]
+
+
 def _check_by(by: object, where: str, system_col: str) -> list[str]:
     """``by`` as a list of query-attribute columns: None, one name, or a sequence of names."""
     if by is None:
@@ -258,10 +283,9 @@ def _check_shared_queries(
         qkeys = qlf.select(pl.col(qq).cast(pl.String).alias(_QKEY)).unique().collect()
         judged = judged.join(qkeys, on=_QKEY, how="semi")
     per_system = judged.group_by(_SYS).agg(pl.col(_QKEY).sort())
-    queries = dict(zip(per_system.get_column(_SYS), per_system.get_column(_QKEY), strict=True))
+    queries: dict[str, list[str]] = dict(per_system.iter_rows())
     for system, base in pairs:
-        mine, theirs = queries.get(system), queries.get(base)
-        if mine is not None and theirs is not None and mine.is_in(theirs).any():
+        if not set(queries.get(system, ())).isdisjoint(queries.get(base, ())):
             continue
         raise _disjoint_error(where, (system, base), queries, query_col=query_col)
 
@@ -269,15 +293,15 @@ def _check_shared_queries(
 def _disjoint_error(
     where: str,
     pair: tuple[str, str],
-    queries: Mapping[str, pl.Series],
+    queries: Mapping[str, list[str]],
     *,
     query_col: str,
 ) -> InvalidParameterError:
     def have(name: str) -> str:
-        got = queries.get(name)
-        if got is None or got.len() == 0:
+        got = queries.get(name, [])
+        if not got:
             return f"{name!r} has no judged query"
-        return f"{name!r} has {got.len()} (e.g. {got[0]!r})"
+        return f"{name!r} has {len(got)} (e.g. {got[0]!r})"
 
     system, base = pair
     msg = (
@@ -290,13 +314,21 @@ def _disjoint_error(
     return InvalidParameterError(msg)
 
 
-def _paired(long: pl.DataFrame, baseline: str, keys: Sequence[str]) -> pl.DataFrame:
-    """Join each system's values with the baseline's on (*by, query, measure); drop nulls."""
-    base = long.filter(pl.col(_SYS) == baseline).select(*keys, _MEAS, pl.col(_VAL).alias(_BASE))
+def _paired(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:
+    """Join each (system, baseline) pair's values on (*by, query, measure); drop nulls.
+
+    Columns: those of ``long`` (the system's value in _VAL), _BSYS (the baseline's name),
+    _BASE (its value) and _DELTA (system - baseline, float noise set to 0).
+    """
+    pair_frame = pl.DataFrame(
+        {_SYS: [s for s, _ in pairs], _BSYS: [b for _, b in pairs]},
+        schema={_SYS: pl.String, _BSYS: pl.String},
+    )
+    base = long.select(pl.col(_SYS).alias(_BSYS), *keys, _MEAS, pl.col(_VAL).alias(_BASE))
     delta = pl.col(_VAL) - pl.col(_BASE)
     return (
-        long.filter(pl.col(_SYS) != baseline)
-        .join(base, on=[*keys, _MEAS], how="inner")
+        long.join(pair_frame, on=_SYS, how="inner", maintain_order="left")
+        .join(base, on=[_BSYS, *keys, _MEAS], how="inner", maintain_order="left")
         .filter(pl.col(_VAL).is_not_null() & pl.col(_BASE).is_not_null())
         .with_columns(pl.when(delta.abs() <= TIE_TOLERANCE).then(0.0).otherwise(delta).alias(_DELTA))
     )

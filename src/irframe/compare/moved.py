@@ -245,8 +245,7 @@ def _largest_moves(
     """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
     sys_rank = {s: i for i, s in enumerate(stacked.systems)}
     pairs = (
-        _paired(long, base_name, [query_col])
-        .filter(pl.col(_SYS).is_in(others))
+        _paired(long, [(s, base_name) for s in others], [query_col])
         .with_columns(
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_DELTA).abs().alias("__ir_abs"),

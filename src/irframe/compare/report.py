@@ -6,6 +6,7 @@ with; it renders as aligned text (``str(report)``), Markdown, LaTeX and HTML (no
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,10 +45,15 @@ class ComparisonReport:
     after the correction (``p_adjusted < alpha``); ``△``/``▽`` ``p < alpha`` before the
     correction only.
 
+    With ``pairs="all"`` (no baseline) the first table holds every system's mean and the
+    details compare every pair (``system`` against ``vs``), markers included.
+
     Attributes
     ----------
-    baseline : str
-        Name of the baseline system.
+    baseline : str or None
+        Name of the baseline system; None when every pair was compared.
+    pairs : {"baseline", "all"}
+        Every system against the baseline, or every pair of systems.
     systems : list of str
         Every system, baseline included, in input order.
     measures : list of str
@@ -71,7 +77,7 @@ class ComparisonReport:
     hybrid & 0.7874$^{\blacktriangle}$ (+18.7\%) & 0.8417 (-0.2\%) \\
     """
 
-    baseline: str
+    baseline: str | None
     systems: list[str]
     measures: list[str]
     by: list[str]
@@ -84,8 +90,9 @@ class ComparisonReport:
     n_permutations: int
     n_bootstrap: int
     system_col: str
+    pairs: str
     _table: pl.DataFrame = field(repr=False)
-    _baseline_means: pl.DataFrame = field(repr=False)
+    _means: pl.DataFrame = field(repr=False)
     _origin: Origin = field(repr=False)
 
     @property
@@ -115,8 +122,9 @@ class ComparisonReport:
         return table
 
     def __repr__(self) -> str:
+        pairs = ", pairs='all'" if self.baseline is None else ""
         return (
-            f"ComparisonReport(baseline={self.baseline!r}, systems={self.systems}, "
+            f"ComparisonReport(baseline={self.baseline!r}{pairs}, systems={self.systems}, "
             f"measures={self.measures}, test={self.test!r}, correction={self.correction!r}, "
             f"family_size={self.family_size})"
         )
@@ -156,6 +164,8 @@ class ComparisonReport:
     def _family_text(self) -> str:
         n_other = len(self.systems) - 1
         fam = f"{n_other} system(s) x {len(self.measures)} measure(s)"
+        if self.baseline is None:
+            fam = f"{n_other * (n_other + 1) // 2} pair(s) of systems x {len(self.measures)} measure(s)"
         if self.by:
             n_groups = max(1, self._table.select(self.by).unique().height)
             fam += f" x {n_groups} group(s)"
@@ -167,8 +177,9 @@ class ComparisonReport:
     def method_text(self) -> str:
         """One paragraph saying what was tested, how, and over which family."""
         corr = _CORRECTION_TEXT[self.correction]
+        who = f"Baseline {self.baseline!r}" if self.baseline is not None else "Every pair of systems"
         return (
-            f"Baseline {self.baseline!r}; {self._n_text()} paired per comparison. "
+            f"{who}; {self._n_text()} paired per comparison. "
             f"Two-sided {self._test_text()}. {corr} correction over a family of {self.family_size} "
             f"comparisons ({self._family_text()}); alpha = {self.alpha:g}. "
             f"CI: {self.ci:.0%} paired bootstrap ({self.ci_method}, {self.n_bootstrap:,} "
@@ -179,8 +190,9 @@ class ComparisonReport:
         """What the markers mean."""
         up, down, hup, hdown = ("+*", "-*", "+", "-") if style == "ascii" else ("▲", "▼", "△", "▽")
         corr = _CORRECTION_TEXT[self.correction]
+        than = repr(self.baseline) if self.baseline is not None else "the 'vs' system (details)"
         return (
-            f"{up}/{down} significantly better/worse than {self.baseline!r} after {corr} "
+            f"{up}/{down} significantly better/worse than {than} after {corr} "
             f"correction (p_adj < {self.alpha:g}); {hup}/{hdown} p < {self.alpha:g} "
             "before correction only."
         )
@@ -211,14 +223,26 @@ class ComparisonReport:
             cells.append(f"{_fmt(r['mean'])}{self._marker(r, style)}{rel_s}")
         return cells
 
+    def _means_of(self, system: str, cond: pl.Expr) -> dict[str, float]:
+        means = self._means.filter(cond & (pl.col("system") == system))
+        return dict(zip(means.get_column("measure"), means.get_column("mean"), strict=True))
+
     def _wide_rows(self, style: str) -> tuple[list[str], list[list[str]]]:
+        """Baseline mode: the baseline's means, then each system's with marker and change.
+
+        Every-pair mode: each system's means (the comparisons are in the details).
+        """
         header = [*self.by, "system", *self.measures]
         rows: list[list[str]] = []
         for key in self._group_keys():
             cond = self._group_filter(key)
             keys = [str(k) for k in key]
-            base = self._baseline_means.filter(cond)
-            base_map = dict(zip(base.get_column("measure"), base.get_column("mean"), strict=True))
+            if self.baseline is None:
+                for system in self.systems:
+                    means = self._means_of(system, cond)
+                    rows.append([*keys, system, *[_fmt(means.get(m)) for m in self.measures]])
+                continue
+            base_map = self._means_of(self.baseline, cond)
             rows.append([*keys, self.baseline, *[_fmt(base_map.get(m)) for m in self.measures]])
             sub = self._table.filter(cond)
             rows += [
@@ -228,10 +252,11 @@ class ComparisonReport:
             ]
         return header, rows
 
-    def _detail_rows(self) -> tuple[list[str], list[list[str]]]:
-        pct = f"{self.ci:.0%} CI"
-        header = ["measure", "system", *self.by, "mean", "delta", pct, "p", "p_adj", "d_z",
-                  "W/T/L", "n"]  # fmt: skip
+    def _detail_rows(self, style: str = "unicode") -> tuple[list[str], list[list[str]]]:
+        """One row per comparison: CI, p, adjusted p with its marker, d_z, W/T/L, n."""
+        vs = ["vs"] if self.baseline is None else []
+        header = ["measure", "system", *vs, *self.by, "mean", "delta", f"{self.ci:.0%} CI", "p",
+                  "p_adj", "d_z", "W/T/L", "n"]  # fmt: skip
         rows = []
         for r in self._table.to_dicts():
             ci = (
@@ -243,12 +268,13 @@ class ComparisonReport:
                 [
                     r["measure"],
                     r["system"],
+                    *([r["baseline"]] if vs else []),
                     *[str(r[b]) for b in self.by],
                     _fmt(r["mean"]),
                     f"{r['delta']:+.4f}" if r["delta"] is not None else "-",
                     ci,
                     _fmt_p(r["p_value"]),
-                    _fmt_p(r["p_adjusted"]) + self._marker(r, "unicode"),
+                    _fmt_p(r["p_adjusted"]) + self._marker(r, style),
                     f"{r['effect_size']:+.2f}" if r["effect_size"] is not None else "-",
                     f"{r['wins']}/{r['ties']}/{r['losses']}",
                     str(r["n_queries"]),
@@ -273,11 +299,15 @@ class ComparisonReport:
     def __str__(self) -> str:
         return self.to_text()
 
-    def to_markdown(self, *, details: bool = False) -> str:
-        """A Markdown (GitHub) table, with the legend and method as a paragraph below."""
+    def to_markdown(self, *, details: bool | None = None) -> str:
+        """A Markdown (GitHub) table, with the legend and method as a paragraph below.
+
+        ``details`` adds the table of every comparison; by default only with ``pairs="all"``
+        (where the first table shows the means without markers).
+        """
         header, rows = self._wide_rows("unicode")
         out = [_md_table(header, rows)]
-        if details:
+        if details or (details is None and self.baseline is None):
             out += ["", _md_table(*self._detail_rows())]
         out += ["", self.legend("unicode") + " " + self.method_text()]
         return "\n".join(out)
@@ -285,13 +315,48 @@ class ComparisonReport:
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
+    def to_html(self) -> str:
+        """HTML for notebooks: the summary table, the comparisons (CI, p, W/T/L), legend, method.
+
+        Every name and value is HTML-escaped.
+
+        Examples
+        --------
+        >>> from irframe.compare import compare_report
+        >>> from irframe.datasets import golden
+        >>> g = golden()
+        >>> page = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25").to_html()
+        >>> page.count("<table"), "<th>W/T/L</th>" in page
+        (2, True)
+        """
+        header, rows = self._wide_rows("unicode")
+        dh, dr = self._detail_rows()
+        return "\n".join(
+            [
+                '<div class="irframe-comparison">',
+                _html_table(header, rows, caption="Means"),
+                _html_table(dh, dr, caption="Comparisons"),
+                f"<p>{html.escape(self.legend('unicode'))}</p>",
+                f"<p>{html.escape(self.method_text())}</p>",
+                "</div>",
+            ]
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).
 
-        The caption defaults to the legend and the method text.
+        The caption defaults to the legend and the method text.  With ``pairs="all"`` the
+        table lists every comparison (the details) instead of one row per system.
         """
-        header, rows = self._wide_rows("latex")
-        cols = "l" * (len(self.by) + 1) + "r" * len(self.measures)
+        if self.baseline is None:
+            header, rows = self._detail_rows("latex")
+            cols = "l" * (len(self.by) + 3) + "r" * (len(header) - len(self.by) - 3)
+        else:
+            header, rows = self._wide_rows("latex")
+            cols = "l" * (len(self.by) + 1) + "r" * len(self.measures)
         legend = self.legend("unicode")
         for k, v in _LATEX_MARKERS.items():
             legend = legend.replace(k, v)
@@ -329,6 +394,17 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join(c.ljust(w) for w, c in zip(widths, cells, strict=True)).rstrip()
 
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str) -> str:
+    def cells(tag: str, values: Sequence[str]) -> str:
+        return "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values)
+
+    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
+    return (
+        f"<table><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
