@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -11,7 +11,14 @@ import polars as pl
 from irframe._options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
-__all__ = ["DEFAULT_RANK", "RunColumns", "ranking_order", "resolve_qrels", "resolve_run"]
+__all__ = [
+    "DEFAULT_RANK",
+    "RunColumns",
+    "natural_order",
+    "ranking_order",
+    "resolve_qrels",
+    "resolve_run",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,32 @@ def ranking_order(
     [7, 9, 10]
     """
     return [pl.col(order_col), pl.col(doc_col).cast(pl.String)], [order == "score", True]
+
+
+def natural_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:
+    """Sort expressions that put per-query rows in natural order, the same on every backend.
+
+    String keys sort by their text before the first digit, then by the number made of the
+    digits that follow (compared as a number of any length: ``q2`` before ``q10``,
+    ``"9"`` before ``"10"``), then by the whole string; other keys sort by value.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"query_id": ["q10", "q2", "301", "q1b", "q01", "27"]})
+    >>> df.sort(natural_order(df.schema, ["query_id"]))["query_id"].to_list()
+    ['27', '301', 'q01', 'q1b', 'q2', 'q10']
+    """
+    out: list[pl.Expr] = []
+    for k in keys:
+        c = pl.col(k)
+        if schema[k] in (pl.String, pl.Categorical) or isinstance(schema[k], pl.Enum):
+            c = c.cast(pl.String)
+            digits = c.str.extract(r"^\D*(\d+)", 1).str.strip_chars_start("0").fill_null("")
+            out += [c.str.extract(r"^(\D*)", 1), digits.str.len_bytes(), digits, c]
+        else:
+            out.append(c)
+    return out
 
 
 def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str) -> None:

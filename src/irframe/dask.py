@@ -28,10 +28,10 @@ Examples
 >>> irframe.evaluate(run, ["RR", "P@1"]).compute()
      RR  P@1  n_queries  n_missing  n_unjudged
 0  0.75  0.5          2          0           0
->>> run.ir.evaluate(["RR"], per_query=True).compute().sort_values("query_id")
+>>> run.ir.evaluate(["RR"], per_query=True).compute()  # in natural query order
   query_id   RR
 0       q1  0.5
-0       q2  1.0
+1       q2  1.0
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ import polars as pl
 import pyarrow as pa
 
 from irframe import engine
+from irframe._columns import natural_order
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.engine._aggregate import aggregates_of, check_not_empty, counts_of
 from irframe.exceptions import IrFrameError
@@ -224,7 +225,8 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     -------
     dask.dataframe.DataFrame
         ``per_query=True``: the key columns and one float64 column per measure, one row
-        per (by-group, query) in no particular order (sort after ``compute()``).
+        per (by-group, query) in one partition, in the natural order of the query ids
+        (``q2`` before ``q10``) as on every backend.
         ``per_query=False``: one partition with the means and query counts of
         :func:`irframe.evaluate`.  Values equal :func:`irframe.evaluate`'s exactly per
         query.  Input errors surface on ``compute()``; the check that a ``by`` column
@@ -293,9 +295,11 @@ def evaluate_options(
     )
     keys, labels = list(plan.keys), list(plan.labels)
     if per_query:
-        return per_part.map_partitions(
+        public = per_part.map_partitions(
             _public, [*keys, *labels], opts.missing == "drop", meta=meta[[*keys, *labels]]
         )
+        # one row per query is small: one partition in the natural order of every backend
+        return public.repartition(npartitions=1).map_partitions(_sorted, keys, meta=meta[[*keys, *labels]])
     by_cols, aggs, missing = list(plan.cols.by), aggregates_of(plan.measures), opts.missing
     part_meta = _partials(meta, schema, labels, by_cols, missing, aggs)
     partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, aggs, meta=part_meta)
@@ -304,6 +308,12 @@ def evaluate_options(
     return partials.repartition(npartitions=1).map_partitions(
         _combine, labels, by_cols, missing, aggs, has_qrels=has_qrels, meta=means_meta
     )
+
+
+def _sorted(pdf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The per-query rows in natural key order (as :func:`irframe.evaluate` returns them)."""
+    df = pl.from_pandas(pdf.reset_index(drop=True))
+    return df.sort(natural_order(df.schema, keys), nulls_last=True).to_pandas()
 
 
 def _concat_unique(frames: list[pd.DataFrame]) -> pd.DataFrame:

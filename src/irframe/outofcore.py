@@ -32,6 +32,7 @@ import polars as pl
 import pyarrow as pa
 
 from irframe import engine as _engine
+from irframe._columns import natural_order
 from irframe._frames import to_lazy
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.engine._aggregate import aggregates_of, check_not_empty
@@ -298,7 +299,7 @@ qrels_doc_col, qrels_relevance_col, duplicates
         table = pl.scan_parquet(per_query_files) if per_query_files else None
         if table is None:
             table = pl.LazyFrame(schema=plan.frame.select(*keys, *labels).collect_schema())
-        table = table.sort(keys, nulls_last=True)
+        table = table.sort(natural_order(table.collect_schema(), keys), nulls_last=True)
         if output is None:
             return table.collect()
         table.sink_parquet(Path(output))

@@ -147,7 +147,8 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     -------
     pyspark.sql.DataFrame
         ``per_query=True``: key columns and one double column per measure, one row per
-        (by-group, query), unordered. ``per_query=False``: the means and the query
+        (by-group, query), in natural query order (q2 before q10) as on every
+        backend. ``per_query=False``: the means and the query
         counts of :func:`irframe.evaluate`, by ``by`` when given (sorted). Values equal
         :func:`irframe.evaluate`'s exactly per query (means up to summation order).
         Input errors are raised on the executors when an action runs (Spark wraps them
@@ -233,8 +234,24 @@ def evaluate_options(
     if per_query:
         if opts.missing == "drop":
             per_part = per_part.filter(per_part[IN_RUN])
-        return per_part.select(*plan.keys, *plan.labels)
+        return _natural_order(per_part.select(*plan.keys, *plan.labels), plan.keys)
     return _means(per_part, plan, opts.missing)
+
+
+def _natural_order(frame: Any, keys: Sequence[str]) -> Any:
+    """Order the per-query rows as :func:`irframe._columns.natural_order` does (q2 before q10)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    order: list[Any] = []
+    for k in keys:
+        c = F.col(f"`{k}`")
+        if isinstance(frame.schema[k].dataType, StringType):
+            digits = F.regexp_replace(F.regexp_extract(c, r"^\D*(\d+)", 1), "^0+", "")
+            order += [F.regexp_extract(c, r"^(\D*)", 1), F.length(digits), digits, c]
+        else:
+            order.append(c)
+    return frame.orderBy(*(o.asc_nulls_last() for o in order))
 
 
 def _means(per_part: Any, plan: engine.Plan, missing: str) -> Any:

@@ -85,8 +85,9 @@ def _close(got: pl.DataFrame, want: pl.DataFrame, measures: list[str], keys: lis
 @pytest.mark.parametrize("fmt", ["tsv", "csv"])
 @pytest.mark.parametrize("per_query", [False, True])
 def test_delimited_output_matches_library(files: dict[str, Path], fmt: str, per_query: bool) -> None:
+    # tsv/csv print 4 decimals by default (issue 12 item 10): ask for every digit
     args = ["eval", files["qrels.txt"], files["a.run"], files["b.run"], *_flags(MEASURES), "-f", fmt]
-    res = run_cli(*args, *(["-q"] if per_query else []))
+    res = run_cli(*args, "--precision", "17", *(["-q"] if per_query else []))
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(
         io.StringIO(res.stdout),
@@ -199,7 +200,17 @@ def test_default_format_when_piped_is_tsv(files: dict[str, Path]) -> None:
 def test_missing_by_and_rel_options(files: dict[str, Path]) -> None:
     for missing in ("zero", "drop"):
         res = run_cli(
-            "eval", files["qrels.txt"], files["a.run"], "-m", "AP", "--missing", missing, "-f", "csv"
+            "eval",
+            files["qrels.txt"],
+            files["a.run"],
+            "-m",
+            "AP",
+            "--missing",
+            missing,
+            "-f",
+            "csv",
+            "--precision",
+            "17",
         )
         assert res.returncode == 0, res.stderr
         got = pl.read_csv(io.StringIO(res.stdout))
@@ -213,7 +224,7 @@ def test_missing_by_and_rel_options(files: dict[str, Path]) -> None:
         assert got["AP"][0] == pytest.approx(want["AP"][0])
         assert got["n_queries"][0] == want["n_queries"][0]
     res = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "AP", "--missing", "error")
-    assert res.returncode == 2
+    assert res.returncode == 1  # a data error (issue 12 item 10: was 2)
     assert res.stderr.startswith("irframe: error: ")
     assert "q3" in res.stderr
 
@@ -233,6 +244,8 @@ def test_rel_and_gain_flags(files: dict[str, Path]) -> None:
         "linear",
         "-f",
         "csv",
+        "--precision",
+        "17",
     )
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(io.StringIO(res.stdout))
@@ -285,7 +298,18 @@ def test_table_inputs_with_column_mapping(files: dict[str, Path], tmp_path: Path
     run = read_trec_runs([files["a.run"]]).drop("system").rename({"query_id": "qid", "doc_id": "docno"})
     run.write_csv(tmp_path / "run.csv")
     maps = ["--map", "qid=query_id", "--map", "docno=doc_id", "--map", "rel=relevance"]
-    res = run_cli("eval", tmp_path / "qrels.tsv", tmp_path / "run.csv", *maps, "-m", "AP", "-f", "csv")
+    res = run_cli(
+        "eval",
+        tmp_path / "qrels.tsv",
+        tmp_path / "run.csv",
+        *maps,
+        "-m",
+        "AP",
+        "-f",
+        "csv",
+        "--precision",
+        "17",
+    )
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(io.StringIO(res.stdout))
     want = expected(files, ["AP"], False).filter(pl.col("system") == "alpha")
@@ -303,25 +327,28 @@ def test_sniffed_tsv_without_extension(files: dict[str, Path], tmp_path: Path) -
 
 
 def test_stdin_run(files: dict[str, Path]) -> None:
-    res = run_cli("eval", files["qrels.txt"], "-", "-m", "AP", "-f", "csv", stdin=RUN_B)
+    res = run_cli("eval", files["qrels.txt"], "-", "-m", "AP", "-f", "csv", "--precision", "17", stdin=RUN_B)
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(io.StringIO(res.stdout))
     want = expected(files, ["AP"], False).filter(pl.col("system") == "beta")
     assert got["AP"][0] == pytest.approx(want["AP"][0])
 
 
+# issue 12 item 10: data and measure errors exit 1 (they exited 2 before), usage errors 2
 @pytest.mark.parametrize(
-    ("args", "needle"),
+    ("args", "needle", "code"),
     [
-        (["eval", "{qrels}", "{missing}"], "does not exist"),
-        (["eval", "{qrels}", "{a}", "-m", "nDGC@10"], "Unknown measure"),
-        (["eval", "{qrels}", "{bad}"], "bad.run:2: malformed run line"),
-        (["eval", "{qrels}", "{a}", "--by", "nope", "-f", "csv"], "nope"),
-        (["eval", "-", "-"], "standard input"),
+        (["eval", "{qrels}", "{missing}"], "does not exist", 1),
+        (["eval", "{qrels}", "{a}", "-m", "nDGC@10"], "Unknown measure", 1),
+        (["eval", "{qrels}", "{a}", "-m", "P@0"], "'k' parameter", 1),
+        (["eval", "{qrels}", "{bad}"], "bad.run:2: malformed run line", 1),
+        (["eval", "{qrels}", "{a}", "--by", "nope", "-f", "csv"], "nope", 1),
+        (["eval", "-", "-"], "standard input", 2),
+        (["eval", "{qrels}", "{a}", "--precision", "-1"], "--precision", 2),
     ],
 )
-def test_errors_are_one_line_exit_2(
-    files: dict[str, Path], tmp_path: Path, args: list[str], needle: str
+def test_errors_are_one_line_exit_1_or_2(
+    files: dict[str, Path], tmp_path: Path, args: list[str], needle: str, code: int
 ) -> None:
     (tmp_path / "bad.run").write_text("q1 Q0 a 1 1 t\nq1 Q0 b\n")
     subst = {
@@ -331,7 +358,7 @@ def test_errors_are_one_line_exit_2(
         "{bad}": str(tmp_path / "bad.run"),
     }
     res = run_cli(*[subst.get(a, a) for a in args], stdin="")
-    assert res.returncode == 2
+    assert res.returncode == code
     assert res.stdout == ""
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
@@ -377,7 +404,7 @@ def test_measures_and_help() -> None:
 def test_main_in_process(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(files["qrels.txt"]), str(files["a.run"]), "-m", "RR", "-f", "tsv"]) == 0
     assert capsys.readouterr().out.startswith("system\tRR\t")
-    assert main(["eval", str(files["qrels.txt"]), "nonexistent.run"]) == 2
+    assert main(["eval", str(files["qrels.txt"]), "nonexistent.run"]) == 1  # data error (issue 12: was 2)
     assert "irframe: error:" in capsys.readouterr().err
 
 
@@ -457,7 +484,19 @@ def test_by_a_query_attribute_of_the_qrels(tmp_path: Path) -> None:
     qrels = g.qrels.join(g.queries.select("query_id", "segment"), on="query_id")
     qrels.write_parquet(tmp_path / "qrels.parquet")
     runs = [str(p) for p in g.paths.runs.values()]
-    res = run_cli("eval", tmp_path / "qrels.parquet", *runs, "--by", "segment", "-m", "nDCG@10", "-f", "csv")
+    res = run_cli(
+        "eval",
+        tmp_path / "qrels.parquet",
+        *runs,
+        "--by",
+        "segment",
+        "-m",
+        "nDCG@10",
+        "-f",
+        "csv",
+        "--precision",
+        "17",
+    )
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(io.StringIO(res.stdout))
     pq = irframe.evaluate(g.runs, ["nDCG@10"], g.qrels, by="system", per_query=True)
@@ -503,7 +542,7 @@ def test_trec_format_on_trec_eval_test_files(trec_eval_test_dir: Path) -> None:
 def test_duplicates_option(files: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "dup.run").write_text(RUN_A + "q1 Q0 a 9 0.5 alpha\n")
     res = run_cli("eval", files["qrels.txt"], tmp_path / "dup.run", "-m", "AP", "-f", "csv")
-    assert res.returncode == 2
+    assert res.returncode == 1  # a data error (issue 12 item 10: was 2)
     assert "duplicate" in res.stderr
     assert "--duplicates first" in res.stderr  # the library's hint, in command-line terms
     res = run_cli(
@@ -516,7 +555,9 @@ def test_duplicates_option(files: dict[str, Path], tmp_path: Path) -> None:
 
 def test_stacked_table_keeps_its_systems(files: dict[str, Path], tmp_path: Path) -> None:
     read_trec_runs([files["a.run"], files["b.run"]]).write_parquet(tmp_path / "both.parquet")
-    res = run_cli("eval", files["qrels.txt"], tmp_path / "both.parquet", "-m", "AP", "-f", "csv")
+    res = run_cli(
+        "eval", files["qrels.txt"], tmp_path / "both.parquet", "-m", "AP", "-f", "csv", "--precision", "17"
+    )
     assert res.returncode == 0, res.stderr
     got = pl.read_csv(io.StringIO(res.stdout))
     assert got["system"].to_list() == ["alpha", "beta"]

@@ -8,8 +8,10 @@ measure notation and output formats::
 Inputs may be TREC text files (gzip or not), parquet, CSV, TSV or JSON-lines tables
 (by extension, or a CSV/TSV header sniffed from the content, see
 :mod:`irframe.io.sniff`), or ``-`` for standard input.  Errors print one line
-``irframe: error: ...`` on stderr and exit with code 2 (``--debug`` shows the
-traceback instead).
+``irframe: error: ...`` on stderr and exit with code 2 for a usage error (a bad option
+or combination of options) or 1 for a data or measure error (an unreadable file, an
+unknown measure, bad rows); ``irframe check`` exits 2 on any error since its 1 means a
+regression. ``--debug`` shows the traceback instead.
 
 One module per subcommand (``irframe/cli/<name>.py``); shared options, input reading
 and rendering live in ``_common.py``.  Adding a subcommand: write a module with
@@ -40,7 +42,7 @@ from irframe.cli import demo as _demo_cmd
 from irframe.cli import eval as _eval_cmd
 from irframe.cli import measures as _measures_cmd
 from irframe.cli import snapshot as _snapshot_cmd
-from irframe.cli._common import EXIT_USAGE, CliError, SubParsers, render_table
+from irframe.cli._common import EXIT_DATA, EXIT_USAGE, CliError, SubParsers, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
 from irframe.cli._measures_util import render_trec, resolve_measures
 
@@ -114,11 +116,17 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-def _report_error(exc: Exception) -> int:
-    """Print ``irframe: error: ...`` for an exception; returns the exit code."""
+def _report_error(exc: Exception, data_exit: int = EXIT_DATA) -> int:
+    """Print ``irframe: error: ...`` for an exception; returns the exit code.
+
+    A :class:`CliError` or an option value out of its domain (``InvalidParameterError``,
+    e.g. ``--baseline`` naming no system) is a usage error (2); anything else is about
+    the data or the measures (``data_exit``: 1, or 2 for ``check`` whose 1 means a
+    regression).
+    """
     import polars as pl
 
-    from irframe.exceptions import IrFrameError
+    from irframe.exceptions import InvalidParameterError, IrFrameError
 
     known = (CliError, IrFrameError, OSError, pl.exceptions.PolarsError, UnicodeDecodeError)
     if isinstance(exc, known):
@@ -129,7 +137,8 @@ def _report_error(exc: Exception) -> int:
             "(run with --debug for the traceback)",
             file=sys.stderr,
         )
-    return EXIT_USAGE
+    usage = isinstance(exc, CliError | InvalidParameterError)
+    return EXIT_USAGE if usage else data_exit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -143,11 +152,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on a usage or data error (message on stderr).
+        0 on success, 2 on a usage error, 1 on a data or measure error (message on
+        stderr); ``check`` returns 1 for a regression and 2 for any error.
 
     Examples
     --------
     >>> main(["eval", "no-such-qrels.txt", "no-such.run"])
+    1
+    >>> main(["eval", "-", "-"])
     2
     """
     parser = _build_parser()
@@ -169,4 +181,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
-        return _report_error(exc)
+        return _report_error(exc, int(getattr(args, "data_error_exit", EXIT_DATA)))

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MEASURES",
+    "EXIT_DATA",
     "EXIT_USAGE",
     "FORMATS",
     "CliError",
@@ -28,10 +29,10 @@ __all__ = [
 
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "RR", "AP")
 FORMATS = ("table", "tsv", "csv", "json", "trec")
-EXIT_USAGE = 2
-# decimals of -f tsv/csv without --precision; None = every digit (issue 12 asks 4: the lead flips it
-# once the tests that compare tsv output at 1e-12 are updated)
-TEXT_PRECISION: int | None = None
+EXIT_USAGE = 2  # a usage error: bad option, bad combination of arguments
+EXIT_DATA = 1  # a data or measure error: unreadable input, unknown measure, bad rows
+# decimals of -f table/tsv/csv without --precision (-f json keeps every digit)
+TEXT_PRECISION: int | None = 4
 
 SubParsers = Any  # argparse._SubParsersAction, private in typeshed
 
@@ -138,6 +139,8 @@ def _progress(label: str, enabled: bool, after: float = 2.0) -> Iterator[None]:
 # --- reading inputs -----------------------------------------------------------------------
 def _attach_query_attributes(runs: pl.DataFrame, qrels: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     """Copy ``--by`` columns that only the qrels carry (query attributes) onto the run rows."""
+    from irframe.exceptions import InvalidDataError
+
     attrs = [b for b in by if b not in runs.columns and b in qrels.columns]
     if not attrs or "query_id" not in qrels.columns or "query_id" not in runs.columns:
         return runs
@@ -146,8 +149,18 @@ def _attach_query_attributes(runs: pl.DataFrame, qrels: pl.DataFrame, by: Sequen
     if dup.any():
         q = table.filter(dup)["query_id"][0]
         msg = f"--by {attrs[0]}: query {q!r} has several values in the qrels; a query attribute needs one"
-        raise CliError(msg)
+        raise InvalidDataError(msg)
     return runs.join(table, on="query_id", how="left")
+
+
+def _measures(specs: Sequence[str], rel: float | None, gain: str | None) -> list[str | Measure]:
+    """The ``-m`` measures; a bad one (``P@0`` as well as ``nDGC@10``) is a measure error (exit 1)."""
+    from irframe.exceptions import InvalidParameterError, UnknownMeasureError
+
+    try:
+        return resolve_measures(specs, rel, gain)
+    except InvalidParameterError as exc:
+        raise UnknownMeasureError(str(exc)) from exc
 
 
 def _read_inputs(
@@ -163,7 +176,7 @@ def _read_inputs(
         raise CliError(msg)
     progress = bool(args.progress or sys.stderr.isatty())
     stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
-    measures = resolve_measures(args.measures or list(default_measures), args.rel, args.gain)
+    measures = _measures(args.measures or list(default_measures), args.rel, args.gain)
     mapping = dict(args.map)
     with _progress(f"reading qrels {args.qrels}", progress):
         qrels, _ = load(args.qrels, "qrels", mapping, stdin)
@@ -233,8 +246,7 @@ def _add_precision(p: argparse.ArgumentParser) -> None:
         "--precision",
         type=int,
         metavar="N",
-        help="decimals of table/tsv/csv output (default: 4 for table, every digit for tsv/csv; "
-        "json always keeps every digit)",
+        help="decimals of table/tsv/csv output (default: 4; json always keeps every digit)",
     )
 
 

@@ -107,7 +107,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo steps (default: 0)")
     _add_map(p)
     add_config_options(p)
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func=cmd_check, data_error_exit=2)  # its 1 means a regression
 
 
 def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from irframe._columns import natural_order
 from irframe.engine._aggregate import summarize_table
 from irframe.engine._checks import (
     attribute_like,
@@ -40,14 +41,16 @@ __all__ = [
 
 
 def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
-    """The public per-query table: keys and one Float64 column per measure, sorted by keys.
+    """The public per-query table: keys and one Float64 column per measure, in natural key
+    order (:func:`irframe._columns.natural_order`: ``q2`` before ``q10``).
 
     Missing queries are kept (as zeros) unless ``missing='drop'``; unjudged run queries
     are kept with null values so that they stay visible.
     """
     if plan.missing == "drop":
         table = table.filter(pl.col(IN_RUN))
-    return table.select(*plan.keys, *plan.labels).sort(list(plan.keys), nulls_last=True)
+    table = table.select(*plan.keys, *plan.labels)
+    return table.sort(natural_order(table.collect_schema(), plan.keys), nulls_last=True)
 
 
 def summarize(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
