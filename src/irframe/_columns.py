@@ -31,6 +31,7 @@ class RunColumns:
     order_col: str
     relevance: str | None  # grades on the run rows (no qrels)
     by: tuple[str, ...]
+    check_score: str | None = None  # order="auto" with rank and score: the score to check
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -124,30 +125,14 @@ def resolve_run(
     relevance_col: str | None,
     by: Sequence[str],
     need_relevance: bool,
+    order_rule: Literal["auto", "rank", "score"] = "auto",
 ) -> RunColumns:
     """Decide which columns of the run play which role; raise on missing or mistyped ones."""
     _require(schema, query_col, "query_id", "run", "query_col")
     _require(schema, doc_col, "doc_id", "run", "doc_col")
     _check_id(schema, query_col, "run")
     _check_id(schema, doc_col, "run")
-    if rank_col is not None and rank_col in schema:
-        order: Literal["rank", "score"] = "rank"
-        order_col = rank_col
-    elif score_col in schema:
-        order, order_col = "score", score_col
-    elif rank_col is not None and rank_col != DEFAULT_RANK:
-        raise ColumnNotFoundError.from_missing(
-            role="rank", missing=rank_col, available=list(schema), parameter="rank_col"
-        )
-    else:
-        err = ColumnNotFoundError.from_missing(
-            role="score", missing=score_col, available=list(schema), parameter="score_col"
-        )
-        msg = (
-            f"The run frame has neither a rank column {rank_col or DEFAULT_RANK!r} nor a score "
-            f"column {score_col!r}; one is needed to order the documents. " + str(err).split(". ", 1)[1]
-        )
-        raise ColumnNotFoundError(msg)
+    order, order_col, check_score = _order(schema, rank_col, score_col, order_rule)
     if not _is_numeric(schema[order_col]):
         msg = (
             f"The run's {order} column {order_col!r} must be numeric; it has dtype {schema[order_col]}. "
@@ -175,7 +160,44 @@ def resolve_run(
         raise InvalidParameterError.for_value(
             "by", "evaluate", "columns other than the query and document ids", list(by)
         )
-    return RunColumns(query_col, doc_col, order, order_col, rel, tuple(by))
+    return RunColumns(query_col, doc_col, order, order_col, rel, tuple(by), check_score)
+
+
+def _order(
+    schema: pl.Schema, rank_col: str | None, score_col: str, rule: Literal["auto", "rank", "score"]
+) -> tuple[Literal["rank", "score"], str, str | None]:
+    """(order, its column, the score column to check against the rank) for ``order=rule``.
+
+    ``auto``: the rank column when present, else the score; with both, the engine checks
+    that the score never increases along the rank order within a query.
+    """
+    has_rank = rank_col is not None and rank_col in schema
+    has_score = score_col in schema
+    if rule == "rank" and not has_rank:
+        raise ColumnNotFoundError.from_missing(
+            role="rank", missing=rank_col or DEFAULT_RANK, available=list(schema), parameter="rank_col"
+        )
+    if rule == "score" and not has_score:
+        raise ColumnNotFoundError.from_missing(
+            role="score", missing=score_col, available=list(schema), parameter="score_col"
+        )
+    if has_rank and rule != "score":
+        check = score_col if rule == "auto" and has_score and _is_numeric(schema[score_col]) else None
+        return "rank", str(rank_col), check
+    if has_score:
+        return "score", score_col, None
+    if rank_col is not None and rank_col != DEFAULT_RANK:
+        raise ColumnNotFoundError.from_missing(
+            role="rank", missing=rank_col, available=list(schema), parameter="rank_col"
+        )
+    err = ColumnNotFoundError.from_missing(
+        role="score", missing=score_col, available=list(schema), parameter="score_col"
+    )
+    msg = (
+        f"The run frame has neither a rank column {rank_col or DEFAULT_RANK!r} nor a score "
+        f"column {score_col!r}; one is needed to order the documents. " + str(err).split(". ", 1)[1]
+    )
+    raise ColumnNotFoundError(msg)
 
 
 def _check_grade(schema: pl.Schema, col: str, frame: str) -> None:

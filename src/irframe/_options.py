@@ -14,11 +14,33 @@ from typing import Any, Literal, get_args
 
 from irframe.exceptions import InvalidParameterError, closest
 
-__all__ = ["DEFAULT_RANK", "Duplicates", "Missing", "Options"]
+__all__ = ["DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options", "Order"]
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
+Order = Literal["auto", "rank", "score"]
 DEFAULT_RANK = "rank"
+
+# column conventions of the tools our users come from: option -> column name.  Presets
+# without a rank column rank by score (trec_eval, ir_measures and ranx ignore a rank field).
+PRESETS: dict[str, dict[str, str | None]] = {
+    "irframe": {},
+    "trec": {"rank_col": None},
+    "pyterrier": {
+        "query_col": "qid", "doc_col": "docno", "relevance_col": "label",
+    },
+    "ir_measures": {"rank_col": None},
+    "ranx": {
+        "query_col": "q_id", "rank_col": None, "qrels_relevance_col": "score",
+    },
+}  # fmt: skip
+# the roles a ``columns={role: column}`` mapping may set
+_ROLES = {
+    "query": "query_col", "doc": "doc_col", "rank": "rank_col", "score": "score_col",
+    "relevance": "relevance_col", "qrels_query": "qrels_query_col", "qrels_doc": "qrels_doc_col",
+    "qrels_relevance": "qrels_relevance_col",
+}  # fmt: skip
+ColumnsArg = str | Mapping[str, str] | None
 
 _COLUMNS = (
     "query_col", "doc_col", "rank_col", "score_col", "relevance_col",
@@ -53,10 +75,24 @@ class Options:
     by: tuple[str, ...] = ()
     missing: Missing = "zero"
     duplicates: Duplicates = "error"
+    order: Order = "auto"
+    columns: str | None = None  # the preset applied (None: the names above, auto-detected)
 
     @classmethod
     def build(cls, where: str = "evaluate", **kwargs: Any) -> Options:
-        """Validate keyword options (as the public functions take them) into one value."""
+        """Validate keyword options (as the public functions take them) into one value.
+
+        ``columns`` (a preset name or a ``{role: column}`` mapping) sets the column names
+        that are still at their defaults; explicit ``query_col=...`` etc. win.
+
+        Examples
+        --------
+        >>> o = Options.build(columns="pyterrier")
+        >>> o.query_col, o.doc_col, o.qrels_columns
+        ('qid', 'docno', ('qid', 'docno', 'label'))
+        >>> Options.build(columns={"query": "topic", "doc": "docid"}).query_col
+        'topic'
+        """
         known = {f.name for f in fields(cls)}
         for key in kwargs:
             if key not in known:
@@ -66,9 +102,45 @@ class Options:
                     msg += f" Hint: did you mean {hint[0]!r}?"
                 raise InvalidParameterError(msg)
         by = _as_names(kwargs.pop("by", None), where)
+        columns = kwargs.pop("columns", None)
         for name, value in kwargs.items():
             _check(name, value, where)
-        return cls(by=by, **kwargs)
+        preset, names = _columns_arg(columns, where)
+        defaults = {f.name: f.default for f in fields(cls)}
+        for key, value in names.items():
+            if kwargs.get(key, defaults[key]) == defaults[key]:
+                kwargs[key] = value
+        return cls(by=by, columns=preset, **kwargs)
+
+    def detect(self, schema: Sequence[str], where: str = "evaluate") -> Options:
+        """Apply the one preset whose names the run has, when the default names are absent.
+
+        Nothing changes when a preset or a query column was given, or when the run has the
+        query column.  Several matching presets raise, naming them.
+
+        Examples
+        --------
+        >>> Options().detect(["qid", "docno", "score", "rank"]).query_col
+        'qid'
+        >>> Options().detect(["q_id", "doc_id", "score"]).columns
+        'ranx'
+        """
+        if self.columns is not None or self.query_col != "query_id" or "query_id" in schema:
+            return self
+        found = [
+            name for name, names in PRESETS.items()
+            if all(names.get(role, getattr(self, role)) in schema for role in ("query_col", "doc_col"))
+        ]  # fmt: skip
+        if len(found) > 1:
+            msg = (
+                f"The run's columns {list(schema)} fit several column conventions: "
+                + ", ".join(repr(f) for f in found)
+                + f". Hint: say which, e.g. {where}(..., columns={found[0]!r})."
+            )
+            raise InvalidParameterError(msg)
+        if not found:
+            return self
+        return self.with_(columns=found[0])
 
     def with_(self, **changes: Any) -> Options:
         """A copy with some options changed (validated like :meth:`build`)."""
@@ -78,6 +150,14 @@ class Options:
         """The options as the keyword arguments of :func:`irframe.evaluate`."""
         out = asdict(self)
         out["by"] = list(self.by)
+        out["columns"] = None  # the names are explicit already
+        return out
+
+    def column_kwargs(self) -> dict[str, Any]:
+        """The column names and the order rule, as keyword arguments of :func:`irframe.evaluate`."""
+        out = self.as_kwargs()
+        for key in ("by", "missing", "duplicates"):
+            del out[key]
         return out
 
     @property
@@ -104,11 +184,40 @@ def _as_names(by: object, where: str) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _columns_arg(columns: object, where: str) -> tuple[str | None, dict[str, str | None]]:
+    """``columns=``: (preset name or None, the column options it sets)."""
+    if columns is None:
+        return None, {}
+    if isinstance(columns, str):
+        if columns not in PRESETS:
+            err = InvalidParameterError.for_value(
+                "columns", where, "one of " + ", ".join(repr(p) for p in PRESETS) + " or a mapping", columns
+            )
+            hint = closest(columns, PRESETS)
+            raise InvalidParameterError(str(err) + (f" Hint: did you mean {hint[0]!r}?" if hint else ""))
+        return columns, dict(PRESETS[columns])
+    if not isinstance(columns, Mapping):
+        raise InvalidParameterError.for_value(
+            "columns", where, "a preset name or a {role: column} mapping", columns
+        )
+    out: dict[str, str | None] = {}
+    for role, col in columns.items():
+        key = _ROLES.get(str(role).removesuffix("_col"))
+        if key is None:
+            err = InvalidParameterError.for_value("columns", where, "roles among " + ", ".join(_ROLES), role)
+            raise err
+        _check(key, col, where)
+        out[key] = col
+    return None, out
+
+
 def _check(name: str, value: object, where: str) -> None:
     if name == "missing":
         allowed: tuple[object, ...] = get_args(Missing)
     elif name == "duplicates":
         allowed = get_args(Duplicates)
+    elif name == "order":
+        allowed = get_args(Order)
     else:
         if value is None and name in _OPTIONAL_COLUMNS:
             return

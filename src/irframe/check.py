@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from irframe._options import Options
 from irframe._snapshot import (
     Snapshot,
     combined,
@@ -84,7 +85,7 @@ TIE_TOLERANCE = 1e-12  # as irframe.compare: smaller per-query deltas are float 
 _Q = "query_id"
 _COLUMN_KEYS = frozenset(
     {"query_col", "doc_col", "rank_col", "score_col", "relevance_col",
-     "qrels_query_col", "qrels_doc_col", "qrels_relevance_col"}
+     "qrels_query_col", "qrels_doc_col", "qrels_relevance_col", "columns", "order"}
 )  # fmt: skip
 
 MeasureLike = str | Any  # a measure string or an irframe Measure
@@ -116,7 +117,8 @@ def _columns(kw: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _check_column_kwargs(kw: Mapping[str, Any], where: str) -> None:
+def _check_column_kwargs(kw: dict[str, Any], where: str) -> None:
+    """Refuse unknown keywords; expand ``columns=`` (a preset or a mapping) in place."""
     for key in kw:
         if key not in _COLUMN_KEYS:
             near = closest(key, sorted(_COLUMN_KEYS))
@@ -124,6 +126,11 @@ def _check_column_kwargs(kw: Mapping[str, Any], where: str) -> None:
             if near:
                 msg += f" Hint: did you mean {near[0]}=...?"
             raise InvalidParameterError(msg)
+    if kw.get("columns") is not None:
+        opts = Options.build(where, **kw)
+        given = {k: v for k, v in opts.column_kwargs().items() if k in kw or v != getattr(Options(), k)}
+        kw.clear()
+        kw.update(given)
 
 
 def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
@@ -264,6 +271,7 @@ def snapshot(
     >>> print(snap.to_json().splitlines()[7])
         "q01": {"qrels": "...", "nDCG(gain=linear)@10": 0.49588..., "RR": 0.3333...},
     """
+    column_kwargs = dict(column_kwargs)
     _check_column_kwargs(column_kwargs, "snapshot")
     kw = {"duplicates": duplicates, **column_kwargs}
     labels = _labels(measures, DEFAULT_MEASURES)
@@ -868,6 +876,7 @@ def check(
     >>> result.regressions.select("group", "measure", "delta").rows()
     [('all', 'R@100', -0.17916...)]
     """
+    column_kwargs = dict(column_kwargs)
     _check_column_kwargs(column_kwargs, "check")
     gate = _Gate.build(max_drop=max_drop, alpha=alpha, fail_on=fail_on, test=test, correction=correction,
                        n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed)  # fmt: skip

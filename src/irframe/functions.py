@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from irframe._backends import backend_for
-from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
 
@@ -47,6 +47,8 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    columns: ColumnsArg = None,
+    order: Order = "auto",
     **backend_options: Any,
 ) -> FrameT:
     """Evaluate a ranked run, per query or as means, in the caller's frame type.
@@ -77,6 +79,18 @@ def evaluate(
     duplicates : {"error", "first"}, default "error"
         A document twice in one query's ranking: raise (like trec_eval) or keep the
         best-ranked row.
+    columns : {"irframe", "trec", "pyterrier", "ir_measures", "ranx"} or dict, optional
+        A column convention: ``"pyterrier"`` is qid/docno/score/rank with qrels ``label``,
+        ``"ir_measures"`` query_id/doc_id/score/relevance, ``"ranx"`` q_id/doc_id/score
+        (qrels ``score``); ``"trec"``, ``"ir_measures"`` and ``"ranx"`` rank by score. Or a
+        mapping ``{role: column}`` with roles query, doc, rank, score, relevance,
+        qrels_query, qrels_doc, qrels_relevance. Explicit ``*_col`` arguments win. Unset,
+        when the run has no ``query_id`` column and exactly one preset fits, it is used.
+    order : {"auto", "rank", "score"}, default "auto"
+        What orders each query's documents: the rank column (ascending), the score
+        (descending), or ``"auto"``: the rank when present, else the score. With both
+        columns, ``"auto"`` raises when they disagree within a query. Ties are broken by
+        doc id, descending (trec_eval's rule), either way.
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
@@ -131,6 +145,7 @@ def evaluate(
         by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+        columns=columns, order=order,
     )  # fmt: skip
     backend = backend_for(run)
     return backend.evaluate(run, measures, qrels, opts, per_query, **backend_options)  # type: ignore[no-any-return]

@@ -34,7 +34,7 @@ import pyarrow as pa
 from irframe import engine as _engine
 from irframe._columns import natural_order
 from irframe._frames import to_lazy
-from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe.engine._aggregate import aggregates_of, check_not_empty
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
@@ -195,6 +195,8 @@ def evaluate_parquet(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    columns: ColumnsArg = None,
+    order: Order = "auto",
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run larger than memory, hash bucket by hash bucket.
 
@@ -218,7 +220,7 @@ def evaluate_parquet(
         Where the bucket files go (default: the system temporary directory). They take
         about the size of the compressed input and are removed at the end.
     query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
-qrels_doc_col, qrels_relevance_col, duplicates
+qrels_doc_col, qrels_relevance_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
 
     Returns
@@ -254,13 +256,14 @@ qrels_doc_col, qrels_relevance_col, duplicates
         where, by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
-    )  # fmt: skip
+        columns=columns, order=order,
+    ).detect(list(run_lf.collect_schema()), where)  # fmt: skip
     kwargs: dict[str, Any] = {"options": opts}
     # validate everything on the schemas before reading any data
     plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)
     aggregates = aggregates_of(plan.measures)
     cols = plan.cols
-    needed = [*cols.keys, cols.doc, cols.order_col]
+    needed = [*cols.keys, cols.doc, cols.order_col, *([cols.check_score] if cols.check_score else [])]
     if cols.relevance is not None:
         needed.append(cols.relevance)
     run_lf = run_lf.select(list(dict.fromkeys(needed)))

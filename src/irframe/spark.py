@@ -210,6 +210,7 @@ def evaluate_options(
             local.cast(pa.schema([f.with_type(_plain(f.type)) for f in local.schema]))
         )
     run_schema = _pl_schema(run)
+    opts = opts.detect(list(run_schema))
     qrels_schema = None if qrels is None else _pl_schema(qrels)
     # validate measures, parameters and columns on the schemas (no Spark job runs)
     empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)

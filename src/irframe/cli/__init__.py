@@ -82,6 +82,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
 # library hints, said the command line's way
 _CLI_SPELLING = {
+    "order='rank'": "--order rank",
+    "order='score'": "--order score",
     "duplicates='first'": "--duplicates first",
     "missing='zero'": "--missing zero",
     "missing='drop'": "--missing drop",
@@ -94,6 +96,9 @@ _COLUMN_ROLES = {
     "relevance": "relevance", "text": "text",
 }  # fmt: skip
 _COLUMN_KEYWORD = re.compile(r"\b(?:qrels_)?(query|doc|rank|score|relevance|text)_col=(?:'([^']*)'|\.\.\.)")
+
+
+_COLUMNS_PRESET = re.compile(r"\b(?:[a-z_]+\(\.\.\., )?columns='([a-z_]+)'\)?")
 
 
 def _column_hint(m: re.Match[str]) -> str:
@@ -113,6 +118,7 @@ def _one_line(exc: BaseException) -> str:
     for library, cli in _CLI_SPELLING.items():
         text = text.replace(library, cli)
     text = _COLUMN_KEYWORD.sub(_column_hint, text)
+    text = _COLUMNS_PRESET.sub(r"--columns \1", text)
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 

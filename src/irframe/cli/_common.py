@@ -97,6 +97,18 @@ def _add_map(p: argparse.ArgumentParser) -> None:
         metavar="SRC=DST",
         help="rename a column of table inputs, e.g. --map qid=query_id (repeatable)",
     )
+    p.add_argument(
+        "--columns",
+        choices=("irframe", "trec", "pyterrier", "ir_measures", "ranx"),
+        help="column convention of table inputs: pyterrier (qid, docno, score, rank; qrels label), "
+        "ir_measures (query_id, doc_id, score, relevance), ranx (q_id, doc_id, score); --map wins",
+    )
+    p.add_argument(
+        "--order",
+        choices=("auto", "rank", "score"),
+        help="what orders the documents: rank, score, or auto (default: rank when present, else "
+        "score; an error when both are present and disagree)",
+    )
 
 
 def _add_measure_option(p: argparse.ArgumentParser, help_text: str) -> None:
@@ -163,6 +175,25 @@ def _measures(specs: Sequence[str], rel: float | None, gain: str | None) -> list
         raise UnknownMeasureError(str(exc)) from exc
 
 
+def _preset_maps(name: str | None) -> tuple[dict[str, str], dict[str, str], str | None]:
+    """``--columns NAME`` as renames of the run's and the qrels' columns, and its order rule."""
+    if name is None:
+        return {}, {}, None
+    from irframe._options import Options
+
+    o = Options.build(columns=name)
+    run = {o.query_col: "query_id", o.doc_col: "doc_id", o.score_col: "score", o.relevance_col: "relevance"}
+    if o.rank_col is not None:
+        run[o.rank_col] = "rank"
+    q, d, r = o.qrels_columns
+    qrels = {q: "query_id", d: "doc_id", r: "relevance"}
+    return (
+        {k: v for k, v in run.items() if k != v},
+        {k: v for k, v in qrels.items() if k != v},
+        "score" if o.rank_col is None else None,
+    )
+
+
 def _read_inputs(
     args: argparse.Namespace, default_measures: Sequence[str]
 ) -> tuple[list[str | Measure], pl.DataFrame, pl.DataFrame, bool]:
@@ -177,11 +208,15 @@ def _read_inputs(
     progress = bool(args.progress or sys.stderr.isatty())
     stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
     measures = _measures(args.measures or list(default_measures), args.rel, args.gain)
+    run_map, qrels_map, order = _preset_maps(getattr(args, "columns", None))
+    args.order = getattr(args, "order", None) or order or "auto"
+    # the inputs now carry irframe's names: no detection of another convention
+    args.convention = "irframe" if getattr(args, "columns", None) else None
     mapping = dict(args.map)
     with _progress(f"reading qrels {args.qrels}", progress):
-        qrels, _ = load(args.qrels, "qrels", mapping, stdin)
+        qrels, _ = load(args.qrels, "qrels", {**qrels_map, **mapping}, stdin)
     notes: list[str] = []
-    runs = load_runs(args.runs, mapping, stdin, partial(_progress, enabled=progress), notes)
+    runs = load_runs(args.runs, {**run_map, **mapping}, stdin, partial(_progress, enabled=progress), notes)
     for note in notes:
         print(f"irframe: note: {note}", file=sys.stderr)
     return measures, qrels, runs, progress

@@ -115,6 +115,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             seed=args.seed,
             missing=args.missing,
             duplicates=args.duplicates,
+            order=args.order,
+            columns=args.convention,
         )
     fmt = args.format or _default_format(sys.stdout)
     if fmt == "table":

@@ -89,7 +89,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
         raise CliError(msg)
     with _progress("evaluating", progress):
-        kwargs: dict[str, Any] = {"by": by, "missing": args.missing, "duplicates": args.duplicates}
+        kwargs: dict[str, Any] = {
+            "by": by, "missing": args.missing, "duplicates": args.duplicates, "order": args.order,
+            "columns": args.convention,
+        }  # fmt: skip
         per_query = irframe.evaluate(runs, measures, qrels, per_query=True, **kwargs)
         summary = irframe.evaluate(runs, measures, qrels, **kwargs)
     if fmt == "trec":

@@ -24,6 +24,7 @@ from irframe.compare._pairing import (
     _check_shared_queries,
     _paired,
     _per_query_long,
+    _resolve_columns,
     _resolve_pairs,
     _stack,
 )
@@ -266,7 +267,9 @@ def compare_report(
     )
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
-    stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, column_kwargs)
+    stacked = _stack(runs, system_col, _WHERE)
+    column_kwargs = _resolve_columns(stacked, column_kwargs, _WHERE)
+    stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, column_kwargs)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
     long, query_col = _per_query_long(

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from irframe._frames import Origin, to_lazy
+from irframe._options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
@@ -112,6 +113,19 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> _Stacked:
         )
         raise InvalidParameterError(msg) from exc
     return _Stacked(stacked, origins[0], names)
+
+
+def _resolve_columns(stacked: _Stacked, column_kwargs: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``columns=`` (a preset, a mapping, or auto-detected) as explicit ``*_col`` keywords."""
+    if "columns" not in column_kwargs and "query_id" in stacked.lf.collect_schema():
+        return dict(column_kwargs)
+    kw = dict(column_kwargs)
+    duplicates = kw.pop("duplicates", None)
+    opts = Options.build(where, **kw).detect(list(stacked.lf.collect_schema()), where)
+    out = {k: v for k, v in opts.column_kwargs().items() if k in kw or v != getattr(Options(), k)}
+    if duplicates is not None:
+        out["duplicates"] = duplicates
+    return out
 
 
 def _align_query_attributes(

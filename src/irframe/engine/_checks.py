@@ -12,7 +12,18 @@ import polars as pl
 
 from irframe.engine._aggregate import check_not_empty
 from irframe.engine._compile import N_ROWS
-from irframe.engine._plan import IN_RUN, JUDGED, N_BAD, N_INF, N_NULLDOC, Q_N, Q_NULL, Plan, dup_probe
+from irframe.engine._plan import (
+    DISAGREE,
+    IN_RUN,
+    JUDGED,
+    N_BAD,
+    N_INF,
+    N_NULLDOC,
+    Q_N,
+    Q_NULL,
+    Plan,
+    dup_probe,
+)
 from irframe.exceptions import (
     DuplicateRowsError,
     InvalidDataError,
@@ -131,6 +142,37 @@ def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
             "Hint: grades must be finite numbers; use null for 'not judged'."
         )
         raise InvalidDataError(msg)
+    if DISAGREE in df.columns:
+        _check_order(plan, in_run)
+
+
+def _check_order(plan: Plan, in_run: pl.DataFrame) -> None:
+    """order="auto" with a rank and a score column: they must agree within every query."""
+    bad = in_run.filter(pl.col(DISAGREE).fill_null(False))
+    if not bad.height:
+        return
+    cols = plan.cols
+    example = bad.row(0, named=True)
+    where = pl.all_horizontal(pl.col(k) == example[k] for k in cols.keys)
+    by_order, desc = cols.ranking()
+    score = str(cols.check_score)
+    rows = (
+        plan.run.filter(where).select(cols.order_col, score, cols.doc)
+        .with_columns(pl.col(cols.doc).cast(pl.String)).sort(by_order, descending=desc).collect()
+    )  # fmt: skip
+    rise = (
+        rows.with_columns(pl.col(score).diff().alias("_rise")).filter(pl.col("_rise") > 0).row(0, named=True)
+    )
+    before = rows.row(rows.get_column(cols.doc).to_list().index(rise[cols.doc]) - 1, named=True)
+    q = example[cols.query]
+    msg = (
+        f"The rank column {cols.order_col!r} and the score column {score!r} disagree in "
+        f"{bad.height} of {in_run.height} queries: e.g. in query {q!r} the score rises from "
+        f"{before[score]!r} at {cols.order_col} {before[cols.order_col]!r} to {rise[score]!r} at "
+        f"{cols.order_col} {rise[cols.order_col]!r} (a reranked frame that kept its first-stage "
+        "ranks?). Hint: say which one orders the documents: order='rank' or order='score'."
+    )
+    raise InvalidDataError(msg)
 
 
 def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:

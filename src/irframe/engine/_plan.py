@@ -33,7 +33,10 @@ from irframe._options import Missing, Options
 from irframe.engine._compile import N_ROWS, PREFIX, Compiler
 from irframe.measures import Measure
 
-__all__ = ["GID", "IN_RUN", "JUDGED", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan", "build_plan"]
+__all__ = [
+    "DISAGREE", "GID", "IN_RUN", "JUDGED", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL",
+    "Plan", "build_plan",
+]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
 N_NULLDOC = PREFIX + "nnulldoc"
@@ -44,6 +47,7 @@ IN_RUN = PREFIX + "in_run"
 RANKED = PREFIX + "ranked"
 GID = PREFIX + "gid"
 JUDGED = PREFIX + "judged"
+DISAGREE = PREFIX + "disagree"  # order="auto", rank and score: the score rises along the ranks
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,8 @@ def _prepare(
 ) -> _Inputs:
     """Only the columns needed, ids of one dtype, integer doc ids as strings (tie order)."""
     select = [*cols.keys, cols.doc, cols.order_col]
+    if cols.check_score is not None:
+        select.append(cols.check_score)
     if cols.relevance is not None:
         select.append(cols.relevance)
     rows = run.select(list(dict.fromkeys(select)))
@@ -188,6 +194,14 @@ def _group_run(
     """ONE group_by over the run: ranked grades (or, presorted, the kernels themselves)."""
     keys = list(cols.keys)
     diag = _diagnostics(inp, cols)
+    if cols.check_score is not None:
+        # one comparison per row with the previous one in rank order (no extra sort when
+        # presorted); NaN and null scores do not count as a rise
+        score = pl.col(cols.check_score).cast(pl.Float64)
+        if not presorted:
+            by_order, desc = cols.ranking()
+            score = score.sort_by(by_order, descending=desc)
+        diag[DISAGREE] = (score.diff() > 0).any()
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
