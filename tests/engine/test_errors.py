@@ -241,9 +241,11 @@ def test_bad_cutoff_in_measure_string(constructor: NamedConstructor, text: str) 
     assert "'k'" in str(info.value)
 
 
+# issue 12 item 3: ranx's 'ndcg@10' is the linear gain, so it now maps to 'nDCG(gain=linear)@10'
+# (it suggested 'nDCG@10', irframe's 2^rel - 1 gain, before)
 @pytest.mark.parametrize(
     ("text", "suggestion"),
-    [("ndcg@10", "nDCG@10"), ("map@10", "AP@10"), ("precision@5", "P@5"), ("Rprek", "Rprec")],
+    [("ndcg@10", "nDCG(gain=linear)@10"), ("map@10", "AP@10"), ("precision@5", "P@5"), ("Rprek", "Rprec")],
 )
 def test_unknown_measure_suggests(constructor: NamedConstructor, text: str, suggestion: str) -> None:
     with pytest.raises(UnknownMeasureError) as info:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError, closest
 from irframe.measures._base import Family, Measure, aliases, check_cutoff, registry
+from irframe.measures._peers import from_ir_measures, is_ir_measures, ranx_meaning
 
 __all__ = ["parse_measure", "parse_measures", "to_trec_name", "trec_names", "unknown_measure"]
 
@@ -71,7 +72,24 @@ def to_trec_name(m: Measure, *, ignore: Sequence[str] = ("rel",)) -> str | None:
 
 
 def unknown_measure(text: str) -> UnknownMeasureError:
-    """The error for an unknown measure name, with the nearest known spellings."""
+    """The error for an unknown measure name, with the nearest known spellings.
+
+    Another tool's spelling (ranx's ``ndcg@10``) gets the irframe measure with the same
+    meaning, not the nearest-looking one.
+    """
+    peer = ranx_meaning(text)
+    if peer is not None:
+        msg = (
+            f"Unknown measure {text!r}. In ranx, {text!r} is irframe's {peer!r}: "
+            f"write {peer!r}.\nHint: irframe's names are case-sensitive (nDCG, P, R, AP, RR...); "
+            "nDCG's default gain is 2^rel - 1, nDCG(gain=linear) is trec_eval's."
+        )
+        return UnknownMeasureError(msg)
+    if text.count("@") > 1:
+        name, _, rest = text.partition("@")
+        one = name + "@" + rest.split("@", 1)[0]
+        msg = f"Unknown measure {text!r}: a measure takes one cutoff. Did you mean {one!r}?"
+        return UnknownMeasureError(msg)
     fams = registry()
     name, at, k = text.partition("@")
     base = name.split("(")[0]
@@ -159,13 +177,15 @@ def parse_measure(measure: str | Measure) -> Measure:
     P@5
     >>> parse_measure("nDCG(gain=linear)@10")
     nDCG(gain=linear)@10
-    >>> parse_measure("ndcg@10")
+    >>> parse_measure("ndcg@10")  # ranx's ndcg is the linear gain
     Traceback (most recent call last):
     ...
-    irframe.exceptions.UnknownMeasureError: Unknown measure 'ndcg@10'. Did you mean 'nDCG@10'...
+    irframe.exceptions.UnknownMeasureError: Unknown measure 'ndcg@10'. In ranx, ... 'nDCG(gain=linear)@10'...
     """
     if isinstance(measure, Measure):
         return measure
+    if is_ir_measures(measure):
+        return from_ir_measures(measure)
     if not isinstance(measure, str):
         msg = (
             "A measure must be a string such as 'nDCG@10' or a Measure; "
@@ -194,7 +214,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
     """Parse one or many measures into ``(label, Measure)`` pairs.
 
     The label is the caller's own spelling (the output column name); a ``Measure``
-    object is labelled by its canonical string.  Repeated labels are kept once.
+    object, or an ir_measures measure object (with ir_measures' meaning), is labelled by
+    irframe's canonical string.  Repeated labels are kept once.
 
     Examples
     --------
@@ -202,12 +223,16 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
     [('MAP', AP), ('ndcg_cut_10', nDCG(gain=linear)@10)]
     """
     items: Sequence[str | Measure]
-    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    single = isinstance(measures, str | Measure) or is_ir_measures(measures)
+    items = [measures] if single else list(measures)  # type: ignore[list-item]
     if not items:
         msg = "No measure given. Hint: pass e.g. measures=['nDCG@10', 'P@10', 'R@100', 'RR', 'AP']."
         raise UnknownMeasureError(msg)
     out: dict[str, Measure] = {}
     for item in items:
-        label = item.strip() if isinstance(item, str) else str(item)
-        out.setdefault(label, parse_measure(item))
+        if isinstance(item, str):
+            out.setdefault(item.strip(), parse_measure(item))
+        else:
+            m = parse_measure(item)
+            out.setdefault(str(m), m)
     return list(out.items())

@@ -1,0 +1,86 @@
+"""Other tools' measures: ir_measures objects (accepted) and ranx spellings (explained).
+
+An ir_measures measure object keeps ir_measures' meaning: its nDCG uses the linear gain
+(trec_eval's), so ``ir_measures.nDCG@10`` is irframe's ``nDCG(gain=linear)@10``, and the
+output column carries that canonical string.  ranx's lower-case names are not accepted
+silently (``ndcg@10`` means the linear gain in ranx, ``hits@10`` the number of relevant
+documents retrieved): the unknown-measure error names the irframe measure with the same
+meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irframe.exceptions import UnknownMeasureError
+from irframe.measures._base import Measure, aliases, registry
+
+__all__ = ["RANX", "from_ir_measures", "is_ir_measures", "ranx_meaning"]
+
+# ranx metric name -> the irframe measure (without cutoff) that computes the same thing
+RANX: dict[str, str] = {
+    "ndcg": "nDCG(gain=linear)",
+    "ndcg_burges": "nDCG",
+    "dcg": "DCG(gain=linear)",
+    "dcg_burges": "DCG",
+    "hits": "NumRelRet",
+    "hit_rate": "Success",
+    "mrr": "RR",
+    "map": "AP",
+    "f1": "F1",
+    "recall": "R",
+    "precision": "P",
+    "r_precision": "Rprec",
+    "r-precision": "Rprec",
+    "bpref": "Bpref",
+}
+
+
+def ranx_meaning(text: str) -> str | None:
+    """The irframe spelling of a ranx metric name such as ``ndcg@10``, or None.
+
+    Examples
+    --------
+    >>> ranx_meaning("ndcg@10"), ranx_meaning("hits@10"), ranx_meaning("nDCG@10")
+    ('nDCG(gain=linear)@10', 'NumRelRet@10', None)
+    """
+    name, at, k = text.strip().partition("@")
+    target = RANX.get(name)
+    if target is None or (at and not k.isdigit()):
+        return None
+    return target + (f"@{k}" if at else "")
+
+
+def is_ir_measures(obj: object) -> bool:
+    """True for an ir_measures measure object (ir_measures is never imported here)."""
+    return type(obj).__module__.split(".")[0] == "ir_measures" and hasattr(obj, "NAME")
+
+
+def from_ir_measures(obj: Any) -> Measure:
+    """The irframe measure with the meaning of an ir_measures measure object.
+
+    ir_measures' nDCG is trec_eval's (linear gain) unless ``dcg='exp-log2'``; explicit
+    ``gains`` are kept.  ``NumRet(rel=...)`` counts relevant retrieved documents
+    (NumRelRet).  Other parameters keep their names and are checked by irframe.
+    """
+    params = dict(getattr(obj, "params", {}) or {})
+    name = str(obj.NAME)
+    cutoff = params.pop("cutoff", None)
+    if name == "nDCG":
+        dcg = params.pop("dcg", "log2")
+        if dcg not in ("log2", "exp-log2"):
+            msg = f"ir_measures {obj}: dcg={dcg!r} has no irframe equivalent. Hint: use 'log2' or 'exp-log2'."
+            raise UnknownMeasureError(msg)
+        if "gains" not in params:
+            params["gain"] = "exp" if dcg == "exp-log2" else "linear"
+    if name == "NumRet" and "rel" in params:
+        name = "NumRelRet"
+    family = aliases().get(name, name)
+    if family not in registry():
+        msg = (
+            f"The ir_measures measure {obj} has no irframe family. Hint: see 'irframe measures' "
+            "for the families irframe computes."
+        )
+        raise UnknownMeasureError(msg)
+    m = Measure(family, cutoff)
+    return m(**params) if params else m
