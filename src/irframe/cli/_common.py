@@ -272,6 +272,42 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
     return "\n".join(out)
 
 
+def gain_note(measures: Sequence[object]) -> str | None:
+    """One line naming nDCG/DCG's gain when such a measure is shown (None otherwise).
+
+    Examples
+    --------
+    >>> print(gain_note(["nDCG@10", "RR"]))
+    Note: nDCG@10 uses the gain 2^rel - 1; trec_eval's ndcg_cut is the linear gain:
+    nDCG(gain=linear)@10 or --gain linear.
+    >>> print(gain_note(["ndcg_cut_10"]))
+    Note: ndcg_cut_10 uses the linear gain (rel), as trec_eval does.
+    """
+    from irframe.measures import parse_measure
+
+    parts: dict[str, list[str]] = {}
+    for item in measures:
+        m = parse_measure(item)  # type: ignore[arg-type]
+        if m.family not in ("nDCG", "DCG"):
+            continue
+        gain = m.params.get("gain", "exp")
+        kind = gain if isinstance(gain, str) else "custom"
+        parts.setdefault(kind, []).append(item if isinstance(item, str) else str(item))
+    if not parts:
+        return None
+    said = {
+        "exp": "the gain 2^rel - 1",
+        "linear": "the linear gain (rel)",
+        "custom": "the gains it lists",
+    }
+    text = "; ".join(f"{', '.join(names)} uses {said.get(k, k)}" for k, names in parts.items())
+    if "exp" in parts:
+        text += "; trec_eval's ndcg_cut is the linear gain: nDCG(gain=linear)@10 or --gain linear"
+    elif set(parts) == {"linear"}:
+        text += ", as trec_eval does"
+    return f"Note: {text}."
+
+
 def _write(text: str, out: TextIO) -> None:
     out.write(text if text.endswith("\n") or not text else text + "\n")
 

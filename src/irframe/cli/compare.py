@@ -18,6 +18,7 @@ from irframe.cli._common import (
     _progress,
     _read_inputs,
     _write,
+    gain_note,
 )
 
 __all__ = ["COMPARE_FORMATS", "add_parser", "cmd_compare"]
@@ -119,10 +120,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
             columns=args.convention,
         )
     fmt = args.format or _default_format(sys.stdout)
+    note = gain_note(measures)
     if fmt == "table":
         _write(report.to_text(ascii=not _markers_encodable()), sys.stdout)
+        if note:
+            _write(note, sys.stdout)
     elif fmt == "markdown":
         _write(report.to_markdown(), sys.stdout)
+        if note:
+            _write(f"\n_{note}_", sys.stdout)
     elif fmt == "latex":
         _write(report.to_latex(), sys.stdout)
     else:

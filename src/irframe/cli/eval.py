@@ -23,6 +23,7 @@ from irframe.cli._common import (
     _progress,
     _read_inputs,
     _write,
+    gain_note,
 )
 from irframe.cli._measures_util import count_labels, render_trec
 
@@ -106,4 +107,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _emit(table, fmt, sys.stdout, mark_best=best, precision=args.precision)
     else:
         _emit(table, fmt, sys.stdout, precision=args.precision)
+    note = gain_note(measures) if fmt == "table" else None
+    if note:
+        _write(note, sys.stdout)
     return 0
