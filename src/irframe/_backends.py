@@ -81,10 +81,10 @@ _BACKENDS: list[Backend] = [
         "parquet",
         _is_path,
         "irframe.outofcore:evaluate_options",
-        ("memory_limit", "buckets", "output", "tmp_dir"),
+        ("memory_limit", "buckets", "output", "tmp_dir", "progress"),
     ),
 ]
-_LOCAL = Backend("in-process", lambda obj: True, "irframe._local:evaluate_options")
+_LOCAL = Backend("in-process", lambda obj: True, "irframe._local:evaluate_options", ("queries",))
 
 
 def register_backend(backend: Backend) -> None:

@@ -7,13 +7,20 @@ from typing import Any
 from irframe import engine
 from irframe._frames import from_lazy, to_lazy
 from irframe._options import Options
+from irframe._queries import with_query_attributes
 
 __all__ = ["evaluate_options"]
 
 
-def evaluate_options(run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool) -> Any:
+def evaluate_options(
+    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, queries: Any = None
+) -> Any:
     """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
     run_lf, origin = to_lazy(run, "run")
+    if opts.by:
+        opts = opts.detect(list(run_lf.collect_schema()))
+        qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+        run_lf, qrels = with_query_attributes(run_lf, qrels_lf, queries, opts)
     lazy = origin.kind == "polars-lazy"
     plan = engine.build(run_lf, measures, qrels, opts, detect_order=not lazy)
     if lazy:

@@ -49,6 +49,7 @@ def evaluate(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    queries: Any = None,
     **backend_options: Any,
 ) -> FrameT:
     """Evaluate a ranked run, per query or as means, in the caller's frame type.
@@ -65,8 +66,9 @@ def evaluate(
         Judgments (query, document, relevance). Without it, grades are read from the run's
         ``relevance`` column (the golden-set case; null means not judged).
     by : str or list of str, optional
-        Columns to evaluate separately: stacked systems, segments... A by-column also
-        found in ``qrels`` is a query attribute; the others partition the run.
+        Columns to evaluate separately: stacked systems, segments... A by-column found in
+        ``queries`` or in ``qrels`` is a query attribute (copied onto the run by query id
+        when the run lacks it); the others partition the run.
     per_query : bool, default False
         One row per (by-group, query) instead of the means.
     missing : {"zero", "drop", "error"}, default "zero"
@@ -91,6 +93,9 @@ def evaluate(
         (descending), or ``"auto"``: the rank when present, else the score. With both
         columns, ``"auto"`` raises when they disagree within a query. Ties are broken by
         doc id, descending (trec_eval's rule), either way.
+    queries : frame, optional
+        Query attributes keyed by query id (a ``query_id`` column, or the run's or qrels'
+        query column): its columns can be used in ``by`` (pandas and polars runs).
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
@@ -148,6 +153,8 @@ def evaluate(
         columns=columns, order=order,
     )  # fmt: skip
     backend = backend_for(run)
+    if queries is not None:
+        backend_options["queries"] = queries
     return backend.evaluate(run, measures, qrels, opts, per_query, **backend_options)  # type: ignore[no-any-return]
 
 

@@ -24,7 +24,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from irframe.partition import (
     evaluate_partition,
     partial_sums,
 )
+from irframe.progress import Progress, check_progress, reporter
 
 __all__ = ["bucket_expr", "choose_buckets", "evaluate_options", "evaluate_parquet", "parse_bytes"]
 
@@ -197,6 +198,7 @@ def evaluate_parquet(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    progress: Progress = False,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run larger than memory, hash bucket by hash bucket.
 
@@ -222,6 +224,9 @@ def evaluate_parquet(
     query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
 qrels_doc_col, qrels_relevance_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
+    progress : bool or callable, default False
+        Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
+        on stderr); a callable gets ``(done, total, info)``.
 
     Returns
     -------
@@ -283,11 +288,14 @@ qrels_doc_col, qrels_relevance_col, duplicates, columns, order
     keys = list(cols.keys)
     by_cols = list(cols.by)
     partitions = list(plan.partitions)
-    with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp,
+        reporter(check_progress(progress, where), buckets, "evaluating buckets") as step,
+    ):
         parts = _evaluate_buckets(
             run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
             qrels_query=qq, aggregates=aggregates,
-            partitions=partitions, per_query=per_query, output=output, keys=keys,
+            partitions=partitions, per_query=per_query, output=output, keys=keys, step=step,
         )  # fmt: skip
         per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
         check_not_empty(n_in_run, None if qrels_lf is None else n_judged)
@@ -324,6 +332,7 @@ def _evaluate_buckets(
     per_query: bool,
     output: Any,
     keys: list[str],
+    step: Callable[[str], None],
 ) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, pl.DataFrame | None, tuple[int, int]]:
     """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
     labels = None
@@ -372,6 +381,7 @@ def _evaluate_buckets(
                 path = tmp / f"per_query-{b:05d}.parquet"
                 rows.write_parquet(path)
                 files.append(path)
+        step(f"bucket {b + 1}/{buckets}")
     all_partials = pl.concat(partials, how="vertical")
     all_stats = pl.concat(stats) if stats else pl.DataFrame()
     return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)

@@ -49,9 +49,18 @@ def _common() -> argparse.ArgumentParser:
     p.add_argument(
         "--progress",
         action="store_true",
-        help="report slow reads on stderr even when it is not a terminal",
+        help="report progress on stderr even when it is not a terminal (default: on a terminal)",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress and no notes on stderr")
     return p
+
+
+def _add_queries(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="queries table (query_id and attributes such as segment) whose columns --by can use",
+    )
 
 
 def _number(text: str) -> float:
@@ -200,12 +209,12 @@ def _read_inputs(
     """Measures, qrels and stacked runs of an evaluating subcommand (stdin read once)."""
     from functools import partial
 
-    from irframe.io.sniff import load, load_runs
+    from irframe.io.sniff import load, load_queries, load_runs
 
     if [args.qrels, *args.runs].count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
-    progress = bool(args.progress or sys.stderr.isatty())
+    progress = not getattr(args, "quiet", False) and bool(args.progress or sys.stderr.isatty())
     stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
     measures = _measures(args.measures or list(default_measures), args.rel, args.gain)
     run_map, qrels_map, order = _preset_maps(getattr(args, "columns", None))
@@ -217,8 +226,9 @@ def _read_inputs(
         qrels, _ = load(args.qrels, "qrels", {**qrels_map, **mapping}, stdin)
     notes: list[str] = []
     runs = load_runs(args.runs, {**run_map, **mapping}, stdin, partial(_progress, enabled=progress), notes)
-    for note in notes:
+    for note in notes if not getattr(args, "quiet", False) else []:
         print(f"irframe: note: {note}", file=sys.stderr)
+    args.queries_frame = load_queries(args.queries, {}) if getattr(args, "queries", None) else None
     return measures, qrels, runs, progress
 
 

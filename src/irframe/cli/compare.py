@@ -11,6 +11,7 @@ from irframe.cli._common import (
     _add_measure_option,
     _add_missing_and_duplicates,
     _add_precision,
+    _add_queries,
     _common,
     _default_format,
     _emit,
@@ -83,6 +84,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("-f", "--format", choices=COMPARE_FORMATS, help="output format (see below)")
     _add_precision(p)
     _add_map(p)
+    _add_queries(p)
     p.set_defaults(func=cmd_compare)
 
 
@@ -118,6 +120,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             duplicates=args.duplicates,
             order=args.order,
             columns=args.convention,
+            queries=args.queries_frame,
+            progress=progress,
         )
     fmt = args.format or _default_format(sys.stdout)
     note = gain_note(measures)

@@ -15,6 +15,7 @@ from irframe.cli._common import (
     _add_measure_option,
     _add_missing_and_duplicates,
     _add_precision,
+    _add_queries,
     _attach_query_attributes,
     _common,
     _default_format,
@@ -74,6 +75,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("-f", "--format", choices=FORMATS, help="output format (see below)")
     _add_precision(p)
     _add_map(p)
+    _add_queries(p)
     p.set_defaults(func=cmd_eval)
 
 
@@ -93,6 +95,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         kwargs: dict[str, Any] = {
             "by": by, "missing": args.missing, "duplicates": args.duplicates, "order": args.order,
             "columns": args.convention,
+            "queries": args.queries_frame,
         }  # fmt: skip
         per_query = irframe.evaluate(runs, measures, qrels, per_query=True, **kwargs)
         summary = irframe.evaluate(runs, measures, qrels, **kwargs)

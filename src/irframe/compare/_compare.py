@@ -27,10 +27,12 @@ from irframe.compare._pairing import (
     _resolve_columns,
     _resolve_pairs,
     _stack,
+    _with_queries,
 )
 from irframe.compare.report import ComparisonReport
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import parse_measures
+from irframe.progress import Progress, check_progress, reporter
 
 __all__ = ["DEFAULT_MEASURES", "compare", "compare_report"]
 
@@ -220,6 +222,8 @@ def compare_report(
     seed: int = 0,
     system_col: str = "system",
     missing: Literal["zero", "drop", "error"] = "zero",
+    queries: Any = None,
+    progress: Progress = False,
     **column_kwargs: Any,
 ) -> ComparisonReport:
     """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
@@ -269,6 +273,8 @@ def compare_report(
     by_cols = settings.by
     stacked = _stack(runs, system_col, _WHERE)
     column_kwargs = _resolve_columns(stacked, column_kwargs, _WHERE)
+    if queries is not None:
+        stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, column_kwargs)
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, column_kwargs)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
@@ -283,7 +289,11 @@ def compare_report(
         column_kwargs=column_kwargs,
     )
     paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
-    records = [_compare_one(row, by_cols, settings) for row in paired.iter_rows(named=True)]
+    records = []
+    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step:
+        for row in paired.iter_rows(named=True):
+            records.append(_compare_one(row, by_cols, settings))
+            step(f"{row[_SYS]} {row[_MEAS]}")
     family = _correct(records, settings)
     return ComparisonReport(
         baseline=base_name,
@@ -324,6 +334,8 @@ def compare(
     seed: int = 0,
     system_col: str = "system",
     missing: Literal["zero", "drop", "error"] = "zero",
+    queries: Any = None,
+    progress: Progress = False,
     **column_kwargs: Any,
 ) -> Any:
     """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.
@@ -370,6 +382,11 @@ def compare(
         System column of a stacked frame, and name of the output's system column.
     missing : {"zero", "drop", "error"}, default "zero"
         Judged queries absent from a run (see :func:`irframe.evaluate`).
+    queries : frame, optional
+        Query attributes keyed by query id; its columns can be used in ``by``.
+    progress : bool or callable, default False
+        Report the resampling tests' progress: ``True`` shows a bar (tqdm when installed,
+        else one line on stderr); a callable gets ``(done, total, info)``.
     **column_kwargs
         ``query_col``, ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``,
         ``qrels_*_col``, ``duplicates`` — passed to :func:`irframe.evaluate`.
@@ -426,6 +443,8 @@ def compare(
         seed=seed,
         system_col=system_col,
         missing=missing,
+        queries=queries,
+        progress=progress,
         **column_kwargs,
     )
     return report.table

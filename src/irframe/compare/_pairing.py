@@ -128,6 +128,19 @@ def _resolve_columns(stacked: _Stacked, column_kwargs: Mapping[str, Any], where:
     return out
 
 
+def _with_queries(
+    stacked: _Stacked, qrels: Any, queries: Any, by: Sequence[str], column_kwargs: Mapping[str, Any]
+) -> tuple[_Stacked, Any]:
+    """Copy the ``by`` columns of the ``queries`` table onto the runs (and the qrels)."""
+    from irframe._queries import with_query_attributes
+
+    kw = {k: v for k, v in column_kwargs.items() if k != "duplicates"}
+    opts = Options.build("compare", by=list(by), **kw)
+    qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]
+    lf, qrels_lf = with_query_attributes(stacked.lf, qrels_lf, queries, opts, "compare")
+    return _Stacked(lf, stacked.origin, stacked.systems), qrels_lf
+
+
 def _align_query_attributes(
     stacked: _Stacked, qrels: Any, by: Sequence[str], column_kwargs: Mapping[str, Any]
 ) -> tuple[_Stacked, Any]:
