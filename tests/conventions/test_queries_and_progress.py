@@ -76,7 +76,9 @@ def test_cli_queries_reproduce_the_demo_segment_table(capsys: pytest.CaptureFixt
     block = demo.split("nDCG@10 by query segment")[1].split("\n\n")[0].splitlines()[1:]
     header = block[0].split()[1:]
     shown = {
-        (ln.split()[0], seg): v.rstrip("*") for ln in block[1:] for seg, v in zip(header, ln.split()[1:])
+        (ln.split()[0], seg): v.rstrip("*")
+        for ln in block[1:]
+        for seg, v in zip(header, ln.split()[1:], strict=True)
     }
     runs = sorted(str(p) for p in (GOLDEN_DIR / "runs").glob("*.run"))
     args = ["eval", str(GOLDEN_DIR / "qrels.txt"), *runs, "--queries", str(GOLDEN_DIR / "queries.tsv")]
