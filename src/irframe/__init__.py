@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
+from irframe._namespaces import IrNamespace, ir
 from irframe.check import CheckResult, Snapshot, check, read_snapshot, snapshot
 from irframe.compare import ComparisonReport, compare, compare_report, moved
 from irframe.exceptions import IrFrameError
@@ -60,6 +61,7 @@ __all__ = [
     "CheckResult",
     "ComparisonReport",
     "IrFrameError",
+    "IrNamespace",
     "Measure",
     "Snapshot",
     "__version__",
@@ -71,6 +73,7 @@ __all__ = [
     "datasets",
     "evaluate",
     "evaluate_parquet",
+    "ir",
     "judged",
     "moved",
     "mrr",

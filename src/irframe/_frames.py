@@ -76,7 +76,8 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
     if isinstance(obj, pl.DataFrame):
         return obj.lazy(), Origin("polars")
     if is_arrow_table(obj):
-        return pl.DataFrame(obj).lazy(), Origin("pyarrow")
+        table: Any = obj
+        return pl.DataFrame(table).lazy(), Origin("pyarrow")
     if is_pandas_frame(obj):
         pd = _pandas()
         frame: Any = obj

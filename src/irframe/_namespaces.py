@@ -20,9 +20,13 @@ if TYPE_CHECKING:
 
     from irframe.compare import ComparisonReport
 
-__all__ = ["IrNamespace", "register_pandas"]
+__all__ = ["IrNamespace", "ir", "register_pandas"]
 
 T = TypeVar("T")
+_METHODS = (
+    "evaluate", "ndcg", "precision", "recall", "mrr", "ap", "rprec", "bpref", "success", "judged",
+    "compare", "compare_report", "moved",
+)  # fmt: skip
 
 
 class IrNamespace(Generic[T]):
@@ -40,6 +44,13 @@ class IrNamespace(Generic[T]):
     def __init__(self, frame: T) -> None:
         self._frame = frame
 
+    def __repr__(self) -> str:
+        kind = type(self._frame)
+        return (
+            f"<irframe .ir namespace of a {kind.__module__.split('.')[0]}.{kind.__name__}; "
+            f"methods: {', '.join(_METHODS)}>"
+        )
+
     def compare(
         self,
         measures: Any = ("nDCG@10", "RR", "R@100"),
@@ -51,7 +62,7 @@ class IrNamespace(Generic[T]):
         """See :func:`irframe.compare`."""
         from irframe.compare import compare
 
-        return compare(self._frame, qrels, measures, system_col=system, **kwargs)  # type: ignore[no-any-return]
+        return compare(self._frame, qrels, measures, system_col=system, **kwargs)
 
     def compare_report(
         self,
@@ -72,7 +83,7 @@ class IrNamespace(Generic[T]):
         """See :func:`irframe.moved`."""
         from irframe.compare import moved
 
-        return moved(self._frame, qrels, measure, system_col=system_col, **kwargs)  # type: ignore[no-any-return]
+        return moved(self._frame, qrels, measure, system_col=system_col, **kwargs)
 
     def evaluate(self, measures: Any, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.evaluate`."""
@@ -113,6 +124,25 @@ class IrNamespace(Generic[T]):
     def judged(self, k: int, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.judged`."""
         return F.judged(self._frame, k, qrels, **kwargs)
+
+
+def ir(frame: T) -> IrNamespace[T]:
+    """The ``.ir`` namespace of ``frame``, typed: its methods return ``frame``'s type.
+
+    ``df.ir`` is added at run time, so type checkers do not see it; ``irframe.ir(df)`` is
+    the same namespace with a type mypy --strict and pyright accept.
+
+    Examples
+    --------
+    >>> import polars as pl, irframe
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"],
+    ...                     "rank": [1, 2], "relevance": [0, 1]})
+    >>> irframe.ir(run).mrr().item(0, "RR")   # a pl.DataFrame, typed as one
+    0.5
+    >>> irframe.ir(run)  # doctest: +ELLIPSIS
+    <irframe .ir namespace of a polars.DataFrame; methods: evaluate, ndcg, ...>
+    """
+    return IrNamespace(frame)
 
 
 pl.api.register_dataframe_namespace("ir")(IrNamespace)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, overload
 
 import polars as pl
 
@@ -37,6 +37,7 @@ from irframe.progress import Progress, check_progress, reporter
 __all__ = ["DEFAULT_MEASURES", "compare", "compare_report"]
 
 DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
+FrameT = TypeVar("FrameT")
 _WHERE = "compare"
 
 
@@ -316,6 +317,10 @@ def compare_report(
     )
 
 
+@overload
+def compare(runs: Mapping[str, FrameT], qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
+@overload
+def compare(runs: FrameT, qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
 def compare(
     runs: Any,
     qrels: Any = None,

@@ -7,7 +7,7 @@ The top documents follow the one ranking rule of :func:`irframe._columns.ranking
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, overload
 
 import polars as pl
 
@@ -81,6 +81,13 @@ def _top_docs(
     )
 
 
+FrameT = TypeVar("FrameT")
+
+
+@overload
+def moved(runs: Mapping[str, FrameT], qrels: Any = ..., measure: Any = ..., **kwargs: Any) -> FrameT: ...
+@overload
+def moved(runs: FrameT, qrels: Any = ..., measure: Any = ..., **kwargs: Any) -> FrameT: ...
 def moved(
     runs: Any,
     qrels: Any = None,
