@@ -18,8 +18,9 @@ def evaluate_options(
     """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
     run_lf, origin = to_lazy(run, "run")
     if opts.by:
-        opts = opts.detect(list(run_lf.collect_schema()))
         qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+        qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
+        opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
         run_lf, qrels = with_query_attributes(run_lf, qrels_lf, queries, opts)
     lazy = origin.kind == "polars-lazy"
     plan = engine.build(run_lf, measures, qrels, opts, detect_order=not lazy)

@@ -112,8 +112,11 @@ class Options:
                 kwargs[key] = value
         return cls(by=by, columns=preset, **kwargs)
 
-    def detect(self, schema: Sequence[str], where: str = "evaluate") -> Options:
-        """Apply the one preset whose names the run has, when the default names are absent.
+    def detect(
+        self, schema: Sequence[str], where: str = "evaluate", qrels_schema: Sequence[str] | None = None
+    ) -> Options:
+        """Apply the one preset whose names the run (and the qrels) have, when the default
+        names are absent.
 
         Nothing changes when a preset or a query column was given, or when the run has the
         query column.  Several matching presets raise, naming them.
@@ -124,23 +127,26 @@ class Options:
         'qid'
         >>> Options().detect(["q_id", "doc_id", "score"]).columns
         'ranx'
+        >>> Options().detect(["qid", "docno", "score"], qrels_schema=["query_id", "doc_id"]).columns
         """
         if self.columns is not None or self.query_col != "query_id" or "query_id" in schema:
             return self
-        found = [
-            name for name, names in PRESETS.items()
-            if all(names.get(role, getattr(self, role)) in schema for role in ("query_col", "doc_col"))
-        ]  # fmt: skip
+        found = []
+        for name in PRESETS:
+            o = self.with_(columns=name)
+            fits = o.query_col in schema and o.doc_col in schema
+            if fits and qrels_schema is not None:
+                fits = all(c in qrels_schema for c in o.qrels_columns[:2])
+            if fits:
+                found.append(o)
         if len(found) > 1:
             msg = (
                 f"The run's columns {list(schema)} fit several column conventions: "
-                + ", ".join(repr(f) for f in found)
-                + f". Hint: say which, e.g. {where}(..., columns={found[0]!r})."
+                + ", ".join(repr(o.columns) for o in found)
+                + f". Hint: say which, e.g. {where}(..., columns={found[0].columns!r})."
             )
             raise InvalidParameterError(msg)
-        if not found:
-            return self
-        return self.with_(columns=found[0])
+        return found[0] if found else self
 
     def with_(self, **changes: Any) -> Options:
         """A copy with some options changed (validated like :meth:`build`)."""

@@ -266,7 +266,7 @@ def evaluate_options(
         msg = f"The run must be a dask.dataframe.DataFrame for irframe.dask.evaluate; got {type(run)!r}."
         raise IrFrameError(msg)
     run_schema, local_qrels, qrels_schema = _schemas(run, qrels)
-    opts = opts.detect(list(run_schema))
+    opts = opts.detect(list(run_schema), qrels_schema=None if qrels_schema is None else list(qrels_schema))
     # validate measures, parameters and columns on the schemas (no data is touched)
     empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)
     plan = engine.build(pl.LazyFrame(schema=run_schema), measures, empty_qrels, opts, allow_empty=True)

@@ -68,7 +68,7 @@ def test_mapping_and_explicit_names_win() -> None:
 def test_several_matching_conventions_raise_naming_them() -> None:
     run = pl.DataFrame({"qid": ["1"], "docno": ["a"], "q_id": ["1"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(InvalidParameterError, match="'pyterrier', 'ranx'"):
-        irframe.evaluate(run, ["RR"], run.select("qid", "docno", pl.lit(1).alias("label")))
+        irframe.evaluate(run, ["RR"], run.select("qid", "docno", "q_id", "doc_id", pl.lit(1).alias("label")))
 
 
 def test_rank_and_score_disagreeing_raise(constructor) -> None:  # type: ignore[no-untyped-def]

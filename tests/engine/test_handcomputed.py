@@ -192,6 +192,8 @@ def test_int_doc_ids_tie_break_like_their_text(constructor: NamedConstructor) ->
 
 
 def test_rank_column_beats_score(constructor: NamedConstructor) -> None:
+    # issue 12 item 2: a rank and a score that disagree are no longer resolved silently in
+    # favour of the rank (order="auto" raises, see tests/conventions); order="rank" keeps it
     run = {
         "query_id": ["q1", "q1", "q1"],
         "doc_id": ["a", "b", "c"],
@@ -199,7 +201,7 @@ def test_rank_column_beats_score(constructor: NamedConstructor) -> None:
         "score": [0.1, 0.9, 0.5],  # would order b, c, a
     }
     qrels = {"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}
-    got = per_query(constructor, run, ["RR", "P@1"], qrels)["q1"]
+    got = per_query(constructor, run, ["RR", "P@1"], qrels, order="rank")["q1"]
     assert got == {"RR": 1.0, "P@1": 1.0}  # a is rank 1
 
 

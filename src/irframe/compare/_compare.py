@@ -273,7 +273,7 @@ def compare_report(
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
     stacked = _stack(runs, system_col, _WHERE)
-    column_kwargs = _resolve_columns(stacked, column_kwargs, _WHERE)
+    column_kwargs = _resolve_columns(stacked, qrels, column_kwargs, _WHERE)
     if queries is not None:
         stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, column_kwargs)
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, column_kwargs)

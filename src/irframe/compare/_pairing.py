@@ -115,13 +115,17 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> _Stacked:
     return _Stacked(stacked, origins[0], names)
 
 
-def _resolve_columns(stacked: _Stacked, column_kwargs: Mapping[str, Any], where: str) -> dict[str, Any]:
+def _resolve_columns(
+    stacked: _Stacked, qrels: Any, column_kwargs: Mapping[str, Any], where: str
+) -> dict[str, Any]:
     """``columns=`` (a preset, a mapping, or auto-detected) as explicit ``*_col`` keywords."""
     if "columns" not in column_kwargs and "query_id" in stacked.lf.collect_schema():
         return dict(column_kwargs)
     kw = dict(column_kwargs)
     duplicates = kw.pop("duplicates", None)
-    opts = Options.build(where, **kw).detect(list(stacked.lf.collect_schema()), where)
+    qnames = None if qrels is None else to_lazy(qrels, role="qrels")[0].collect_schema().names()
+    schema = list(stacked.lf.collect_schema())
+    opts = Options.build(where, **kw).detect(schema, where, qrels_schema=qnames)
     out = {k: v for k, v in opts.column_kwargs().items() if k in kw or v != getattr(Options(), k)}
     if duplicates is not None:
         out["duplicates"] = duplicates

@@ -352,7 +352,7 @@ def _moved(
     where = "moved"
     label = _check_moved_args(measure, n, docs_top)
     stacked = _stack(runs, system_col, where)
-    column_kwargs = _resolve_columns(stacked, column_kwargs, where)
+    column_kwargs = _resolve_columns(stacked, qrels, column_kwargs, where)
     base_name = _resolve_baseline(baseline, stacked.systems, where)
     others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
     pairs = [(s, base_name) for s in others]

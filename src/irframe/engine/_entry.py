@@ -53,12 +53,12 @@ def build(
     default names are absent), and build the engine's plan."""
     parsed = parse_measures(measures)
     schema = run_lf.collect_schema()
-    opts = opts.detect(list(schema))
+    qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+    qrels_names = None if qrels_lf is None else qrels_lf.collect_schema().names()
+    opts = opts.detect(list(schema), qrels_schema=qrels_names)
     cols = _resolve(schema, opts, need_relevance=qrels is None)
-    qrels_lf: pl.LazyFrame | None = None
     qrels_cols = None
-    if qrels is not None:
-        qrels_lf = to_lazy(qrels, "qrels")[0]
+    if qrels_lf is not None:
         q, d, r = opts.qrels_columns
         qrels_cols = resolve_qrels(qrels_lf.collect_schema(), query_col=q, doc_col=d, relevance_col=r)
     return build_plan(
