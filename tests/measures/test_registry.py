@@ -145,7 +145,7 @@ def test_options_are_validated_once() -> None:
         Options.build(query_col=None)
     with pytest.raises(InvalidParameterError, match="'by'"):
         Options.build(by=123)
-    with pytest.raises(InvalidParameterError, match="did you mean 'doc_col'"):
+    with pytest.raises(InvalidParameterError, match="did you mean doc_col="):
         Options.build(doc_column="d")
     with pytest.raises(InvalidParameterError, match="'missing'"):
         irframe.evaluate(RUN, ["RR"], missing="skip")  # type: ignore[arg-type]
