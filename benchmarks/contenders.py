@@ -25,6 +25,7 @@ and the agreement check compares on the common query set.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import subprocess
@@ -163,6 +164,7 @@ def _trec_eval_files(files: tuple[Path, Path]) -> tuple[str, Path, Path, Path]:
     run.py, untimed) and an output file."""
     qrels_path, run_path = files
     out = Path(tempfile.gettempdir()) / f"irframe-bench-trec_eval-{os.getpid()}.txt"
+    atexit.register(out.unlink, missing_ok=True)
     return os.environ[TREC_EVAL_ENV], qrels_path, run_path, out
 
 
