@@ -2,24 +2,48 @@
 
 Parsing rules (the same for every reader here):
 
-* Fields are separated by any run of ASCII whitespace (spaces, tabs, ``\\r`` of CRLF files).
-* Blank lines are skipped; so are comment lines, whose first non-blank character is ``#``
-  (trec_eval 10.0).  A ``#`` inside a field (``CR#93E-1860``) is data.
+* Lines end with ``\n``, ``\r\n`` or a lone ``\r`` (classic Mac OS files).  Fields are
+  separated by any run of ASCII whitespace (space, tab, vertical tab, form feed).
+* Blank lines are skipped, always; so are comment lines, whose first non-blank
+  character is ``#`` (trec_eval 10.0).  A ``#`` inside a field (``CR#93E-1860``) is data.
 * Run lines have **six or more** fields ``query iter doc rank score tag``; fields after the
   sixth are ignored and so are ``iter`` and ``rank`` (trec_eval ranks by score).
 * Qrels lines have **exactly four** fields ``query iter doc relevance``.
 * Scores are parsed as float64 (no precision lost: ``0.1234567891`` and ``0.1234567892``
-  stay distinct).  Unlike C's ``atof`` used by trec_eval, a score that is not a number
-  (``1.5x``, ``high``) is an error rather than being read as its numeric prefix or 0.
+  stay distinct).
 * Grades are read as int64.  If a grade is fractional (``0.5``) the whole column is kept
-  as float64 instead of being truncated like trec_eval's ``atol``; the engine decides
-  what a fractional grade means.
-* Gzip files are detected by their magic bytes, whatever their name.
-* A malformed line raises :class:`TrecFormatError` naming the file, the 1-based line
-  number and showing the line.
+  as float64 instead of being truncated; the engine decides what a fractional grade means.
+* Gzip files are detected by their magic bytes, whatever their name, and decompressed
+  while reading.  A UTF-8 byte-order mark at the start of the file is skipped.
+* The text must be UTF-8 (any valid UTF-8, ``U+FFFD`` included).  A NUL byte or another
+  control byte that is not whitespace (``\x01``-``\x08``, ``\x0e``-``\x1f``) is
+  binary data: an error.
+* A line longer than 1 MiB (:data:`irframe.io._lines.LINE_LIMIT`) is an error: no TREC
+  line is that long, and refusing it early keeps a wrong or hostile file (one huge line,
+  a gzip bomb) from taking gigabytes.  Reading holds a few MiB of the file at a time, so
+  memory follows the size of the result, not of the file.
+* A malformed line raises :class:`TrecFormatError` naming the file and the 1-based line
+  number (blank and comment lines counted, as an editor shows) and quoting the whole line.
 
-The files are parsed by polars (one string column per line, then one regular
-expression), not by a Python loop: ten million run lines read in a few seconds.
+Divergences from trec_eval
+--------------------------
+Every place where these readers do not read a file as trec_eval 10.0 does, on purpose:
+
+* **A query id starting with** ``#``: the line is a comment and skipped, as in
+  trec_eval 10.0 (older trec_eval versions and other tools read it as data).
+* **A score that is not a number** (``1.5x``, ``high``, ``nan``) is an error; trec_eval's
+  ``atof`` reads its numeric prefix, or 0.
+* **A grade written as a float** (``1e2``, ``2.0``) is read as its value, 100 and 2;
+  trec_eval's ``atol`` reads the integer prefix, 1 and 2.  A fractional grade (``0.5``)
+  is kept as a float rather than truncated to 0.
+* **Odd bytes**: a NUL or control byte, text that is not UTF-8 and lines over 1 MiB are
+  errors; trec_eval reads them as data (or stops at a NUL).
+* **A lone** ``\r`` ends a line; trec_eval reads it as whitespace inside one line.
+* **A UTF-8 byte-order mark** at the start is skipped; trec_eval keeps it in the first id.
+
+The files are split by polars' CSV reader when their fields are separated by single spaces
+or single tabs (the common case), and otherwise by one regular expression in polars;
+never by a Python loop over lines.  Both give the same rows.
 """
 
 from __future__ import annotations
@@ -28,14 +52,19 @@ import gzip
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
+from irframe.io._parse import QRELS, RUN, VALUE, WS, read_lines
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
+    "Backend",
     "TrecFormatError",
     "read_trec_qrels",
     "read_trec_run",
@@ -44,106 +73,18 @@ __all__ = [
     "write_trec_run",
 ]
 
-# trec_eval splits with C isspace(): space, \t, \n, \v, \f, \r.  Explicit classes are
-# much faster than \s / \S in the polars (Rust) regex engine.
-_WS = r"[ \t\r\n\x0B\x0C]"
-_FIELD = r"[^ \t\r\n\x0B\x0C]+"
-_RUN_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD})"
-_QRELS_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD}){_WS}*$"
-_LINE = "__irframe_line"
-_LINENO = "__irframe_lineno"
-_SUSPECT = "__irframe_suspect"
+Backend = Literal["polars", "pandas"]
+_BACKENDS = ("polars", "pandas")
 
 
-def _parse(
-    source: str | bytes,
-    *,
-    name: str,
-    pattern: str,
-    fields: Sequence[str],
-    what: str,
-    numeric: tuple[str, pl.DataType, str],
-) -> pl.DataFrame:
-    """Split each line with ``pattern`` into ``fields``, cast the numeric field, check every line.
-
-    One lazy polars query does it all (no Python loop): read one string per physical
-    line, extract the fields with a regular expression, cast the number.  Blank and
-    comment lines are the only lines allowed not to match; any other line, a number
-    that does not parse or binary data raises :class:`TrecFormatError` with its
-    physical 1-based line number (comments and blank lines counted, as an editor shows).
-    """
-    text_col, dtype, label = numeric
-    first = pl.col(fields[0])
-    has_junk = pl.col(_LINE).str.contains("[\x00\ufffd]")  # NUL, or bytes that are not UTF-8
-    value = pl.col(text_col).cast(dtype, strict=False)
-    bad_value = value.is_null() | value.is_nan() if dtype.is_float() else value.is_null()
-    lf = (
-        pl.scan_csv(
-            source,
-            has_header=False,
-            separator="\x1f",  # one column per line (a unit separator ends the line's text)
-            quote_char=None,
-            schema={_LINE: pl.String},
-            encoding="utf8-lossy",
-            truncate_ragged_lines=True,
-            row_index_name=_LINENO,
-            row_index_offset=1,
-            raise_if_empty=False,
-        )
-        .with_columns(pl.col(_LINE).str.extract_groups(pattern).alias("__g"))
-        .unnest("__g")
-        .rename(dict(zip([str(i + 1) for i in range(len(fields))], fields, strict=True)))
-        .filter(first.is_null() | ~first.str.starts_with("#"))  # comments with enough fields
-        .with_columns(value.alias("__value"))
-        .with_columns(
-            # the text of suspicious lines only (null elsewhere keeps this cheap)
-            pl.when(first.is_null() | has_junk | (first.is_not_null() & bad_value))
-            .then(pl.col(_LINE))
-            .alias(_SUSPECT)
-        )
-        .drop(_LINE)
-    )
-    try:
-        df = lf.collect(engine="streaming")
-    except (pl.exceptions.PolarsError, OSError) as exc:  # e.g. a truncated gzip stream
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        msg = f"Cannot read {name!r} as text (corrupt or truncated gzip?): {first_line}"
-        raise TrecFormatError(msg) from None
-    suspects = df.filter(pl.col(_SUSPECT).is_not_null())
-    if suspects.height:
-        skip = pl.col(_SUSPECT).str.contains(r"^[ \t\r\n\x0B\x0C]*(#|$)")
-        bad = suspects.filter(first.is_not_null() | ~skip)
-        if bad.height:
-            row = bad.row(0, named=True)
-            line = str(row[_SUSPECT])
-            if "\x00" in line:
-                reason = "binary data (a NUL byte) in a text file"
-            elif "\ufffd" in line:
-                reason = "not UTF-8 text (binary data?)"
-            elif row[fields[0]] is None:
-                expected, layout = _EXPECTED[what]
-                reason = (
-                    f"expected {expected} whitespace-separated fields ({layout}), found {len(line.split())}"
-                )
-            else:
-                reason = f"the {label} {row[text_col]!r} is not a number"
-            _raise_bad(row[_LINENO], line, name=name, what=what, reason=reason, n_more=bad.height - 1)
-        df = df.filter(first.is_not_null())
-    return df.drop(_SUSPECT)
+def _check_backend(backend: object, where: str) -> None:
+    if backend not in _BACKENDS:
+        raise InvalidParameterError.for_value("backend", where, "'polars' or 'pandas'", backend)
 
 
-_EXPECTED = {
-    "run": ("at least 6", "query iter doc rank score tag"),
-    "qrels": ("exactly 4", "query iter doc relevance"),
-}
-
-
-def _raise_bad(lineno: int, line: str, *, name: str, what: str, reason: str, n_more: int) -> None:
-    line = line.rstrip("\r\n")
-    shown = line if len(line) <= 120 else line[:117] + "..."
-    more = f" ({n_more} more malformed line(s) follow)" if n_more > 0 else ""
-    msg = f"{name}:{lineno}: malformed {what} line: {reason}: {shown!r}{more}."
-    raise TrecFormatError(msg)
+def _out(df: pl.DataFrame, backend: Backend) -> Any:
+    """``df`` as the asked backend's frame (pandas is imported only when asked for)."""
+    return df.to_pandas() if backend == "pandas" else df
 
 
 def _system_name(system: bool | str) -> str | None:
@@ -159,7 +100,17 @@ def _system_name(system: bool | str) -> str | None:
     raise err
 
 
-def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl.DataFrame:
+@overload
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = ..., backend: Literal["polars"] = ...
+) -> pl.DataFrame: ...
+@overload
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = ..., backend: Literal["pandas"]
+) -> pd.DataFrame: ...
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = False, backend: Backend = "polars"
+) -> pl.DataFrame | pd.DataFrame:
     """Read a TREC run file (``query Q0 doc rank score tag``) into a polars DataFrame.
 
     Parameters
@@ -169,10 +120,12 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     system : bool or str, default False
         Also return the run tag (the sixth field, per line) as a column named
         ``"system"`` (``True``) or with the given name.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         Columns ``query_id`` (str), ``doc_id`` (str), ``score`` (f64) and optionally the
         tag column (str), in file order.  The rank field is not returned: like trec_eval,
         irframe ranks by score (ties: doc_id descending).
@@ -180,8 +133,9 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     Raises
     ------
     TrecFormatError
-        For a line with fewer than six fields, a score that is not a number, or binary
-        data; the message gives the file, line number and line.
+        For a line with fewer than six fields, a score that is not a number, binary
+        data or a line over 1 MiB; the message gives the file, line number and line.
+        See the module's "Divergences from trec_eval".
 
     See Also
     --------
@@ -208,26 +162,36 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     └──────────┴────────┴───────┴────────┘
     """
     tag_col = _system_name(system)
+    _check_backend(backend, "read_trec_run")
     with open_source(path_or_file) as src:
-        df = _parse(
-            src.data,
-            name=src.name,
-            pattern=_RUN_RE,
-            fields=["query_id", "doc_id", "_score_text", "_tag"],
-            what="run",
-            numeric=("_score_text", pl.Float64(), "score"),
-        ).rename({"__value": "score"})
+        df = read_lines(src, RUN).rename({VALUE: "score"})
     cols = ["query_id", "doc_id", "score"]
-    if tag_col is None:
-        return df.select(cols)
-    return df.select(*cols, pl.col("_tag").alias(tag_col))
+    if tag_col is not None:
+        cols.append(tag_col)
+        df = df.rename({"_tag": tag_col})
+    return _out(df.select(cols), backend)
 
 
+@overload
+def read_trec_runs(
+    paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
+    *,
+    system: str = ...,
+    backend: Literal["polars"] = ...,
+) -> pl.DataFrame: ...
+@overload
+def read_trec_runs(
+    paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
+    *,
+    system: str = ...,
+    backend: Literal["pandas"],
+) -> pd.DataFrame: ...
 def read_trec_runs(
     paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
     *,
     system: str = "system",
-) -> pl.DataFrame:
+    backend: Backend = "polars",
+) -> pl.DataFrame | pd.DataFrame:
     """Read several TREC runs and stack them with a system column.
 
     The system name of each file is, in this order of preference:
@@ -246,10 +210,12 @@ def read_trec_runs(
         The run files.
     system : str, default "system"
         Name of the system column.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         ``system`` (str), ``query_id`` (str), ``doc_id`` (str), ``score`` (f64), files
         in the given order.
 
@@ -273,6 +239,7 @@ def read_trec_runs(
     if not system:
         err = InvalidParameterError.for_value("system", "read_trec_runs", "a column name", system)
         raise err
+    _check_backend(backend, "read_trec_runs")
     items: list[tuple[str | None, PathOrFile]]
     if isinstance(paths, Mapping):
         items = [(str(k), v) for k, v in paths.items()]
@@ -301,13 +268,14 @@ def read_trec_runs(
                     "Hint: pass a mapping, read_trec_runs({'bm25': path1, 'dense': path2})."
                 )
                 raise InvalidParameterError(msg)
-    return pl.concat(
+    stacked = pl.concat(
         [
             f.select(pl.lit(n, dtype=pl.String).alias(system), "query_id", "doc_id", "score")
             for n, f in zip(names, frames, strict=True)
         ],
         how="vertical",
     )
+    return _out(stacked, backend)
 
 
 def _name_of(obj: PathOrFile, i: int) -> str:
@@ -317,24 +285,31 @@ def _name_of(obj: PathOrFile, i: int) -> str:
     return str(name) if isinstance(name, str) and name else f"run{i + 1}"
 
 
-def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
+@overload
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["polars"] = ...) -> pl.DataFrame: ...
+@overload
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["pandas"]) -> pd.DataFrame: ...
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Read a TREC qrels file (``query iter doc relevance``) into a polars DataFrame.
 
     Parameters
     ----------
     path_or_file : str, Path or file object
         A path, or an open text or binary file.  Gzip is detected from the content.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         ``query_id`` (str), ``doc_id`` (str), ``relevance`` (i64; f64 when a grade is
         fractional), in file order.  Negative grades are kept as they are.
 
     Raises
     ------
     TrecFormatError
-        For a line without exactly four fields or with a grade that is not a number.
+        For a line without exactly four fields, with a grade that is not a number,
+        binary data or a line over 1 MiB.  See the module's "Divergences from trec_eval".
 
     Examples
     --------
@@ -351,16 +326,10 @@ def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
     │ q2       ┆ d7     ┆ -1        │
     └──────────┴────────┴───────────┘
     """
+    _check_backend(backend, "read_trec_qrels")
     with open_source(path_or_file) as src:
-        df = _parse(
-            src.data,
-            name=src.name,
-            pattern=_QRELS_RE,
-            fields=["query_id", "doc_id", "_rel_text"],
-            what="qrels",
-            numeric=("_rel_text", pl.Float64(), "relevance grade"),
-        ).rename({"__value": "_rel_float"})
-        df = df.with_columns(pl.col("_rel_text").cast(pl.Int64, strict=False).alias("_rel_int"))
+        df = read_lines(src, QRELS).rename({VALUE: "_rel_float"})
+    df = df.with_columns(pl.col("_text").cast(pl.Int64, strict=False).alias("_rel_int"))
     if df["_rel_int"].null_count() == 0:
         rel = pl.col("_rel_int")
     elif (df["_rel_float"] == df["_rel_float"].round(0)).all():
@@ -369,7 +338,7 @@ def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
             rel = pl.col("_rel_float")
     else:
         rel = pl.col("_rel_float")
-    return df.select("query_id", "doc_id", rel.alias("relevance"))
+    return _out(df.select("query_id", "doc_id", rel.alias("relevance")), backend)
 
 
 # --- writers -----------------------------------------------------------------------------
@@ -404,8 +373,8 @@ def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str) -> None:
                 "TREC files cannot hold them."
             )
             raise TrecFormatError(msg)
-        if s.dtype == pl.String and s.str.contains(_WS).any():
-            bad = s.filter(s.str.contains(_WS))[0]
+        if s.dtype == pl.String and s.str.contains(WS).any():
+            bad = s.filter(s.str.contains(WS))[0]
             msg = (
                 f"The {frame} column {col!r} has a value with whitespace ({bad!r}); "
                 "TREC files are whitespace-separated. Hint: replace the spaces first."
