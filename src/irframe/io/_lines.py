@@ -13,6 +13,7 @@ import gzip
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -138,7 +139,7 @@ def line_at(batch: Batch, pos: int) -> tuple[int, bytes]:
 
 def raise_bad_line(
     lineno: int, line: str | bytes, *, name: str, what: str, reason: str, n_more: int = 0
-) -> None:
+) -> NoReturn:
     """Raise :class:`TrecFormatError` ``file:line: malformed <what> line: <reason>: <line>``."""
     if isinstance(line, bytes):
         with contextlib.suppress(UnicodeDecodeError):

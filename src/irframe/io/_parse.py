@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from irframe.io._lines import Batch, batches, count_byte, first_bad_byte, line_at, raise_bad_line
 from irframe.io._source import Source
@@ -29,10 +30,13 @@ __all__ = ["QRELS", "RUN", "WS", "Layout", "read_lines"]
 # much faster than \s / \S in the polars (Rust) regex engine.
 WS = r"[ \t\r\n\x0B\x0C]"
 _FIELD = r"[^ \t\r\n\x0B\x0C]+"
-_SKIP = r"^[ \t\x0B\x0C]*(#|$)"  # a blank line or a comment line
+_SKIP = r"^[ \t\n\x0B\x0C]*(#|$)"  # a blank line or a comment line
 _LINE = "__irframe_line"
-_LINENO = "__irframe_lineno"
+_ROW = "__irframe_row"
 VALUE = "__value"
+_SHORTEST_LINE = 6  # bytes per line below which a batch is mostly blank lines
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[0x09, 0x0A, 0x0B, 0x0C, 0x20]] = True  # trec_eval's whitespace (\r is gone by now)
 
 
 @dataclass(frozen=True)
@@ -109,19 +113,49 @@ def _fast(data: bytes, delimiter: str, layout: Layout) -> pl.DataFrame | None:
     return df.with_columns(value.alias(VALUE))
 
 
+def _line_starts(data: bytes, *, blank_heavy: bool) -> np.ndarray:
+    """Start offsets of the lines of ``data`` that are not empty (``blank_heavy``: not blank)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    newline = arr == 0x0A
+    is_start = np.empty(arr.size, dtype=bool)
+    if arr.size:
+        is_start[0] = True
+        is_start[1:] = newline[:-1]
+    if not blank_heavy:
+        return np.flatnonzero(is_start & ~newline)
+    starts = np.flatnonzero(is_start)
+    if starts.size == 0:
+        return starts
+    has_text = np.logical_or.reduceat(~_BLANK[arr], starts)
+    return starts[has_text]
+
+
+def _line_array(data: bytes, *, blank_heavy: bool) -> tuple[pl.Series, np.ndarray]:
+    """The lines of ``data`` that are not empty (or blank) as a string Series, and their offsets.
+
+    Zero-copy: each element runs from a kept line's start to the next one's, so it
+    carries the line's terminator and the blank lines after it (trailing whitespace, which
+    the patterns ignore).  A file of newlines thus costs no row at all.
+    """
+    starts = _line_starts(data, blank_heavy=blank_heavy)
+    offsets = np.append(starts, len(data)).astype(np.int64)
+    array = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets.tobytes()), pa.py_buffer(data))
+    return pl.Series(_LINE, array), starts
+
+
 def _general(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
     """The batch split by a regular expression; raise on the first malformed line."""
     try:
-        text = batch.data.decode("utf-8")
+        batch.data.decode("utf-8")
     except UnicodeDecodeError as exc:
         lineno, line = line_at(batch, exc.start)
         raise_bad_line(lineno, line, name=name, what=layout.what, reason="not UTF-8 text (binary data?)")
-        raise  # unreachable: raise_bad_line raises
-    lines = pl.Series(_LINE, [text]).str.split("\n").explode()
+    blank_heavy = batch.n_newlines * _SHORTEST_LINE > len(batch.data)
+    lines, starts = _line_array(batch.data, blank_heavy=blank_heavy)
     groups = {str(i + 1): n for i, n in enumerate(layout.names)}
     parsed = (
         pl.DataFrame(lines)
-        .with_row_index(_LINENO, offset=batch.first_line)
+        .with_row_index(_ROW)
         .lazy()
         .filter(~pl.col(_LINE).str.contains(_SKIP))
         .with_columns(pl.col(_LINE).str.extract_groups(layout.pattern).alias("__g"))
@@ -134,7 +168,8 @@ def _general(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
     bad = parsed.filter(first.is_null() | _bad_value())
     if bad.height:
         row = bad.row(0, named=True)
-        text_line = str(row[_LINE])
+        lineno, raw = line_at(batch, int(starts[row[_ROW]]))
+        text_line = raw.decode("utf-8")
         if row[layout.names[0]] is None:
             found = len(re.findall(_FIELD, text_line))
             at = "exactly" if layout.exact else "at least"
@@ -143,7 +178,7 @@ def _general(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
         else:
             reason = f"the {layout.label} {row[layout.text]!r} is not a number"
         more = bad.height - 1
-        raise_bad_line(row[_LINENO], text_line, name=name, what=layout.what, reason=reason, n_more=more)
+        raise_bad_line(lineno, text_line, name=name, what=layout.what, reason=reason, n_more=more)
     return parsed.select(*layout.names, VALUE)
 
 
@@ -172,7 +207,9 @@ def _empty(layout: Layout) -> pl.DataFrame:
 
 def _parse_batch(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
     _check_bytes(batch, layout, name)
-    delimiter = _delimiter(batch.data)
+    # mostly blank lines (a file of newlines): the general path gives them no row at all
+    dense = batch.n_newlines * _SHORTEST_LINE > len(batch.data)
+    delimiter = None if dense else _delimiter(batch.data)
     if delimiter is not None:
         df = _fast(batch.data, delimiter, layout)
         if df is not None:
