@@ -15,6 +15,7 @@ from irframe.exceptions import InvalidDataError, IrFrameError
 
 __all__ = [
     "FilePermissionError",
+    "MissingFileError",
     "PathOrFile",
     "Source",
     "TrecFormatError",
@@ -33,6 +34,10 @@ class TrecFormatError(InvalidDataError):
 
     The message names the file, the 1-based line number and shows the line.
     """
+
+
+class MissingFileError(IrFrameError, FileNotFoundError):
+    """A path, directory or glob that names no file (also a :class:`FileNotFoundError`)."""
 
 
 class FilePermissionError(IrFrameError, PermissionError):
@@ -130,7 +135,7 @@ def _open_path(path: Path, name: str) -> IO[bytes]:
     if path.is_dir() or not path.exists():
         what = "a directory" if path.is_dir() else "not found"
         msg = f"Cannot read {name!r}: {what}."
-        raise FileNotFoundError(msg)
+        raise MissingFileError(msg)
     try:
         return path.open("rb")
     except PermissionError:
