@@ -23,8 +23,11 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
 import tempfile
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ from irframe._columns import DEFAULT_RANK
 from irframe._frames import to_lazy
 from irframe.exceptions import EmptyInputError, InvalidParameterError
 from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.partition import (
     IN_RUN,
     JUDGED,
@@ -125,14 +129,70 @@ def bucket_expr(column: str, buckets: int) -> pl.Expr:
     return pl.col(column).cast(pl.String).hash(seed=0) % buckets
 
 
+def _is_paths(source: Any) -> bool:
+    if isinstance(source, str | os.PathLike):
+        return True
+    return isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source)
+
+
 def _scan(source: Any, role: str) -> pl.LazyFrame:
+    """A lazy frame over ``source``; parquet files are checked (footers, schemas) first."""
+    if not _is_paths(source):
+        return to_lazy(source, role)[0]
+    check_parquet_files(expand_paths(source), role)
     if isinstance(source, str):
         return pl.scan_parquet(source)
     if isinstance(source, os.PathLike):
         return pl.scan_parquet(Path(source))
-    if isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source):
-        return pl.scan_parquet(list(source))
-    return to_lazy(source, role)[0]
+    return pl.scan_parquet(list(source))
+
+
+def _label(source: Any, role: str) -> str:
+    return f"the {role} {str(source)!r}" if _is_paths(source) else f"the {role}"
+
+
+@contextmanager
+def _reading(label: str) -> Iterator[None]:
+    """Name the input when polars fails while reading it (a corrupt data page, say)."""
+    try:
+        yield
+    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
+        msg = f"Cannot read {label}: {polars_reason(exc)}"
+        raise TableFileError(msg) from exc
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind (removing the spill files), then die of the signal."""
+
+
+@contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """While the spill files exist, SIGTERM unwinds the stack like SIGINT does.
+
+    Only when SIGTERM has its default action (a handler installed by the caller is left
+    alone) and in the main thread (the only one that may set handlers).  After the
+    ``with`` blocks inside have removed their files, the process dies of SIGTERM as it
+    would have without irframe.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise SystemExit(128 + signal.SIGTERM) from None  # if the signal is not delivered at once
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
@@ -278,16 +338,18 @@ qrels_doc_col, qrels_relevance_col, duplicates
         qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
 
     if buckets is None:
-        _, size = _estimate_bytes(run_lf)
+        with _reading(_label(source, "run")):
+            _, size = _estimate_bytes(run_lf)
         if qrels_lf is not None:
-            size += _estimate_bytes(qrels_lf)[1]
+            with _reading(_label(qrels, "qrels")):
+                size += _estimate_bytes(qrels_lf)[1]
         buckets = choose_buckets(size, limit)
 
     labels = list(plan.labels)
     keys = list(cols.keys)
     by_cols = list(cols.by)
     partitions = list(plan.partitions)
-    with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
+    with _cleanup_on_sigterm(), tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
         parts = _evaluate_buckets(
             run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
             qrels_query=qq,
@@ -342,9 +404,11 @@ def _evaluate_buckets(
     run_schema = run_lf.collect_schema()
     qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
     if buckets > 1:
-        _write_buckets(run_lf, query, buckets, tmp / "run")
+        with _reading("the run"):
+            _write_buckets(run_lf, query, buckets, tmp / "run")
         if qrels_lf is not None:
-            _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
+            with _reading("the qrels"):
+                _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
     partition_values = None
     if partitions:
         source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf

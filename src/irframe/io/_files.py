@@ -48,7 +48,7 @@ def expand_paths(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     for item in items:
         text = str(item)
         path = Path(item)
-        if isinstance(item, str) and _GLOB_CHARS & set(text):
+        if _GLOB_CHARS & set(text) and not path.exists():
             found = sorted(Path(p) for p in glob.glob(text, recursive=True))
             found = [p for p in found if _is_data_file(p)]
             if not found:
