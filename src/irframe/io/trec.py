@@ -50,12 +50,14 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from irframe._columns import ranking_order
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 from irframe.io._parse import QRELS, RUN, VALUE, WS, read_lines
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
@@ -364,19 +366,27 @@ def _write_text(lines: pl.DataFrame, path: str | os.PathLike[str]) -> None:
         lines.write_csv(target, include_header=False, quote_style="never")
 
 
-def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str) -> None:
-    for col in cols:
+def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str, names: Sequence[str] = ()) -> None:
+    """Refuse values a TREC file cannot hold: nulls, empty strings, whitespace."""
+    for i, col in enumerate(cols):
         s = df[col]
+        shown = names[i] if i < len(names) else col
         if s.null_count():
             msg = (
-                f"The {frame} has {s.null_count()} null value(s) in column {col!r}; "
+                f"The {frame} has {s.null_count()} null value(s) in column {shown!r}; "
                 "TREC files cannot hold them."
+            )
+            raise TrecFormatError(msg)
+        if s.dtype == pl.String and (s.str.len_bytes() == 0).any():
+            msg = (
+                f"The {frame} column {shown!r} has an empty value; a TREC file would lose "
+                "the field. Hint: fill it, e.g. pl.col(...).replace('', 'unknown')."
             )
             raise TrecFormatError(msg)
         if s.dtype == pl.String and s.str.contains(WS).any():
             bad = s.filter(s.str.contains(WS))[0]
             msg = (
-                f"The {frame} column {col!r} has a value with whitespace ({bad!r}); "
+                f"The {frame} column {shown!r} has a value with whitespace ({bad!r}); "
                 "TREC files are whitespace-separated. Hint: replace the spaces first."
             )
             raise TrecFormatError(msg)
@@ -395,9 +405,11 @@ def write_trec_run(
 ) -> None:
     """Write a run as a TREC run file ``query Q0 doc rank score tag``.
 
-    Documents are written in the table's evaluation order: by ``rank_col`` when the
-    frame has it, otherwise by score descending with ties broken by doc_id descending
-    (trec_eval's order).  Ranks are rewritten 1..n per query.  The score written is the
+    Documents are written in the table's evaluation order, the one ranking rule of
+    :func:`irframe._columns.ranking_order`: by ``rank_col`` ascending when the frame has
+    it, otherwise by score descending; ties (of rank or of score) broken by doc_id
+    descending in byte order, integer ids compared as strings (trec_eval's order).
+    Ranks are rewritten 1..n per query.  The score written is the
     frame's score when sorting by it gives the same order (so trec_eval, which ignores
     ranks, sees the same ranking); when there is no score column, or the scores
     disagree with the rank column, the score written is ``n - rank + 1`` so that the
@@ -411,7 +423,7 @@ def write_trec_run(
     path : str or Path
         Output file.
     tag : str, default "irframe"
-        Run tag written in the sixth field.
+        Run tag written in the sixth field: non-empty, without whitespace.
     tag_col : str, optional
         Take the tag from this column instead (e.g. ``"system"``).
     query_col, doc_col, score_col, rank_col : str
@@ -443,13 +455,19 @@ def write_trec_run(
         raise ColumnNotFoundError(msg)
     if tag_col is not None:
         _need(frame, tag_col, "system", "run")
+    elif not isinstance(tag, str) or not tag or re.search(WS, tag):
+        expected = "a non-empty string without whitespace (the sixth field of each line)"
+        raise InvalidParameterError.for_value("tag", "write_trec_run", expected, tag)
     q, d = "__q", "__d"
     f = frame.with_columns(
         pl.col(query_col).cast(pl.String).alias(q),
         pl.col(doc_col).cast(pl.String).alias(d),
         pl.int_range(pl.len()).alias("__pos"),
     )
-    _check_ids(f, [q, d], "run")
+    _check_ids(f, [q, d], "run", [query_col, doc_col])
+    if tag_col is not None:
+        tags = f.select(pl.col(tag_col).cast(pl.String).alias("__t"))
+        _check_ids(tags, ["__t"], "run", [tag_col])
     n_dup = f.height - f.select(q, d).n_unique()
     if n_dup:
         example = f.filter(pl.struct(q, d).is_duplicated()).row(0, named=True)
@@ -462,10 +480,9 @@ def write_trec_run(
     if has_score:
         f = f.with_columns(pl.col(score_col).cast(pl.Float64).alias("__s"))
     f = f.with_columns(pl.col("__pos").min().over(q).alias("__qpos"))
-    if has_rank:
-        f = f.sort("__qpos", rank_col, "__pos", nulls_last=True)
-    else:
-        f = f.sort(["__qpos", "__s", d], descending=[False, True, True], nulls_last=True)
+    # THE ranking rule (rank asc or score desc, ties by doc id descending), as evaluate uses
+    by, descending = ranking_order("rank" if has_rank else "score", rank_col if has_rank else "__s", d)
+    f = f.sort([pl.col("__qpos"), *by], descending=[False, *descending], nulls_last=True)
     f = f.with_columns(pl.int_range(1, pl.len() + 1).over(q).alias("__rank"))
     if has_score:
         # does trec_eval's (score desc, doc desc) order reproduce this order?
@@ -546,7 +563,7 @@ def write_trec_qrels(
         pl.col(doc_col).cast(pl.String).alias("__d"),
         pl.col(relevance_col).alias("__r"),
     )
-    _check_ids(f, ["__q", "__d"], "qrels")
+    _check_ids(f, ["__q", "__d"], "qrels", [query_col, doc_col])
     rel = pl.col("__r")
     if f["__r"].null_count():
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."
