@@ -102,6 +102,8 @@ class _Prefixed:
                 out, self._head = self._head + _as_bytes(self._raw.read()), b""
                 return out
             out, self._head = self._head[:n], self._head[n:]
+            if len(out) < n:  # a whole block, not just the peeked bytes
+                out += _as_bytes(self._raw.read(n - len(out)))
             return out
         return _as_bytes(self._raw.read(n))
 
