@@ -204,6 +204,18 @@ def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
     return rows, int(rows * sample.estimated_size() / sample.height)
 
 
+def _auto_buckets(
+    run_lf: pl.LazyFrame, qrels_lf: pl.LazyFrame | None, limit: int, labels: tuple[str, str]
+) -> int:
+    """:func:`choose_buckets` for the estimated in-memory size of the run and the qrels."""
+    with _reading(labels[0]):
+        size = _estimate_bytes(run_lf)[1]
+    if qrels_lf is not None:
+        with _reading(labels[1]):
+            size += _estimate_bytes(qrels_lf)[1]
+    return choose_buckets(size, limit)
+
+
 def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> None:
     """One streaming pass: ``lf`` into ``path/<BUCKET>=<b>/*.parquet``."""
     lf.with_columns(bucket_expr(query, buckets).alias(BUCKET)).sink_parquet(
@@ -338,12 +350,9 @@ qrels_doc_col, qrels_relevance_col, duplicates
         qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
 
     if buckets is None:
-        with _reading(_label(source, "run")):
-            _, size = _estimate_bytes(run_lf)
-        if qrels_lf is not None:
-            with _reading(_label(qrels, "qrels")):
-                size += _estimate_bytes(qrels_lf)[1]
-        buckets = choose_buckets(size, limit)
+        buckets = _auto_buckets(
+            run_lf, qrels_lf, limit, labels=(_label(source, "run"), _label(qrels, "qrels"))
+        )
 
     labels = list(plan.labels)
     keys = list(cols.keys)
