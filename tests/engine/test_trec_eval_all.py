@@ -188,7 +188,7 @@ def irframe_outputs(ds: str, level: int | None, judged_only: bool) -> dict[str, 
             continue
     try:
         by_label = _evaluate(ds, list(specs.values()))
-    except Exception:
+    except (Exception, pl.exceptions.PanicException):  # a polars panic is a BaseException
         return {}
     return {name: by_label[label] for name, (label, _) in specs.items()}
 
