@@ -1,0 +1,62 @@
+"""CLI reference, generated from irframe's argument parser (whatever module builds it)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from collections.abc import Callable
+
+BUILDERS = ("_build_parser", "build_parser")  # the names the parser builder has had
+
+
+def find_builder() -> Callable[[], argparse.ArgumentParser]:
+    """``irframe.cli``'s parser builder, looked up by name (cli may be a module or a package)."""
+    cli = importlib.import_module("irframe.cli")
+    for name in BUILDERS:
+        builder = getattr(cli, name, None)
+        if callable(builder):
+            return builder  # type: ignore[no-any-return]
+    msg = f"irframe.cli has none of {BUILDERS}. Hint: update docs/_gen/cli.py to the parser builder's name."
+    raise RuntimeError(msg)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal width: fix it for the page
+    try:
+        return parser.format_help().rstrip()
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def page() -> str:
+    """The CLI reference page in markdown."""
+    parser = find_builder()()
+    lines = [
+        "# Command line",
+        "",
+        "Generated at build time from the `irframe` command's own argument parser, so it lists",
+        "exactly the options of the installed version. `irframe COMMAND --help` prints the same text.",
+        "",
+        "```text",
+        _help(parser),
+        "```",
+        "",
+    ]
+    for name, sub in _subcommands(parser).items():
+        lines += [f"## `irframe {name}`", ""]
+        if sub.description:
+            lines += [sub.description.strip().splitlines()[0], ""]
+        lines += ["```text", _help(sub), "```", ""]
+    return "\n".join(lines)
