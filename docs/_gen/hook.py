@@ -12,15 +12,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import api  # noqa: E402
-import cli  # noqa: E402
-import measures_page  # noqa: E402
-from mkdocs.structure.files import File, Files  # noqa: E402
+import api
+import measures_page
+import performance
+from mkdocs.structure.files import File, Files
+
+import cli
 
 
 def generated_pages() -> dict[str, str]:
     """Every generated page: ``{path under docs/: markdown}``."""
-    pages = {"reference/measures.md": measures_page.page(), "reference/cli.md": cli.page()}
+    pages = {
+        "reference/measures.md": measures_page.page(),
+        "reference/cli.md": cli.page(),
+        "guides/performance.md": performance.page(),
+    }
     pages.update(api.pages())
     return pages
 
@@ -31,4 +37,5 @@ def on_files(files: Files, config: Any) -> Files:
         if existing is not None:
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
+    files.append(File.generated(config, "guides/scaling.png", content=performance.plot_bytes()))
     return files

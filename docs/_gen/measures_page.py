@@ -141,14 +141,14 @@ def _example_frame() -> list[str]:
         "```python",
         "import polars as pl, irframe",
         "run = pl.DataFrame({",
-        f"    \"query_id\": {RUN['query_id'].to_list()},",
-        f"    \"doc_id\": {RUN['doc_id'].to_list()},",
-        f"    \"score\": {RUN['score'].to_list()},",
+        f'    "query_id": {RUN["query_id"].to_list()},',
+        f'    "doc_id": {RUN["doc_id"].to_list()},',
+        f'    "score": {RUN["score"].to_list()},',
         "})",
         "qrels = pl.DataFrame({",
-        f"    \"query_id\": {QRELS['query_id'].to_list()},",
-        f"    \"doc_id\": {QRELS['doc_id'].to_list()},",
-        f"    \"relevance\": {QRELS['relevance'].to_list()},",
+        f'    "query_id": {QRELS["query_id"].to_list()},',
+        f'    "doc_id": {QRELS["doc_id"].to_list()},',
+        f'    "relevance": {QRELS["relevance"].to_list()},',
         "})",
         "```",
         "",
@@ -168,9 +168,7 @@ def _worked(fam: Any) -> list[str]:
     per_query = irframe.evaluate(RUN, names, QRELS, per_query=True)
     mean = irframe.evaluate(RUN, names, QRELS)
     table = per_query.select("query_id", *names)
-    mean_row = pl.DataFrame(
-        {"query_id": ["mean"], **{n: [mean[n][0]] for n in names}}, schema=table.schema
-    )
+    mean_row = pl.DataFrame({"query_id": ["mean"], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
     return [
         "**Worked example** (computed during the build):",
         "",
