@@ -195,7 +195,8 @@ def _params_table(fam: Any) -> list[str]:
 
 
 def _family(fam: Any) -> list[str]:
-    lines = [f"### {fam.name}", "", f"{fam.description}.".replace("..", "."), ""]
+    description = str(fam.description).rstrip(".")
+    lines = [f"### {fam.name}", "", description[:1].upper() + description[1:] + ".", ""]
     formula = str(getattr(fam, "formula", "") or "").strip()
     if formula:
         lines += ["$$", formula, "$$", ""]
