@@ -29,15 +29,18 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
 
 
 def _help(parser: argparse.ArgumentParser) -> str:
-    old = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal width: fix it for the page
+    # argparse wraps to the terminal width (and may colour on a terminal): fix both for the page
+    fixed = {"COLUMNS": "100", "NO_COLOR": "1"}
+    old = {key: os.environ.get(key) for key in fixed}
+    os.environ.update(fixed)
     try:
         return parser.format_help().rstrip()
     finally:
-        if old is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = old
+        for key, value in old.items():
+            if value is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = value
 
 
 def page() -> str:
@@ -55,8 +58,5 @@ def page() -> str:
         "",
     ]
     for name, sub in _subcommands(parser).items():
-        lines += [f"## `irframe {name}`", ""]
-        if sub.description:
-            lines += [sub.description.strip().splitlines()[0], ""]
-        lines += ["```text", _help(sub), "```", ""]
+        lines += [f"## `irframe {name}`", "", "```text", _help(sub), "```", ""]
     return "\n".join(lines)
