@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 from types import ModuleType
 
 import irframe
@@ -42,9 +43,15 @@ def public_modules() -> list[str]:
     return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
 
 
+def _md(text: str) -> str:
+    """A docstring line in Markdown: ``x`` and :func:`x` become `x`."""
+    text = re.sub(r":(?:func|class|mod|meth|attr|data):`~?([^`]+)`", r"`\1`", text)
+    return text.replace("``", "`")
+
+
 def _first_line(module: ModuleType) -> str:
     doc = inspect.getdoc(module) or module.__name__
-    return doc.strip().splitlines()[0].rstrip(".")
+    return _md(doc.strip().splitlines()[0].rstrip("."))
 
 
 def _home(name: str) -> str | None:
@@ -70,7 +77,7 @@ def top_level_table() -> tuple[str, list[str]]:
             continue
         obj = getattr(irframe, name)
         doc = (inspect.getdoc(obj) or "").strip().splitlines()
-        summary = doc[0] if doc else ""
+        summary = _md(doc[0]) if doc else ""
         anchor = f"{home}.md" if isinstance(obj, ModuleType) else f"{home}.md#irframe.{home}.{name}"
         rows.append(f"| `irframe.{name}` | {summary} | [{TITLES.get(home, home)}]({anchor}) |")
     return "\n".join(rows) + "\n", lost
