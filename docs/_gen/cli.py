@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import pkgutil
 from collections.abc import Callable
 
 BUILDERS = ("_build_parser", "build_parser")  # the names the parser builder has had
@@ -13,10 +14,16 @@ BUILDERS = ("_build_parser", "build_parser")  # the names the parser builder has
 def find_builder() -> Callable[[], argparse.ArgumentParser]:
     """``irframe.cli``'s parser builder, looked up by name (cli may be a module or a package)."""
     cli = importlib.import_module("irframe.cli")
-    for name in BUILDERS:
-        builder = getattr(cli, name, None)
-        if callable(builder):
-            return builder  # type: ignore[no-any-return]
+    modules = [cli]
+    if hasattr(cli, "__path__"):  # a package: its submodules too (irframe.cli._parser ...)
+        modules += [
+            importlib.import_module(m.name) for m in pkgutil.iter_modules(cli.__path__, "irframe.cli.")
+        ]
+    for module in modules:
+        for name in BUILDERS:
+            builder = getattr(module, name, None)
+            if callable(builder):
+                return builder  # type: ignore[no-any-return]
     msg = f"irframe.cli has none of {BUILDERS}. Hint: update docs/_gen/cli.py to the parser builder's name."
     raise RuntimeError(msg)
 
