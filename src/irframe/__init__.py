@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
+from irframe.check import CheckResult, Snapshot, check, read_snapshot, snapshot
 from irframe.compare import ComparisonReport, compare, compare_report, moved
 from irframe.exceptions import IrFrameError
 from irframe.functions import (
@@ -56,12 +57,15 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "CheckResult",
     "ComparisonReport",
     "IrFrameError",
     "Measure",
+    "Snapshot",
     "__version__",
     "ap",
     "bpref",
+    "check",
     "compare",
     "compare_report",
     "datasets",
@@ -73,6 +77,7 @@ __all__ = [
     "ndcg",
     "parse_measure",
     "precision",
+    "read_snapshot",
     "read_table",
     "read_trec_qrels",
     "read_trec_run",
@@ -80,6 +85,7 @@ __all__ = [
     "recall",
     "rprec",
     "scan_table",
+    "snapshot",
     "success",
     "write_trec_qrels",
     "write_trec_run",

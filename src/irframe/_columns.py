@@ -8,11 +8,10 @@ from typing import Literal
 
 import polars as pl
 
+from irframe._options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
-__all__ = ["RunColumns", "ranking_order", "resolve_qrels", "resolve_run"]
-
-DEFAULT_RANK = "rank"
+__all__ = ["DEFAULT_RANK", "RunColumns", "ranking_order", "resolve_qrels", "resolve_run"]
 
 
 @dataclass(frozen=True)

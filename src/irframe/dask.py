@@ -44,9 +44,11 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa
 
-from irframe._columns import DEFAULT_RANK
-from irframe.exceptions import EmptyInputError, IrFrameError
-from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe import engine
+from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe.engine._aggregate import aggregates_of, check_not_empty, counts_of
+from irframe.exceptions import IrFrameError
+from irframe.measures import Measure
 from irframe.outofcore import bucket_expr
 from irframe.partition import (
     IN_RUN,
@@ -60,7 +62,9 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
     import pandas as pd
 
-__all__ = ["evaluate", "is_dask_frame", "register"]
+__all__ = ["evaluate", "evaluate_options", "is_dask_frame", "register"]
+
+MeasureLike = str | Measure
 
 BUCKET = "__irframe_bucket"
 
@@ -134,7 +138,7 @@ def _evaluate_part(
     values: pd.DataFrame | None,
     *,
     measures: Any,
-    kwargs: dict[str, Any],
+    opts: Options,
     run_schema: pl.Schema,
     qrels_schema: pl.Schema | None,
     schema: pa.Schema,
@@ -142,7 +146,7 @@ def _evaluate_part(
     """One partition: pandas in, the fixed per-query schema (with flags) out."""
     q = None if qrels is None or qrels_schema is None else _to_polars(qrels, qrels_schema)
     parts = None if values is None else pl.from_pandas(values.reset_index(drop=True))
-    table = evaluate_partition(_to_polars(run, run_schema), measures, q, partition_values=parts, **kwargs)
+    table = evaluate_partition(_to_polars(run, run_schema), measures, q, partition_values=parts, options=opts)
     return table.select(schema.names).cast(schema).to_pandas()
 
 
@@ -152,11 +156,12 @@ def _public(pdf: pd.DataFrame, columns: list[str], drop: bool) -> pd.DataFrame:
     return pdf[columns]
 
 
-def _partials(
-    pdf: pd.DataFrame, schema: pa.Schema, labels: list[str], by: list[str], missing: str
-) -> pd.DataFrame:
+def _partials(  # noqa: PLR0917 - called by map_partitions with positional arguments
+    pdf: pd.DataFrame, schema: pa.Schema, labels: list[str], by: list[str], missing: str,
+    aggregates: dict[str, str],
+) -> pd.DataFrame:  # fmt: skip
     df = pl.DataFrame(pa.Table.from_pandas(pdf, schema=schema, preserve_index=False))
-    return partial_sums(df, labels, by, missing).to_pandas()
+    return partial_sums(df, labels, by, missing, aggregates=aggregates).to_pandas()
 
 
 def _combine(
@@ -164,26 +169,16 @@ def _combine(
     labels: list[str],
     by: list[str],
     missing: str,
+    aggregates: dict[str, str],
     *,
     has_qrels: bool,
     check: bool = True,
 ) -> pd.DataFrame:
     partials = pl.from_pandas(pdf.reset_index(drop=True))
-    means = combine_partials(partials, labels, by)
+    means = combine_partials(partials, labels, by, aggregates=aggregates)
     if check:
-        n_queries, n_missing, n_unjudged = (
-            int(partials.get_column(c).sum()) for c in ("n_queries", "n_missing", "n_unjudged")
-        )
-        judged_in_run = n_queries - (0 if missing == "drop" else n_missing)
-        if judged_in_run + n_unjudged == 0:
-            msg = "The run has no rows. Hint: check the filter that produced it."
-            raise EmptyInputError(msg)
-        if has_qrels and n_queries + (n_missing if missing == "drop" else 0) == 0:
-            msg = (
-                "No query of the run is in the qrels (and the qrels are empty or share no "
-                "query id with it). Hint: check that both use the same query ids."
-            )
-            raise EmptyInputError(msg)
+        n_run, n_judged = counts_of(partials, missing)
+        check_not_empty(n_run, n_judged if has_qrels else None)
     return means.to_pandas()
 
 
@@ -235,42 +230,46 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         query.  Input errors surface on ``compute()``; the check that a ``by`` column
         not in the qrels is not a query attribute is not done here.
     """
+    opts = Options.build(
+        "irframe.dask.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
+        rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
+        qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+    )  # fmt: skip
+    return evaluate_options(run, measures, qrels, opts, per_query, npartitions=npartitions)  # type: ignore[no-any-return]
+
+
+def _schemas(run: Any, qrels: Any) -> tuple[pl.Schema, pl.DataFrame | None, pl.Schema | None]:
+    """The run's and qrels' polars schemas; a local qrels frame collected."""
+    run_schema = pl.from_pandas(run._meta_nonempty.reset_index(drop=True)).schema
+    if is_dask_frame(qrels):
+        return run_schema, None, pl.from_pandas(qrels._meta_nonempty.reset_index(drop=True)).schema
+    if qrels is not None:
+        from irframe._frames import to_lazy
+
+        local_qrels = to_lazy(qrels, "qrels")[0].collect()
+        return run_schema, local_qrels, local_qrels.schema
+    return run_schema, None, None
+
+
+def evaluate_options(
+    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, npartitions: int | None = None
+) -> Any:
+    """:func:`evaluate` with validated options (the backend registry calls this)."""
     from dask.delayed import delayed
 
     dd = _dask_dataframe()
     register()
-    where = "irframe.dask.evaluate"
     if not isinstance(run, dd.DataFrame):
-        msg = f"The run must be a dask.dataframe.DataFrame for {where}; got {type(run)!r}."
+        msg = f"The run must be a dask.dataframe.DataFrame for irframe.dask.evaluate; got {type(run)!r}."
         raise IrFrameError(msg)
-    kwargs: dict[str, Any] = {
-        "by": by, "missing": missing, "query_col": query_col, "doc_col": doc_col,
-        "rank_col": rank_col, "score_col": score_col, "relevance_col": relevance_col,
-        "qrels_query_col": qrels_query_col, "qrels_doc_col": qrels_doc_col,
-        "qrels_relevance_col": qrels_relevance_col, "duplicates": duplicates,
-    }  # fmt: skip
-    run_schema = pl.from_pandas(run._meta_nonempty.reset_index(drop=True)).schema
-    local_qrels: pl.DataFrame | None = None
-    qrels_schema: pl.Schema | None = None
-    if is_dask_frame(qrels):
-        qrels_schema = pl.from_pandas(qrels._meta_nonempty.reset_index(drop=True)).schema
-    elif qrels is not None:
-        from irframe._frames import to_lazy
-
-        local_qrels = to_lazy(qrels, "qrels")[0].collect()
-        qrels_schema = local_qrels.schema
+    run_schema, local_qrels, qrels_schema = _schemas(run, qrels)
     # validate measures, parameters and columns on the schemas (no data is touched)
-    plan = build(
-        pl.LazyFrame(schema=run_schema),
-        measures,
-        None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema),
-        per_query=per_query,
-        allow_empty=True,
-        **kwargs,
-    )
-    schema = output_schema(run_schema, measures, qrels_schema, **kwargs)
+    empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)
+    plan = engine.build(pl.LazyFrame(schema=run_schema), measures, empty_qrels, opts, allow_empty=True)
+    schema = output_schema(run_schema, measures, qrels_schema, options=opts)
     n = npartitions or run.npartitions
-    qq = qrels_query_col or query_col
+    qq = opts.qrels_columns[0]
     run_b = _bucketed(run, plan.cols.query, n)
     qrels_b = None
     if is_dask_frame(qrels):
@@ -283,11 +282,10 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     if partitions and qrels_schema is not None:
         # every system's values, so that a partition lacking a system still fills in
         # that system's missing queries (one small task, passed to every partition)
-        distinct = run[partitions].drop_duplicates()
-        values = delayed(_concat_unique)(distinct.to_delayed())
+        values = delayed(_concat_unique)(run[partitions].drop_duplicates().to_delayed())
     meta = schema.empty_table().to_pandas()
     fn_kwargs = {
-        "measures": measures, "kwargs": kwargs, "run_schema": run_schema,
+        "measures": measures, "opts": opts, "run_schema": run_schema,
         "qrels_schema": qrels_schema, "schema": schema,
     }  # fmt: skip
     per_part = run_b.map_partitions(
@@ -295,16 +293,16 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     )
     keys, labels = list(plan.keys), list(plan.labels)
     if per_query:
-        return per_part.map_partitions(  # type: ignore[no-any-return]
-            _public, [*keys, *labels], missing == "drop", meta=meta[[*keys, *labels]]
+        return per_part.map_partitions(
+            _public, [*keys, *labels], opts.missing == "drop", meta=meta[[*keys, *labels]]
         )
-    by_cols = list(plan.cols.by)
-    part_meta = _partials(meta, schema, labels, by_cols, missing)
-    partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, meta=part_meta)
+    by_cols, aggs, missing = list(plan.cols.by), aggregates_of(plan.measures), opts.missing
+    part_meta = _partials(meta, schema, labels, by_cols, missing, aggs)
+    partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, aggs, meta=part_meta)
     has_qrels = qrels_schema is not None
-    means_meta = _combine(part_meta, labels, by_cols, missing, has_qrels=has_qrels, check=False)
-    return partials.repartition(npartitions=1).map_partitions(  # type: ignore[no-any-return]
-        _combine, labels, by_cols, missing, has_qrels=has_qrels, meta=means_meta
+    means_meta = _combine(part_meta, labels, by_cols, missing, aggs, has_qrels=has_qrels, check=False)
+    return partials.repartition(npartitions=1).map_partitions(
+        _combine, labels, by_cols, missing, aggs, has_qrels=has_qrels, meta=means_meta
     )
 
 

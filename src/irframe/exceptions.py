@@ -17,6 +17,7 @@ __all__ = [
     "InvalidDataError",
     "InvalidParameterError",
     "IrFrameError",
+    "JudgmentsChangedError",
     "MissingQueriesError",
     "UnknownMeasureError",
     "closest",
@@ -113,3 +114,7 @@ class EmptyInputError(InvalidDataError):
 
 class MissingQueriesError(IrFrameError):
     """Judged queries are absent from the run and ``missing='error'`` was asked."""
+
+
+class JudgmentsChangedError(InvalidDataError):
+    """The judgments differ from those a snapshot was taken with (queries named)."""

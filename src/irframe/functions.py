@@ -5,17 +5,13 @@ Every ``.ir`` namespace method forwards to a function here.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-import polars as pl
-
-from irframe import _engine
-from irframe._columns import DEFAULT_RANK, resolve_qrels, resolve_run
-from irframe._frames import from_lazy, to_lazy
+from irframe._backends import backend_for
+from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.exceptions import InvalidParameterError
-from irframe.measures import Measure, parse_measures
+from irframe.measures import Measure
 
 __all__ = [
     "ap",
@@ -32,22 +28,6 @@ __all__ = [
 
 FrameT = TypeVar("FrameT")
 MeasureLike = str | Measure
-Missing = Literal["zero", "drop", "error"]
-Duplicates = Literal["error", "first"]
-
-
-def _choice(name: str, value: object, allowed: Sequence[str], where: str) -> None:
-    if value not in allowed:
-        expected = "one of " + ", ".join(repr(a) for a in allowed)
-        raise InvalidParameterError.for_value(name, where, expected, value)
-
-
-def _as_list(by: str | Sequence[str] | None) -> list[str]:
-    if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    return list(by)
 
 
 def evaluate(
@@ -67,6 +47,7 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    **backend_options: Any,
 ) -> FrameT:
     """Evaluate a ranked run, per query or as means, in the caller's frame type.
 
@@ -96,6 +77,10 @@ def evaluate(
     duplicates : {"error", "first"}, default "error"
         A document twice in one query's ranking: raise (like trec_eval) or keep the
         best-ranked row.
+    **backend_options
+        Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
+        ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
+        for a path to parquet files (see :func:`irframe.evaluate_parquet`).
 
     Returns
     -------
@@ -140,121 +125,15 @@ def evaluate(
     │ 0.822143 ┆ 0.75 ┆ 2         ┆ 0         ┆ 0          │
     └──────────┴──────┴───────────┴───────────┴────────────┘
     """
-    backend = _backend(run)
-    if backend is not None:  # a dask or Spark frame: the partitioned engine
-        return backend(  # type: ignore[no-any-return]
-            run, measures, qrels, by=by, per_query=per_query, missing=missing,
-            query_col=query_col, doc_col=doc_col, rank_col=rank_col, score_col=score_col,
-            relevance_col=relevance_col, qrels_query_col=qrels_query_col,
-            qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col,
-            duplicates=duplicates,
-        )  # fmt: skip
-    run_lf, origin = to_lazy(run, "run")
-    plan = build(
-        run_lf,
-        measures,
-        qrels,
-        by=by,
-        per_query=per_query,
-        missing=missing,
-        query_col=query_col,
-        doc_col=doc_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        relevance_col=relevance_col,
-        qrels_query_col=qrels_query_col,
-        qrels_doc_col=qrels_doc_col,
-        qrels_relevance_col=qrels_relevance_col,
-        duplicates=duplicates,
-        detect_order=origin.kind != "polars-lazy",
-    )
-    if origin.kind == "polars-lazy":
-        table = _engine.checked(plan)
-    else:
-        plan, collected = _engine.collect(plan)
-        table = collected.lazy()
-    result = _engine.per_query_table(plan, table) if per_query else _engine.summarize(plan, table)
-    return from_lazy(result, origin)  # type: ignore[no-any-return]
-
-
-def _backend(run: object) -> Any:
-    """``irframe.dask.evaluate`` / ``irframe.spark.evaluate`` for a dask or Spark frame.
-
-    Looked up in ``sys.modules``: dask and pyspark are never imported to test a type.
-    """
-    dd = sys.modules.get("dask.dataframe")
-    if dd is not None and isinstance(run, dd.DataFrame):
-        from irframe import dask
-
-        return dask.evaluate
-    sql = sys.modules.get("pyspark.sql")
-    if sql is not None and isinstance(run, sql.DataFrame):
-        from irframe import spark
-
-        return spark.evaluate
-    return None
-
-
-def build(
-    run_lf: pl.LazyFrame,
-    measures: MeasureLike | Iterable[MeasureLike],
-    qrels: Any = None,
-    *,
-    by: str | Sequence[str] | None = None,
-    per_query: bool = False,
-    missing: Missing = "zero",
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    rank_col: str | None = DEFAULT_RANK,
-    score_col: str = "score",
-    relevance_col: str = "relevance",
-    qrels_query_col: str | None = None,
-    qrels_doc_col: str | None = None,
-    qrels_relevance_col: str | None = None,
-    duplicates: Duplicates = "error",
-    partition_values: pl.LazyFrame | None = None,
-    allow_empty: bool = False,
-    detect_order: bool = False,
-) -> _engine.Plan:
-    """Validate the parameters and columns, and build the engine's plan (no data is read)."""
-    where = "evaluate"
-    _choice("missing", missing, ("zero", "drop", "error"), where)
-    _choice("duplicates", duplicates, ("error", "first"), where)
     if not isinstance(per_query, bool):
-        raise InvalidParameterError.for_value("per_query", where, "a bool", per_query)
-    parsed = parse_measures(measures)
-    cols = resolve_run(
-        run_lf.collect_schema(),
-        query_col=query_col,
-        doc_col=doc_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        relevance_col=relevance_col,
-        by=_as_list(by),
-        need_relevance=qrels is None,
-    )
-    qrels_lf: pl.LazyFrame | None = None
-    qrels_cols = None
-    if qrels is not None:
-        qrels_lf, _ = to_lazy(qrels, "qrels")
-        qrels_cols = resolve_qrels(
-            qrels_lf.collect_schema(),
-            query_col=qrels_query_col or query_col,
-            doc_col=qrels_doc_col or doc_col,
-            relevance_col=qrels_relevance_col or relevance_col,
-        )
-    return _engine.build_plan(
-        run_lf,
-        cols,
-        parsed,
-        qrels_lf,
-        qrels_cols,
-        missing=missing,
-        duplicates=duplicates,
-        partition_values=partition_values,
-        allow_empty=allow_empty,
-        detect_order=detect_order,
-    )
+        raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
+    opts = Options.build(
+        by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
+        score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
+        qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+    )  # fmt: skip
+    backend = backend_for(run)
+    return backend.evaluate(run, measures, qrels, opts, per_query, **backend_options)  # type: ignore[no-any-return]
 
 
 def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any]) -> FrameT:

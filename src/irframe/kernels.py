@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from irframe.measures import Gain
-
 __all__ = [
     "REL",
+    "Gain",
     "ap_sum",
     "bpref_sum",
     "dcg",
@@ -30,6 +29,9 @@ __all__ = [
 ]
 
 REL = "__ir_rel"
+
+Gain = str | tuple[tuple[float, float], ...]
+"""A gain setting: ``"exp"`` (2^rel - 1), ``"linear"`` (rel) or explicit (grade, gain) pairs."""
 
 
 def _rel() -> pl.Expr:

@@ -31,11 +31,12 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from irframe import _engine
-from irframe._columns import DEFAULT_RANK
+from irframe import engine as _engine
 from irframe._frames import to_lazy
-from irframe.exceptions import EmptyInputError, InvalidParameterError
-from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe.engine._aggregate import aggregates_of, check_not_empty
+from irframe.exceptions import InvalidParameterError
+from irframe.measures import Measure
 from irframe.partition import (
     IN_RUN,
     JUDGED,
@@ -44,7 +45,9 @@ from irframe.partition import (
     partial_sums,
 )
 
-__all__ = ["bucket_expr", "choose_buckets", "evaluate_parquet", "parse_bytes"]
+__all__ = ["bucket_expr", "choose_buckets", "evaluate_options", "evaluate_parquet", "parse_bytes"]
+
+MeasureLike = str | Measure
 
 BUCKET = "__irframe_bucket"
 # Model of the peak memory, measured on synthetic logs (benchmarks/outofcore.py):
@@ -246,35 +249,24 @@ qrels_doc_col, qrels_relevance_col, duplicates
         raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
     run_lf = _scan(source, "run")
     qrels_lf = None if qrels is None else _scan(qrels, "qrels")
-    kwargs: dict[str, Any] = {
-        "by": by,
-        "missing": missing,
-        "query_col": query_col,
-        "doc_col": doc_col,
-        "rank_col": rank_col,
-        "score_col": score_col,
-        "relevance_col": relevance_col,
-        "qrels_query_col": qrels_query_col,
-        "qrels_doc_col": qrels_doc_col,
-        "qrels_relevance_col": qrels_relevance_col,
-        "duplicates": duplicates,
-    }
+    opts = Options.build(
+        where, by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
+        score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
+        qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+    )  # fmt: skip
+    kwargs: dict[str, Any] = {"options": opts}
     # validate everything on the schemas before reading any data
-    plan = build(run_lf, measures, qrels_lf, per_query=per_query, allow_empty=True, **kwargs)
+    plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)
+    aggregates = aggregates_of(plan.measures)
     cols = plan.cols
     needed = [*cols.keys, cols.doc, cols.order_col]
     if cols.relevance is not None:
         needed.append(cols.relevance)
     run_lf = run_lf.select(list(dict.fromkeys(needed)))
-    qq = qrels_query_col or query_col
+    qq, qd, qr = opts.qrels_columns
     if qrels_lf is not None:
         qschema = qrels_lf.collect_schema()
-        needed = [
-            *(c for c in cols.by if c in qschema),
-            qq,
-            qrels_doc_col or doc_col,
-            qrels_relevance_col or relevance_col,
-        ]
+        needed = [*(c for c in cols.by if c in qschema), qq, qd, qr]
         qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
 
     if buckets is None:
@@ -290,23 +282,15 @@ qrels_doc_col, qrels_relevance_col, duplicates
     with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
         parts = _evaluate_buckets(
             run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
-            qrels_query=qq,
+            qrels_query=qq, aggregates=aggregates,
             partitions=partitions, per_query=per_query, output=output, keys=keys,
         )  # fmt: skip
         per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
-        if n_in_run == 0:
-            msg = "The run has no rows. Hint: check the filter that produced it."
-            raise EmptyInputError(msg)
-        if qrels_lf is not None and n_judged == 0:
-            msg = (
-                "No query of the run is in the qrels (and the qrels are empty or share no "
-                "query id with it). Hint: check that both use the same query ids."
-            )
-            raise EmptyInputError(msg)
+        check_not_empty(n_in_run, None if qrels_lf is None else n_judged)
         if partitions and qrels_lf is not None and missing != "drop":
             _check_groups(stats, partition_values, partitions)
         if not per_query:
-            result = combine_partials(partials, labels, by_cols)
+            result = combine_partials(partials, labels, by_cols, aggregates=aggregates)
             if output is None:
                 return result  # type: ignore[no-any-return]
             result.write_parquet(Path(output))
@@ -331,6 +315,7 @@ def _evaluate_buckets(
     tmp: Path,
     query: str,
     qrels_query: str,
+    aggregates: dict[str, str],
     partitions: list[str],
     per_query: bool,
     output: Any,
@@ -338,7 +323,7 @@ def _evaluate_buckets(
 ) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, pl.DataFrame | None, tuple[int, int]]:
     """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
     labels = None
-    missing = kwargs["missing"]
+    missing = kwargs["options"].missing
     run_schema = run_lf.collect_schema()
     qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
     if buckets > 1:
@@ -370,7 +355,7 @@ def _evaluate_buckets(
         df: pl.DataFrame = pl.from_arrow(table)  # type: ignore[assignment]
         if labels is None:
             labels = [c for c in df.columns if c not in (*keys, IN_RUN, JUDGED)]
-        partials.append(partial_sums(df, labels, by, missing))
+        partials.append(partial_sums(df, labels, by, missing, aggregates=aggregates))
         n_in_run += int(df.get_column(IN_RUN).sum())
         n_judged += int(df.get_column(JUDGED).sum())
         if partitions:
@@ -386,3 +371,12 @@ def _evaluate_buckets(
     all_partials = pl.concat(partials, how="vertical")
     all_stats = pl.concat(stats) if stats else pl.DataFrame()
     return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)
+
+
+def evaluate_options(
+    source: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, **backend_options: Any
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
+    return evaluate_parquet(
+        source, measures, qrels, per_query=per_query, **opts.as_kwargs(), **backend_options
+    )

@@ -28,16 +28,17 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 
-from irframe import _engine
+from irframe import engine
 from irframe._frames import to_lazy
-from irframe.functions import build
-from irframe.measures import Measure, parse_measures
+from irframe._options import Options
+from irframe.engine import _aggregate
+from irframe.measures import Measure
 
 __all__ = [
     "FLAGS",
@@ -58,19 +59,31 @@ def _as_lazy(frame: Any) -> pl.LazyFrame:
     return to_lazy(frame)[0]
 
 
-def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> _engine.Plan:
-    qrels_lf = None if qrels is None else _as_lazy(qrels)
+def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any], detect_order: bool) -> engine.Plan:
+    """The plan for one partition: options given whole (``options=``) or as keywords."""
+    kwargs = dict(kwargs)
+    kwargs.pop("per_query", None)
     parts = kwargs.pop("partition_values", None)
+    opts = kwargs.pop("options", None)
+    if opts is None:
+        opts = Options.build("evaluate_partition", **kwargs)
+    elif kwargs:
+        msg = f"evaluate_partition takes options= or keyword options, not both (got {sorted(kwargs)})."
+        raise TypeError(msg)
+    qrels_lf = None if qrels is None else _as_lazy(qrels)
     parts_lf = None if parts is None else _as_lazy(parts)
-    return build(_as_lazy(run), measures, qrels_lf, partition_values=parts_lf, allow_empty=True, **kwargs)
+    return engine.build(
+        _as_lazy(run), measures, qrels_lf, opts, partition_values=parts_lf, allow_empty=True,
+        detect_order=detect_order,
+    )  # fmt: skip
 
 
-def _select(plan: _engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
+def _select(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
     return table.select(
         *plan.keys,
         *plan.labels,
-        pl.col(_engine.IN_RUN).alias(IN_RUN),
-        pl.col(_engine.JUDGED).alias(JUDGED),
+        pl.col(engine.IN_RUN).alias(IN_RUN),
+        pl.col(engine.JUDGED).alias(JUDGED),
     )
 
 
@@ -90,7 +103,8 @@ def evaluate_partition(
         As for :func:`irframe.evaluate`. ``qrels`` should hold the judgments of this
         partition's queries (co-partitioned), or all of them when ``missing="drop"``.
     **kwargs
-        ``by``, ``missing``, column names... as for :func:`irframe.evaluate`, and
+        ``by``, ``missing``, column names... as for :func:`irframe.evaluate` (or one
+        ``options=`` value, :class:`irframe._options.Options`), and
         ``partition_values``: every value of the run-partitioning ``by`` columns (the
         systems) so that a system absent from this partition still gets its missing
         queries.
@@ -101,9 +115,7 @@ def evaluate_partition(
         The schema of :func:`output_schema`: key columns, one float64 column per measure,
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
-    kwargs.pop("per_query", None)
-    plan = _plan(run, measures, qrels, {"detect_order": True, **kwargs})
-    plan, df = _engine.collect(plan)
+    plan, df = engine.collect(_plan(run, measures, qrels, kwargs, detect_order=True))
     return _select(plan, df).to_arrow()
 
 
@@ -132,8 +144,7 @@ def output_schema(
         return pl.DataFrame(schema=dict(schema))
 
     qrels = None if qrels_schema is None else empty(qrels_schema)
-    kwargs.pop("per_query", None)
-    plan = _plan(empty(run_schema), measures, qrels, kwargs)
+    plan = _plan(empty(run_schema), measures, qrels, kwargs, detect_order=False)
     return _select(plan, plan.frame).collect().to_arrow().schema
 
 
@@ -142,39 +153,24 @@ def partial_sums(
     labels: Sequence[str],
     by: Sequence[str] = (),
     missing: str = "zero",
+    *,
+    aggregates: Mapping[str, str] | None = None,
 ) -> Any:
     """Per-group sums and counts of per-query rows (with the ``in_run``/``judged`` flags).
 
     Partial sums from several partitions are concatenated and finished by
     :func:`combine_partials`; this is how means are aggregated on any backend.
+    ``aggregates``: label -> ``"mean"`` (default), ``"gmean"`` or ``"sum"``.
     """
-    counted = pl.col(JUDGED) & pl.col(IN_RUN) if missing == "drop" else pl.col(JUDGED)
-    aggs = [
-        *(pl.col(m).filter(counted).sum().alias(m) for m in labels),
-        counted.sum().cast(pl.Int64).alias("n_queries"),
-        (pl.col(JUDGED) & ~pl.col(IN_RUN)).sum().cast(pl.Int64).alias("n_missing"),
-        (~pl.col(JUDGED) & pl.col(IN_RUN)).sum().cast(pl.Int64).alias("n_unjudged"),
-    ]
-    if by:
-        return per_query.group_by(list(by)).agg(aggs)
-    return per_query.select(aggs)
+    return _aggregate.partial_sums(per_query, labels, by, missing, flags=FLAGS, aggregates=aggregates)
 
 
 def combine_partials(
-    partials: pl.DataFrame | pl.LazyFrame, labels: Sequence[str], by: Sequence[str] = ()
+    partials: pl.DataFrame | pl.LazyFrame,
+    labels: Sequence[str],
+    by: Sequence[str] = (),
+    *,
+    aggregates: Mapping[str, str] | None = None,
 ) -> Any:
     """Add partial sums up per group and divide by the query counts: the means."""
-    counts = ["n_queries", "n_missing", "n_unjudged"]
-    summed = [pl.col(c).sum() for c in (*labels, *counts)]
-    if by:
-        lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
-    else:
-        lf = partials.select(summed)
-    n = pl.col("n_queries")
-    # a group without counted queries has no mean (null, as irframe.evaluate gives)
-    return lf.with_columns(pl.when(n > 0).then(pl.col(m) / n).alias(m) for m in labels)
-
-
-def labels_of(measures: str | Measure | Iterable[str | Measure]) -> list[str]:
-    """The output column names for these measures (the caller's spellings)."""
-    return [label for label, _ in parse_measures(measures)]
+    return _aggregate.combine_partials(partials, labels, by, aggregates=aggregates)

@@ -34,9 +34,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import polars as pl
 
-from irframe.compare import _SYS, ComparisonReport, _moved_frame, _stack
+from irframe.compare import ComparisonReport, moved_frame, system_means, system_names
 from irframe.exceptions import InvalidParameterError
-from irframe.functions import evaluate
 from irframe.measures import Measure, parse_measure
 
 if TYPE_CHECKING:
@@ -104,7 +103,7 @@ def plot_deltas(
     >>> len(ax.patches)  # one bar per query
     40
     """
-    stacked_systems = _stack(runs, system_col, "plot_deltas").systems
+    stacked_systems = system_names(runs, system_col=system_col)
     base = baseline or stacked_systems[0]
     if system is None:
         others = [s for s in stacked_systems if s != base]
@@ -116,7 +115,7 @@ def plot_deltas(
             raise InvalidParameterError(msg)
         system = others[0]
     label = str(measure) if isinstance(measure, Measure) else measure
-    frame, _ = _moved_frame(
+    frame = moved_frame(
         runs,
         qrels,
         measure,
@@ -210,15 +209,14 @@ def plot_at_k(
     base_measure = parse_measure(f"{text}@1")  # validates the family and its parameters
     family_text = str(base_measure).rsplit("@", 1)[0]
     labels = [f"{family_text}@{k}" for k in ks_list]
-    stacked = _stack(runs, system_col, "plot_at_k")
-    means = evaluate(stacked.lf, labels, qrels, by=_SYS, missing=missing, **column_kwargs)
-    df = means.collect() if isinstance(means, pl.LazyFrame) else means
-    wanted = list(systems) if systems is not None else stacked.systems
+    df = system_means(runs, qrels, labels, system_col=system_col, missing=missing, **column_kwargs)
+    names = df.get_column(system_col).to_list()
+    wanted = list(systems) if systems is not None else names
     ax = _axes(ax, (6.0, 4.0))
     for name in wanted:
-        row = df.filter(pl.col(_SYS) == name)
+        row = df.filter(pl.col(system_col) == name)
         if row.height == 0:
-            msg = f"plot_at_k: no system {name!r} in the runs {stacked.systems}."
+            msg = f"plot_at_k: no system {name!r} in the runs {names}."
             raise InvalidParameterError(msg)
         values = [row.item(0, label) for label in labels]
         ax.plot(ks_list, values, marker="o", markersize=3, label=name)
@@ -255,7 +253,8 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
     >>> len(ax.get_yticklabels())
     4
     """
-    table = report._table
+    table = report.to_polars()
+    system_col = report.system_col if report.system_col in table.columns else "system"
     n = table.height
     ax = _axes(ax, (6.0, 0.45 * n + 1.5))
     y = np.arange(n)[::-1]
@@ -273,14 +272,17 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
             color=color,
             markerfacecolor=color if row["significant"] else "white",
         )
-    labels = [
-        " ".join([str(r["system"]), str(r["measure"]), *[str(r[b]) for b in report.by]])
-        for r in table.iter_rows(named=True)
-    ]
+
+    def label(r: dict[str, Any]) -> str:
+        vs = [] if report.baseline is not None else ["vs", str(r["baseline"])]
+        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[str(r[b]) for b in report.by]])
+
+    labels = [label(r) for r in table.iter_rows(named=True)]
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_xlabel(f"Δ vs {report.baseline} ({report.ci:.0%} CI)")
+    against = report.baseline if report.baseline is not None else "the vs system"
+    ax.set_xlabel(f"Δ vs {against} ({report.ci:.0%} CI)")
     ax.set_title(
         f"filled: significant after {report.correction} correction "
         f"(family of {report.family_size}, alpha = {report.alpha:g})"

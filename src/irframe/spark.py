@@ -31,15 +31,19 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa
 
-from irframe._columns import DEFAULT_RANK
+from irframe import engine
+from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe.engine._aggregate import GM_FLOOR, aggregates_of
 from irframe.exceptions import IrFrameError
-from irframe.functions import Duplicates, MeasureLike, Missing, build
+from irframe.measures import Measure
 from irframe.partition import IN_RUN, JUDGED, evaluate_partition, output_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["evaluate", "is_spark_frame"]
+MeasureLike = str | Measure
+
+__all__ = ["evaluate", "evaluate_options", "is_spark_frame"]
 
 ROLE = "__irframe_role"  # 0: run row, 1: qrels row
 KEY = "__irframe_key"  # the query id as a string: the partitioning key
@@ -76,7 +80,7 @@ def _evaluate_partitions(
     run_cols: list[str],
     qrels_cols: list[str] | None,
     measures: Any,
-    kwargs: dict[str, Any],
+    opts: Options,
     values: pa.Table | None,
     schema: pa.Schema,
 ) -> Iterator[pa.RecordBatch]:
@@ -92,7 +96,7 @@ def _evaluate_partitions(
             .rename({QPREFIX + c: c for c in qrels_cols})
         )
     parts = None if values is None else pl.DataFrame(values)
-    out = evaluate_partition(run, measures, qrels, partition_values=parts, **kwargs)
+    out = evaluate_partition(run, measures, qrels, partition_values=parts, options=opts)
     yield from out.select(schema.names).cast(schema).to_batches()
 
 
@@ -150,19 +154,53 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         in ``PythonException`` with irframe's message); the check that a ``by`` column
         not in the qrels is not a query attribute is not done here.
     """
+    opts = Options.build(
+        "irframe.spark.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
+        rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
+        qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+    )  # fmt: skip
+    return evaluate_options(run, measures, qrels, opts, per_query, num_partitions=num_partitions)
+
+
+def _pl_schema(frame: Any) -> pl.Schema:
+    return pl.DataFrame(_arrow_schema(frame.schema).empty_table()).schema
+
+
+def _stack(run: Any, qrels: Any, plan: engine.Plan, opts: Options) -> tuple[Any, list[str], list[str] | None]:
+    """Run and qrels rows in one frame (a role column, qrels columns renamed), keyed by query."""
     from pyspark.sql import functions as F
+
+    cols = plan.cols
+    run_cols = list(dict.fromkeys([*cols.keys, cols.doc, cols.order_col]))
+    if cols.relevance is not None:
+        run_cols.append(cols.relevance)
+    stacked = run.select(
+        *run_cols, F.lit(0).cast("int").alias(ROLE), F.col(cols.query).cast("string").alias(KEY)
+    )
+    if qrels is None:
+        return stacked, run_cols, None
+    qq, qd, qr = opts.qrels_columns
+    qrels_schema = _pl_schema(qrels)
+    qrels_cols = list(dict.fromkeys([*(c for c in cols.by if c in qrels_schema), qq, qd, qr]))
+    q = qrels.select(
+        *(F.col(c).alias(QPREFIX + c) for c in qrels_cols),
+        F.lit(1).cast("int").alias(ROLE),
+        F.col(qq).cast("string").alias(KEY),
+    )
+    return stacked.unionByName(q, allowMissingColumns=True), run_cols, qrels_cols
+
+
+def evaluate_options(
+    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, num_partitions: int | None = None
+) -> Any:
+    """:func:`evaluate` with validated options (the backend registry calls this)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     if not is_spark_frame(run):
         msg = f"The run must be a pyspark.sql.DataFrame for irframe.spark.evaluate; got {type(run)!r}."
         raise IrFrameError(msg)
     spark = run.sparkSession
-    kwargs: dict[str, Any] = {
-        "by": by, "missing": missing, "query_col": query_col, "doc_col": doc_col,
-        "rank_col": rank_col, "score_col": score_col, "relevance_col": relevance_col,
-        "qrels_query_col": qrels_query_col, "qrels_doc_col": qrels_doc_col,
-        "qrels_relevance_col": qrels_relevance_col, "duplicates": duplicates,
-    }  # fmt: skip
     if qrels is not None and not is_spark_frame(qrels):
         from irframe._frames import to_lazy
 
@@ -170,86 +208,69 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         qrels = spark.createDataFrame(
             local.cast(pa.schema([f.with_type(_plain(f.type)) for f in local.schema]))
         )
-
-    def pl_schema(frame: Any) -> pl.Schema:
-        return pl.DataFrame(_arrow_schema(frame.schema).empty_table()).schema
-
-    run_schema = pl_schema(run)
-    qrels_schema = None if qrels is None else pl_schema(qrels)
+    run_schema = _pl_schema(run)
+    qrels_schema = None if qrels is None else _pl_schema(qrels)
     # validate measures, parameters and columns on the schemas (no Spark job runs)
-    plan = build(
-        pl.LazyFrame(schema=run_schema),
-        measures,
-        None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema),
-        per_query=per_query,
-        allow_empty=True,
-        **kwargs,
-    )
-    cols = plan.cols
-    schema = output_schema(run_schema, measures, qrels_schema, **kwargs)
+    empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)
+    plan = engine.build(pl.LazyFrame(schema=run_schema), measures, empty_qrels, opts, allow_empty=True)
+    schema = output_schema(run_schema, measures, qrels_schema, options=opts)
     schema = pa.schema([f.with_type(_plain(f.type)) for f in schema])
-
-    run_cols = list(dict.fromkeys([*cols.keys, cols.doc, cols.order_col]))
-    if cols.relevance is not None:
-        run_cols.append(cols.relevance)
-    stacked = run.select(
-        *run_cols, F.lit(0).cast("int").alias(ROLE), F.col(cols.query).cast("string").alias(KEY)
-    )
-    qrels_cols = None
-    if qrels is not None and qrels_schema is not None:
-        qq = qrels_query_col or query_col
-        qrels_cols = list(
-            dict.fromkeys(
-                [
-                    *(c for c in cols.by if c in qrels_schema),
-                    qq,
-                    qrels_doc_col or doc_col,
-                    qrels_relevance_col or relevance_col,
-                ]
-            )
-        )
-        q = qrels.select(
-            *(F.col(c).alias(QPREFIX + c) for c in qrels_cols),
-            F.lit(1).cast("int").alias(ROLE),
-            F.col(qq).cast("string").alias(KEY),
-        )
-        stacked = stacked.unionByName(q, allowMissingColumns=True)
+    stacked, run_cols, qrels_cols = _stack(run, qrels, plan, opts)
     values = None
-    partitions = list(plan.partitions)
-    if partitions and qrels is not None:
+    if plan.partitions and qrels is not None:
         # every system, so that a partition lacking one still fills in its missing queries
-        values = run.select(*partitions).distinct().toArrow()
+        values = run.select(*plan.partitions).distinct().toArrow()
     n = num_partitions or _default_parallelism(spark)
     stacked_schema = _arrow_schema(stacked.schema)
 
     def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return _evaluate_partitions(
             batches, stacked_schema=stacked_schema, run_cols=run_cols, qrels_cols=qrels_cols,
-            measures=measures, kwargs=kwargs, values=values, schema=schema,
+            measures=measures, opts=opts, values=values, schema=schema,
         )  # fmt: skip
 
     per_part = stacked.repartition(n, KEY).mapInArrow(fn, from_arrow_schema(schema))
-    keys, labels = list(plan.keys), list(plan.labels)
     if per_query:
-        if missing == "drop":
-            per_part = per_part.filter(F.col(IN_RUN))
-        return per_part.select(*keys, *labels)
-    by_cols = list(cols.by)
+        if opts.missing == "drop":
+            per_part = per_part.filter(per_part[IN_RUN])
+        return per_part.select(*plan.keys, *plan.labels)
+    return _means(per_part, plan, opts.missing)
+
+
+def _means(per_part: Any, plan: engine.Plan, missing: str) -> Any:
+    """The rules of :mod:`irframe.engine._aggregate`, in Spark SQL: partial sums per group
+    (logs for geometric means), then the finished values and the query counts."""
+    from pyspark.sql import functions as F
+
+    by_cols, labels, aggs_of = list(plan.cols.by), list(plan.labels), aggregates_of(plan.measures)
     judged, in_run = F.col(JUDGED), F.col(IN_RUN)
     counted = (judged & in_run) if missing == "drop" else judged
+
+    def part(m: str) -> Any:
+        x = F.col(f"`{m}`")
+        return F.log(F.greatest(x, F.lit(GM_FLOOR))) if aggs_of[m] == "gmean" else x
+
+    def finish(m: str, n_q: Any) -> Any:
+        total = F.col(f"`{m}`")
+        how = aggs_of[m]
+        value = total if how == "sum" else F.exp(total / n_q) if how == "gmean" else total / n_q
+        return F.when(n_q > 0, value).alias(m)
+
     aggs = [
-        *(F.sum(F.when(counted, F.col(f"`{m}`"))).alias(m) for m in labels),
+        *(F.sum(F.when(counted, part(m))).alias(m) for m in labels),
         F.sum(counted.cast("long")).alias("n_queries"),
         F.sum((judged & ~in_run).cast("long")).alias("n_missing"),
         F.sum((~judged & in_run).cast("long")).alias("n_unjudged"),
     ]
     grouped = per_part.groupBy(*by_cols).agg(*aggs)
-    counts = ["n_queries", "n_missing", "n_unjudged"]
     n_q = F.coalesce(F.col("n_queries"), F.lit(0).cast("long"))
     means = grouped.select(
         *by_cols,
-        *(F.when(n_q > 0, F.col(f"`{m}`") / n_q).alias(m) for m in labels),
-        *(F.coalesce(F.col(c), F.lit(0).cast("long")).alias(c) for c in counts),
+        *(finish(m, n_q) for m in labels),
+        *(
+            F.coalesce(F.col(c), F.lit(0).cast("long")).alias(c)
+            for c in ("n_queries", "n_missing", "n_unjudged")
+        ),
     )
     if by_cols:
         means = means.orderBy(*(F.col(b).asc_nulls_last() for b in by_cols))

@@ -35,6 +35,9 @@ Conventions
   ``"bca"`` (bias-corrected and accelerated, jackknife acceleration, as scipy).
   The bootstrap *test* p-value shifts the resampled means to the null:
   ``p = (#{|T*_b - T_obs| >= |T_obs|} + 1) / (B + 1)``.
+* Parameters are checked before any work: resample counts (``n_permutations``,
+  ``n_bootstrap``) are ints in ``[1, MAX_RESAMPLES]`` (one million: more would take
+  minutes and gigabytes per test); seeds are ints >= 0, None or a numpy Generator.
 * Corrections (:func:`adjust_p_values`): ``NaN`` p-values are not part of the family
   and stay ``NaN``; the family size is the number of finite p-values.
 
@@ -62,10 +65,12 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
+from irframe._checks import MAX_RESAMPLES, check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = [
     "CORRECTIONS",
+    "MAX_RESAMPLES",
     "TESTS",
     "ConfidenceInterval",
     "PairedTestResult",
@@ -201,29 +206,23 @@ def _deltas(x: ArrayLike, y: ArrayLike | None, where: str) -> FloatArray:
     return d
 
 
-def _rng(seed: SeedLike) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        err = InvalidParameterError.for_value(
-            "seed", "irframe.stats", "an int, None or a numpy Generator", seed
-        )
-        raise err
-    return np.random.default_rng(seed)
+def _check_seed(seed: object, where: str) -> SeedLike:
+    return cast("SeedLike", check_seed(seed, where))
+
+
+def _rng(seed: SeedLike, where: str) -> np.random.Generator:
+    checked = _check_seed(seed, where)
+    if isinstance(checked, np.random.Generator):
+        return checked
+    return np.random.default_rng(checked)
 
 
 def _check_count(value: object, name: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        err = InvalidParameterError.for_value(name, where, "an int in the range [1, inf)", value)
-        raise err
-    return int(value)
+    return check_resamples(value, name, where)
 
 
 def _check_level(ci: object, where: str) -> float:
-    if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0 < ci < 1:
-        err = InvalidParameterError.for_value("ci", where, "a float in the open interval (0, 1)", ci)
-        raise err
-    return float(ci)
+    return check_level(ci, "ci", where)
 
 
 def _sign_matrix(m: int) -> npt.NDArray[np.int8]:
@@ -546,7 +545,7 @@ def randomization_test(
     """
     d = _deltas(x, y, "randomization_test")
     n_perm = _check_count(n_permutations, "n_permutations", "randomization_test")
-    rng = _rng(seed)
+    rng = _rng(seed, "randomization_test")
     n = int(d.size)
     stat = float(d.mean()) if n else math.nan
     degenerate = _degenerate("randomization", d, stat)
@@ -631,6 +630,7 @@ def bootstrap_ci(
     """
     d = _deltas(x, y, "bootstrap_ci")
     n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_ci")
+    rng = _rng(seed, "bootstrap_ci")
     level = _check_level(ci, "bootstrap_ci")
     if method not in ("percentile", "bca"):
         err = InvalidParameterError.for_value("method", "bootstrap_ci", "'percentile' or 'bca'", method)
@@ -641,7 +641,7 @@ def bootstrap_ci(
         return ConfidenceInterval(est, math.nan, math.nan, level, method, n)
     if not np.any(d != d[0]):  # constant deltas: every resample has the same mean
         return ConfidenceInterval(est, est, est, level, method, n)
-    means = _bootstrap_means(d, n_boot, _rng(seed))
+    means = _bootstrap_means(d, n_boot, rng)
     alpha = (1.0 - level) / 2.0
     lo_q, hi_q = alpha, 1.0 - alpha
     if method == "bca":
@@ -678,12 +678,13 @@ def bootstrap_test(
     """
     d = _deltas(x, y, "bootstrap_test")
     n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_test")
+    rng = _rng(seed, "bootstrap_test")
     n = int(d.size)
     stat = float(d.mean()) if n else math.nan
     degenerate = _degenerate("bootstrap", d, stat)
     if degenerate is not None:
         return degenerate
-    means = _bootstrap_means(d, n_boot, _rng(seed))
+    means = _bootstrap_means(d, n_boot, rng)
     gamma = 8.0 * n * _EPS * float(np.abs(d).sum()) / n
     count = int(np.count_nonzero(np.abs(means - stat) >= abs(stat) - gamma))
     return PairedTestResult("bootstrap", stat, (count + 1) / (n_boot + 1), n, "monte-carlo")
@@ -726,6 +727,9 @@ def paired_test(
             "test", "paired_test", "one of 'randomization', 't', 'wilcoxon', 'bootstrap'", test
         )
         raise err
+    _check_count(n_permutations, "n_permutations", "paired_test")
+    _check_count(n_bootstrap, "n_bootstrap", "paired_test")
+    _check_seed(seed, "paired_test")
     if name == "t":
         return paired_t_test(x, y)
     if name == "wilcoxon":

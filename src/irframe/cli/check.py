@@ -1,0 +1,192 @@
+"""``irframe check [QRELS] CANDIDATE --baseline BASELINE``: fail CI on a golden-set regression.
+
+Exit codes: 0 pass, 1 regression found, 2 usage or data error (including judgments
+that changed under a snapshot baseline, unless ``--allow-changed-qrels``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from irframe.cli._common import (
+    CliError,
+    SubParsers,
+    _add_map,
+    _add_measure_option,
+    _common,
+    _progress,
+    _write,
+)
+from irframe.cli.compare import _add_test_options, _markers_encodable
+from irframe.cli.snapshot import add_config_options, inputs_with_config
+
+__all__ = ["add_parser", "cmd_check"]
+
+CHECK_FORMATS = ("text", "markdown", "json")
+# option -> built-in default, used when neither the flag nor the config sets it
+_DEFAULTS: dict[str, Any] = {
+    "max_drop": 0.0,
+    "alpha": 0.05,
+    "fail_on": "significant",
+    "test": "randomization",
+    "correction": "holm",
+}
+
+
+def _add_gate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--max-drop", type=float, metavar="X", help="largest tolerated drop of a mean (default: 0)"
+    )
+    p.add_argument("--alpha", type=float, help="level of the corrected p-value (default: 0.05)")
+    p.add_argument(
+        "--fail-on",
+        choices=("significant", "any-drop"),
+        help="fail on a significant drop beyond --max-drop (default) or on any drop beyond it",
+    )
+    _add_test_options(p)
+    for action in p._actions:  # the config may set test/correction: flags default to None
+        if action.dest in ("test", "correction"):
+            action.default = None
+
+
+def add_parser(sub: SubParsers) -> None:
+    """Register ``irframe check``."""
+    p = sub.add_parser(
+        "check",
+        parents=[_common()],
+        help="compare a candidate run with a baseline run or snapshot; exit 1 on a regression",
+        description=(
+            "Evaluate the candidate (and the baseline if it is a run), compare them per measure, "
+            "overall and per segment (--by), with a paired test and a correction over the table, "
+            "and fail on a regression. Exit codes: 0 pass, 1 regression, 2 usage or data error."
+        ),
+        epilog=(
+            "Defaults come from [tool.irframe.check] in pyproject.toml (qrels, queries, baseline, "
+            "measures, max_drop, alpha, by, fail_on, test, correction, missing); flags override it."
+        ),
+    )
+    p.add_argument(
+        "inputs",
+        metavar="[QRELS] CANDIDATE",
+        nargs="+",
+        help="judgments (optional with a config) and the run to check",
+    )
+    p.add_argument(
+        "-b", "--baseline", metavar="FILE", help="baseline: a run file or a snapshot (irframe snapshot)"
+    )
+    _add_measure_option(p, "gated measure (repeatable; default: the snapshot's, else nDCG@10 RR R@100)")
+    p.add_argument("--queries", metavar="FILE", help="queries table: query_id, text, attributes for --by")
+    p.add_argument(
+        "--by", action="append", metavar="COLUMN", help="also compare and gate per segment (repeatable)"
+    )
+    _add_gate_options(p)
+    p.add_argument("--allow-changed-qrels", action="store_true",
+                   help="compare a snapshot on the queries whose judgments did not change")  # fmt: skip
+    p.add_argument(
+        "--missing",
+        choices=("zero", "drop", "error"),
+        help="judged queries absent from a run (default: the snapshot's, else zero)",
+    )
+    p.add_argument(
+        "--duplicates", choices=("error", "first"), default="error", help="a document twice in a ranking"
+    )
+    p.add_argument(
+        "-f", "--format", choices=CHECK_FORMATS, default="text", help="report format (default: text)"
+    )
+    p.add_argument(
+        "--moved", type=int, default=10, metavar="N", help="queries that moved most to list (default: 10)"
+    )
+    p.add_argument(
+        "--docs", type=int, default=3, metavar="K", help="top documents shown per query (default: 3)"
+    )
+    p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="random sign vectors")
+    p.add_argument("--bootstrap", type=int, default=10_000, metavar="N", help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo steps (default: 0)")
+    _add_map(p)
+    add_config_options(p)
+    p.set_defaults(func=cmd_check)
+
+
+def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any:
+    value = getattr(args, name, None)
+    if value is not None:
+        return value
+    return config.get(name, _DEFAULTS.get(name))
+
+
+def _baseline(path: str, mapping: dict[str, str], stdin: bytes | None) -> Any:
+    """A snapshot (kept as a path: check reads it) or a run read like the candidate."""
+    from irframe._snapshot import is_snapshot_file
+    from irframe.io.sniff import load_runs
+
+    if path != "-" and is_snapshot_file(path):
+        return path
+    return load_runs([path], mapping, stdin)
+
+
+def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The frames and paths check() takes, and the config table."""
+    from irframe.io.sniff import load, load_queries, load_runs
+
+    qrels_path, cand_path, config = inputs_with_config(args, "candidate")
+    base_path = args.baseline or config.get("baseline")
+    if not base_path:
+        msg = (
+            "no baseline: pass --baseline FILE (a run or a snapshot) or set baseline in [tool.irframe.check]"
+        )
+        raise CliError(msg)
+    paths = [qrels_path, cand_path, str(base_path)]
+    if paths.count("-") > 1:
+        msg = "only one input can be read from standard input ('-')"
+        raise CliError(msg)
+    stdin = sys.stdin.buffer.read() if "-" in paths else None
+    mapping = dict(args.map)
+    queries_path = args.queries or config.get("queries")
+    frames = {
+        "qrels": load(qrels_path, "qrels", mapping, stdin)[0],
+        "candidate": load_runs([cand_path], mapping, stdin),
+        "baseline": _baseline(str(base_path), mapping, stdin),
+        "queries": load_queries(str(queries_path), mapping) if queries_path else None,
+    }
+    return frames, config
+
+
+def _print(result: Any, fmt: str) -> None:
+    if fmt == "json":
+        _write(json.dumps(result.to_dict(), indent=2), sys.stdout)
+    elif fmt == "markdown":
+        _write(result.to_markdown(), sys.stdout)
+    else:
+        _write(result.report(ascii=not _markers_encodable()), sys.stdout)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run ``irframe check``; returns 0 (pass) or 1 (regression)."""
+    from irframe.check import check
+
+    progress = bool(args.progress or sys.stderr.isatty())
+    with _progress("reading the inputs", progress):
+        frames, config = _load(args)
+    with _progress("checking", progress):
+        result = check(
+            frames["candidate"],
+            frames["qrels"],
+            frames["baseline"],
+            args.measures or config.get("measures"),
+            queries=frames["queries"],
+            by=args.by or config.get("by"),
+            allow_changed_qrels=args.allow_changed_qrels,
+            missing=_setting(args, config, "missing"),
+            duplicates=args.duplicates,
+            n_moved=args.moved,
+            docs_top=args.docs,
+            n_permutations=args.permutations,
+            n_bootstrap=args.bootstrap,
+            seed=args.seed,
+            **{k: _setting(args, config, k) for k in _DEFAULTS},
+        )
+    _print(result, args.format)
+    return result.exit_code

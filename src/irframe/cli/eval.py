@@ -1,0 +1,106 @@
+"""``irframe eval QRELS RUN [RUN ...]``: evaluate runs like trec_eval."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from irframe.cli._common import (
+    DEFAULT_MEASURES,
+    FORMATS,
+    CliError,
+    SubParsers,
+    _add_map,
+    _add_measure_option,
+    _add_missing_and_duplicates,
+    _add_precision,
+    _attach_query_attributes,
+    _common,
+    _default_format,
+    _emit,
+    _number,
+    _progress,
+    _read_inputs,
+    _write,
+)
+from irframe.cli._measures_util import count_labels, render_trec
+
+__all__ = ["add_parser", "cmd_eval"]
+
+
+def add_parser(sub: SubParsers) -> None:
+    """Register ``irframe eval``."""
+    p = sub.add_parser(
+        "eval",
+        parents=[_common()],
+        help="evaluate runs against qrels (like trec_eval)",
+        description=(
+            "Evaluate one or more runs against judgments. Several runs give one table "
+            "with a system column (the run tag, or the file name when tags collide)."
+        ),
+        epilog=(
+            "Measures: ir_measures notation (nDCG@10, P(rel=2)@5, nDCG(gain=linear)@10, RR, "
+            "AP@100) or trec_eval names (ndcg_cut_10, P_5, map, recip_rank); see "
+            "'irframe measures'. Default format: 'table' on a terminal, 'tsv' when piped. "
+            "'trec' is trec_eval's layout: measure, query, value (4 decimals), one block per "
+            "system with runid, num_q and 'all' rows (means; NumRet/NumRel/NumRelRet summed)."
+        ),
+    )
+    p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="runs: TREC run, parquet, CSV/TSV or -")
+    _add_measure_option(p, f"measure to compute (repeatable; default: {' '.join(DEFAULT_MEASURES)})")
+    p.add_argument("-q", "--per-query", action="store_true", help="one row per query")
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="also break down by this column of the run or qrels table (repeatable)",
+    )
+    _add_missing_and_duplicates(p)
+    p.add_argument(
+        "--rel",
+        type=_number,
+        metavar="N",
+        help="relevance threshold for measures that do not set rel= (trec_eval -l; nDCG unaffected)",
+    )
+    p.add_argument(
+        "--gain",
+        choices=("exp", "linear"),
+        help="nDCG gain for nDCG measures that do not set gain= (default exp: 2^rel-1)",
+    )
+    p.add_argument("-f", "--format", choices=FORMATS, help="output format (see below)")
+    _add_precision(p)
+    _add_map(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``irframe eval``."""
+    import irframe
+
+    measures, qrels, runs, progress = _read_inputs(args, DEFAULT_MEASURES)
+    by = ["system", *[b for b in args.by if b != "system"]]
+    runs = _attach_query_attributes(runs, qrels, by)
+    labels = [m if isinstance(m, str) else str(m) for m in measures]
+    fmt = args.format or _default_format(sys.stdout)
+    if fmt == "trec" and len(by) > 1:
+        msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
+        raise CliError(msg)
+    with _progress("evaluating", progress):
+        kwargs: dict[str, Any] = {"by": by, "missing": args.missing, "duplicates": args.duplicates}
+        per_query = irframe.evaluate(runs, measures, qrels, per_query=True, **kwargs)
+        summary = irframe.evaluate(runs, measures, qrels, **kwargs)
+    if fmt == "trec":
+        counts = count_labels(labels, measures)
+        text = render_trec(per_query, summary, labels, counts, show_queries=args.per_query)
+        _write(text, sys.stdout)
+        return 0
+    table = per_query if args.per_query else summary
+    if fmt == "table" and not args.per_query:
+        best = labels if table.height > 1 and len(by) == 1 else ()
+        _emit(table, fmt, sys.stdout, mark_best=best, precision=args.precision)
+    else:
+        _emit(table, fmt, sys.stdout, precision=args.precision)
+    return 0

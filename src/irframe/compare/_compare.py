@@ -1,0 +1,428 @@
+"""compare() and compare_report(): validate, pair, test each comparison, correct over the family."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from irframe._checks import check_level, check_resamples, check_seed
+from irframe.compare._pairing import (
+    _BASE,
+    _BSYS,
+    _DELTA,
+    _MEAS,
+    _SYS,
+    _VAL,
+    MeasureLike,
+    _align_query_attributes,
+    _check_by,
+    _check_missing,
+    _check_shared_queries,
+    _paired,
+    _per_query_long,
+    _resolve_pairs,
+    _stack,
+)
+from irframe.compare.report import ComparisonReport
+from irframe.exceptions import InvalidParameterError
+from irframe.measures import parse_measures
+
+__all__ = ["DEFAULT_MEASURES", "compare", "compare_report"]
+
+DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
+_WHERE = "compare"
+
+
+def _check_choice(name: str, value: object, table: Mapping[str, str], where: str) -> str:
+    got = table.get(value.lower()) if isinstance(value, str) else None
+    if got is None:
+        expected = "one of " + ", ".join(repr(v) for v in dict.fromkeys(table.values()))
+        err = InvalidParameterError.for_value(name, where, expected, value)
+        raise err
+    return got
+
+
+def _nan_to_none(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else float(x)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """compare's statistical settings, checked once."""
+
+    test: str
+    correction: str
+    by: list[str]
+    alpha: float
+    n_permutations: int
+    n_bootstrap: int
+    ci: float
+    ci_method: str
+    seed: Any
+    missing: str
+
+    @classmethod
+    def check(
+        cls,
+        *,
+        test: object,
+        correction: object,
+        by: str | Sequence[str] | None,
+        alpha: object,
+        n_permutations: int,
+        n_bootstrap: int,
+        ci: float,
+        ci_method: object,
+        seed: int,
+        missing: object,
+        system_col: str,
+    ) -> _Settings:
+        from irframe.stats import CORRECTIONS, TESTS
+
+        test_name = _check_choice("test", test, TESTS, _WHERE)
+        corr_name = _check_choice("correction", correction, CORRECTIONS, _WHERE)
+        if ci_method not in ("percentile", "bca"):
+            err = InvalidParameterError.for_value("ci_method", _WHERE, "'percentile' or 'bca'", ci_method)
+            raise err
+        return cls(
+            test=test_name,
+            correction=corr_name,
+            by=_check_by(by, _WHERE, system_col),
+            alpha=check_level(alpha, "alpha", _WHERE),
+            n_permutations=check_resamples(n_permutations, "n_permutations", _WHERE),
+            n_bootstrap=check_resamples(n_bootstrap, "n_bootstrap", _WHERE),
+            ci=check_level(ci, "ci", _WHERE),
+            ci_method=str(ci_method),
+            seed=check_seed(seed, _WHERE),
+            missing=_check_missing(missing, _WHERE),
+        )
+
+
+def _grouped(
+    pairs: pl.DataFrame, systems: Sequence[str], labels: Sequence[str], by: Sequence[str]
+) -> pl.DataFrame:
+    """One row per (baseline, system, *by, measure) with the paired vectors, in input order."""
+    sys_rank = {s: i for i, s in enumerate(systems)}
+    meas_rank = {m: i for i, m in enumerate(labels)}
+    return (
+        pairs.group_by([_BSYS, _SYS, *by, _MEAS], maintain_order=True)
+        .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA))
+        .with_columns(
+            pl.col(_BSYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_bi"),
+            pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
+            pl.col(_MEAS).replace_strict(meas_rank, return_dtype=pl.Int64).alias("__ir_mi"),
+        )
+        .sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=True)
+    )
+
+
+def _compare_one(row: Mapping[str, Any], by: Sequence[str], s: _Settings) -> dict[str, Any]:
+    """Means, delta, CI, p-value, effect size and W/T/L of one (system, measure[, group])."""
+    import numpy as np
+
+    from irframe.stats import bootstrap_ci, cohens_dz, paired_test
+
+    x = np.asarray(row[_VAL], dtype=np.float64)
+    y = np.asarray(row[_BASE], dtype=np.float64)
+    d = np.asarray(row[_DELTA], dtype=np.float64)
+    mean, base_mean, delta = float(x.mean()), float(y.mean()), float(d.mean())
+    res = paired_test(d, test=s.test, n_permutations=s.n_permutations, n_bootstrap=s.n_bootstrap, seed=s.seed)
+    interval = bootstrap_ci(d, n_bootstrap=s.n_bootstrap, ci=s.ci, method=s.ci_method, seed=s.seed)  # type: ignore[arg-type]
+    return {
+        "system": row[_SYS],
+        "baseline": row[_BSYS],
+        "measure": row[_MEAS],
+        **{b: row[b] for b in by},
+        "mean": mean,
+        "baseline_mean": base_mean,
+        "delta": delta,
+        "rel_delta": delta / base_mean if base_mean != 0 else None,
+        "ci_low": _nan_to_none(interval.low),
+        "ci_high": _nan_to_none(interval.high),
+        "p_value": _nan_to_none(res.p_value),
+        "effect_size": _nan_to_none(cohens_dz(d)),
+        "wins": int(np.count_nonzero(d > 0)),
+        "ties": int(np.count_nonzero(d == 0)),
+        "losses": int(np.count_nonzero(d < 0)),
+        "n_queries": int(d.size),
+        "note": res.note,
+    }
+
+
+def _correct(records: list[dict[str, Any]], s: _Settings) -> int:
+    """Adjust the p-values of ``records`` over the whole family, in place; return the family size."""
+    import numpy as np
+
+    from irframe.stats import adjust_p_values
+
+    raw = np.array([np.nan if r["p_value"] is None else r["p_value"] for r in records])
+    adjusted = adjust_p_values(raw, s.correction)
+    family = int(np.count_nonzero(np.isfinite(raw)))
+    for r, p_adj in zip(records, adjusted, strict=True):
+        r["p_adjusted"] = _nan_to_none(float(p_adj))
+        r["significant"] = bool(np.isfinite(p_adj) and p_adj < s.alpha)
+        r["test"] = s.test
+        r["correction"] = s.correction
+        r["family_size"] = family
+    return family
+
+
+def _table_schema(by_schema: Mapping[str, Any]) -> dict[str, Any]:
+    f64, i64, s = pl.Float64, pl.Int64, pl.String
+    return {
+        "system": s,
+        "baseline": s,
+        "measure": s,
+        **by_schema,
+        **dict.fromkeys(["mean", "baseline_mean", "delta", "rel_delta", "ci_low", "ci_high"], f64),
+        "p_value": f64,
+        "p_adjusted": f64,
+        "significant": pl.Boolean,
+        "effect_size": f64,
+        **dict.fromkeys(["wins", "ties", "losses", "n_queries"], i64),
+        "test": s,
+        "correction": s,
+        "family_size": i64,
+        "note": s,
+    }
+
+
+def _system_means(long: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Mean of each measure (and group) of every system over its non-null queries."""
+    return (
+        long.filter(pl.col(_VAL).is_not_null())
+        .group_by([_SYS, *by, _MEAS], maintain_order=True)
+        .agg(pl.col(_VAL).mean().alias("mean"))
+        .rename({_SYS: "system", _MEAS: "measure"})
+    )
+
+
+def compare_report(
+    runs: Any,
+    qrels: Any = None,
+    measures: MeasureLike | Iterable[MeasureLike] = DEFAULT_MEASURES,
+    *,
+    baseline: str | None = None,
+    pairs: Literal["baseline", "all"] = "baseline",
+    test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
+    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
+    by: str | Sequence[str] | None = None,
+    alpha: float = 0.05,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    ci: float = 0.95,
+    ci_method: Literal["percentile", "bca"] = "percentile",
+    seed: int = 0,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> ComparisonReport:
+    """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
+
+    Same parameters as :func:`compare`; the report holds the table (``.table``) and
+    renders it as text (``str(report)``), Markdown (``.to_markdown()``) and LaTeX
+    (``.to_latex()``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> runs = pl.DataFrame({
+    ...     "system": ["bm25"] * 3 + ["dense"] * 3,
+    ...     "query_id": ["q1", "q2", "q3"] * 2,
+    ...     "doc_id": ["a", "x", "y", "a", "b", "c"],
+    ...     "rank": [1, 1, 1, 1, 1, 1]})
+    >>> report = compare_report(runs, qrels, ["P@1"], test="t")
+    >>> print(report.to_text(details=False))  # doctest: +NORMALIZE_WHITESPACE
+    system  P@1
+    ------  ----------------
+    bm25    0.3333
+    dense   1.0000 (+200.0%)
+    <BLANKLINE>
+    ▲/▼ significantly better/worse than 'bm25' after Holm correction (p_adj < 0.05); △/▽ p < 0.05
+    before correction only.
+    <BLANKLINE>
+    Baseline 'bm25'; 3 queries paired per comparison. Two-sided paired t test. Holm correction
+    over a family of 1 comparisons (1 system(s) x 1 measure(s)); alpha = 0.05. CI: 95% paired
+    bootstrap (percentile, 10,000 resamples) of the mean delta.
+    """
+    settings = _Settings.check(
+        test=test,
+        correction=correction,
+        by=by,
+        alpha=alpha,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        ci=ci,
+        ci_method=ci_method,
+        seed=seed,
+        missing=missing,
+        system_col=system_col,
+    )
+    labels = [label for label, _ in parse_measures(measures)]
+    by_cols = settings.by
+    stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, column_kwargs)
+    base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
+    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
+    long, query_col = _per_query_long(
+        stacked,
+        qrels=qrels,
+        labels=labels,
+        measures=labels,
+        by=by_cols,
+        missing=settings.missing,
+        system_col=system_col,
+        column_kwargs=column_kwargs,
+    )
+    paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
+    records = [_compare_one(row, by_cols, settings) for row in paired.iter_rows(named=True)]
+    family = _correct(records, settings)
+    return ComparisonReport(
+        baseline=base_name,
+        systems=stacked.systems,
+        measures=labels,
+        by=by_cols,
+        alpha=settings.alpha,
+        test=settings.test,
+        correction=settings.correction,
+        family_size=family,
+        ci=settings.ci,
+        ci_method=settings.ci_method,
+        n_permutations=settings.n_permutations,
+        n_bootstrap=settings.n_bootstrap,
+        system_col=system_col,
+        pairs=str(pairs),
+        _table=pl.DataFrame(records, schema=_table_schema({b: long.schema[b] for b in by_cols})),
+        _means=_system_means(long, by_cols),
+        _origin=stacked.origin,
+    )
+
+
+def compare(
+    runs: Any,
+    qrels: Any = None,
+    measures: MeasureLike | Iterable[MeasureLike] = DEFAULT_MEASURES,
+    *,
+    baseline: str | None = None,
+    pairs: Literal["baseline", "all"] = "baseline",
+    test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
+    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
+    by: str | Sequence[str] | None = None,
+    alpha: float = 0.05,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    ci: float = 0.95,
+    ci_method: Literal["percentile", "bca"] = "percentile",
+    seed: int = 0,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> Any:
+    """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.
+
+    Parameters
+    ----------
+    runs : dict of name -> frame, or one stacked frame
+        pandas or polars runs (long format, as for :func:`irframe.evaluate`); a stacked
+        frame names the system in ``system_col``.
+    qrels : frame, optional
+        Judgments; without them grades are read from the runs' relevance column.
+    measures : str, Measure or list, default ("nDCG@10", "RR", "R@100")
+        Measures to compare (output ``measure`` values use these spellings).
+    baseline : str, optional
+        The system every other one is compared with; default (None) the first (dict order,
+        or first appearance in the stacked frame). Must stay None with ``pairs="all"``.
+    pairs : {"baseline", "all"}, default "baseline"
+        ``"baseline"``: every other system against the baseline. ``"all"``: every pair of
+        systems, each later one (input order) against each earlier one (in the ``baseline``
+        column), with one correction over the whole family (pairs x measures x groups).
+    test : {"randomization", "t", "wilcoxon", "bootstrap"}, default "randomization"
+        Paired two-sided test on per-query deltas (see :mod:`irframe.stats`).
+    correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
+        Multiple-testing correction over the whole table (systems x measures x groups).
+    by : str or list of str, optional
+        Query-attribute columns (e.g. query type) to compare within each group. The column
+        may be in the runs, the qrels or both; it is copied to the other by query id. Not
+        the system column (the systems are what is compared).
+    alpha : float, default 0.05
+        Level for ``significant = p_adjusted < alpha``.
+    n_permutations, n_bootstrap : int, default 10_000
+        Random sign vectors of the randomization test; bootstrap resamples of the CI.
+        At most ``irframe.stats.MAX_RESAMPLES`` (1_000_000): more would take minutes and
+        gigabytes per comparison.
+    ci : float, default 0.95
+        Confidence level of the interval of the mean delta.
+    ci_method : {"percentile", "bca"}, default "percentile"
+        Bootstrap interval method.
+    seed : int, default 0
+        Seed of every Monte-Carlo step (an int >= 0, or None for fresh randomness); each
+        comparison uses it afresh, so a comparison's p-value does not depend on which other
+        systems are in the table.
+    system_col : str, default "system"
+        System column of a stacked frame, and name of the output's system column.
+    missing : {"zero", "drop", "error"}, default "zero"
+        Judged queries absent from a run (see :func:`irframe.evaluate`).
+    **column_kwargs
+        ``query_col``, ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``,
+        ``qrels_*_col``, ``duplicates`` — passed to :func:`irframe.evaluate`.
+
+    Returns
+    -------
+    Frame of the caller's type
+        One row per (non-baseline system, measure[, group]), or with ``pairs="all"`` per
+        (pair of systems, measure[, group]): ``system``, ``baseline`` (the one it is compared with),
+        ``measure``, [by columns], ``mean``, ``baseline_mean`` (both over the paired
+        queries), ``delta``, ``rel_delta`` (delta / baseline_mean), ``ci_low``,
+        ``ci_high`` (bootstrap CI of the mean delta), ``p_value``, ``p_adjusted``,
+        ``significant``, ``effect_size`` (Cohen's d_z = mean / sd of the deltas),
+        ``wins``, ``ties``, ``losses``, ``n_queries``, ``test``, ``correction``,
+        ``family_size`` (number of tests in the correction) and ``note`` (why a p-value
+        is null, e.g. ``"n < 2"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    >>> a = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "x"], "score": [1.0, 1.0]})
+    >>> b = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+    >>> t = compare({"bm25": a, "new": b}, qrels, ["P@1", "RR"])
+    >>> t[["system", "measure", "delta", "wins", "ties", "p_value", "family_size"]]
+      system measure  delta  wins  ties  p_value  family_size
+    0    new     P@1    0.5     1     1      1.0            2
+    1    new      RR    0.5     1     1      1.0            2
+
+    Every pair of three systems, one Holm correction over the 3 comparisons:
+
+    >>> c = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["x", "b"], "score": [1.0, 1.0]})
+    >>> t = compare({"bm25": a, "new": b, "other": c}, qrels, "P@1", pairs="all")
+    >>> t[["system", "baseline", "delta", "wins", "losses", "family_size"]]
+      system baseline  delta  wins  losses  family_size
+    0    new     bm25    0.5     1       0            3
+    1  other     bm25    0.0     1       1            3
+    2  other      new   -0.5     0       1            3
+    """
+    report = compare_report(
+        runs,
+        qrels,
+        measures,
+        baseline=baseline,
+        pairs=pairs,
+        test=test,
+        correction=correction,
+        by=by,
+        alpha=alpha,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        ci=ci,
+        ci_method=ci_method,
+        seed=seed,
+        system_col=system_col,
+        missing=missing,
+        **column_kwargs,
+    )
+    return report.table

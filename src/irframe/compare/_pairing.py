@@ -1,0 +1,406 @@
+"""Pairing: stack the runs, give runs and qrels the same query attributes, pair per query.
+
+Every frame here is polars; the caller's type comes back in :mod:`irframe.compare._compare`
+and :mod:`irframe.compare.moved`.  The internal column names (``__ir_*``) never clash with
+the caller's and never reach a message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from irframe._frames import Origin, to_lazy
+from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
+from irframe.functions import evaluate
+from irframe.measures import Measure
+
+MeasureLike = str | Measure
+TIE_TOLERANCE = 1e-12
+
+# internal column names (never clash with the caller's)
+_SYS = "__ir_system"
+_MEAS = "__ir_measure"
+_VAL = "__ir_value"
+_BASE = "__ir_base"
+_BSYS = "__ir_baseline"  # the name of the system a row is compared with
+_DELTA = "__ir_delta"
+_QKEY = "__ir_qkey"  # query id as text, for joins across frames with other id dtypes
+
+
+_INTERNAL = re.compile(r"__ir_\w+")
+
+
+@contextmanager
+def _user_terms(system_col: str) -> Iterator[None]:
+    """Re-raise irframe errors with the caller's names: the system column is ``system_col``.
+
+    compare views the runs as one stacked frame whose system column is ``system_col`` (the
+    output's name for it); no internal ``__ir_*`` name ever reaches a message.
+    """
+    try:
+        yield
+    except IrFrameError as exc:
+        text = str(exc)
+        if "__ir_" not in text:
+            raise
+        text = _INTERNAL.sub("system", text.replace(_SYS, system_col))
+        raise type(exc)(text) from exc.__cause__
+
+
+@dataclass(frozen=True)
+class _Stacked:
+    lf: pl.LazyFrame  # every run, one system column (String) named _SYS
+    origin: Origin
+    systems: list[str]
+
+
+def _stack(runs: object, system_col: str, where: str) -> _Stacked:
+    """One stacked LazyFrame with an internal String system column, from a dict or a frame."""
+    if isinstance(runs, Mapping):
+        return _stack_mapping(runs, where)
+    lf, origin = to_lazy(runs, role="runs")
+    schema = lf.collect_schema()
+    if system_col not in schema:
+        raise ColumnNotFoundError.from_missing(
+            role="system",
+            missing=system_col,
+            available=list(schema),
+            frame="stacked runs",
+            parameter="system_col",
+        )
+    lf = lf.with_columns(pl.col(system_col).cast(pl.String).alias(_SYS)).drop(system_col)
+    systems = lf.select(pl.col(_SYS).unique(maintain_order=True).drop_nulls()).collect().to_series().to_list()
+    if len(systems) < 2:
+        msg = (
+            f"{where} needs at least two systems in column {system_col!r}; found {systems}. "
+            "Hint: stack the runs (pl.concat / pd.concat) with a column naming the system."
+        )
+        raise InvalidParameterError(msg)
+    return _Stacked(lf, origin, systems)
+
+
+def _stack_mapping(runs: Mapping[Any, Any], where: str) -> _Stacked:
+    if len(runs) < 2:
+        msg = (
+            f"{where} needs at least two runs (a baseline and a system); got {len(runs)}. "
+            "Hint: pass {'baseline_name': run_a, 'system_name': run_b}."
+        )
+        raise InvalidParameterError(msg)
+    parts: list[pl.LazyFrame] = []
+    origins: list[Origin] = []
+    names: list[str] = []
+    for name, frame in runs.items():
+        if not isinstance(name, str):
+            msg = f"{where}: run names must be strings; got {type(name).__name__} {name!r}."
+            raise InvalidParameterError(msg)
+        lf, o = to_lazy(frame, role=f"run {name!r}")
+        origins.append(o)
+        names.append(name)
+        parts.append(lf.with_columns(pl.lit(name, dtype=pl.String).alias(_SYS)))
+    try:
+        stacked = pl.concat(parts, how="diagonal_relaxed")
+    except pl.exceptions.PolarsError as exc:
+        msg = (
+            f"{where}: the runs cannot be stacked ({exc}). "
+            "Hint: give every run the same column names and id dtypes."
+        )
+        raise InvalidParameterError(msg) from exc
+    return _Stacked(stacked, origins[0], names)
+
+
+def _align_query_attributes(
+    stacked: _Stacked, qrels: Any, by: Sequence[str], column_kwargs: Mapping[str, Any]
+) -> tuple[_Stacked, Any]:
+    """Give runs and qrels every ``by`` column, so that evaluate() treats them as query attributes.
+
+    compare's groups are query attributes (query type, segment...): a column only the qrels
+    carry is copied onto the runs by query id, and one only the runs carry is copied onto
+    the qrels (it must then have one value per query).
+    """
+    if not by or qrels is None:
+        return stacked, qrels
+    schema = stacked.lf.collect_schema()
+    qlf, _ = to_lazy(qrels, role="qrels")
+    qschema = qlf.collect_schema()
+    query_col = column_kwargs.get("query_col", "query_id")
+    qq = column_kwargs.get("qrels_query_col") or query_col
+    if query_col not in schema or qq not in qschema:
+        return stacked, qrels  # evaluate() names the missing column
+    to_run = [b for b in by if b not in schema and b in qschema]
+    to_qrels = [b for b in by if b in schema and b not in qschema]
+    if not to_run and not to_qrels:
+        return stacked, qrels
+    same = schema[query_col] == qschema[qq]
+    lf = stacked.lf if same else stacked.lf.with_columns(pl.col(query_col).cast(pl.String))
+    if not same:
+        qlf = qlf.with_columns(pl.col(qq).cast(pl.String))
+    if to_run:
+        attrs = qlf.select(pl.col(qq).alias(query_col), *to_run).unique(query_col, keep="first")
+        lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
+    if to_qrels:
+        qlf = _copy_run_attributes(lf, qlf, to_qrels, query_col, qq)
+    return _Stacked(lf, stacked.origin, stacked.systems), qlf
+
+
+def _copy_run_attributes(
+    lf: pl.LazyFrame, qlf: pl.LazyFrame, cols: Sequence[str], query_col: str, qrels_query_col: str
+) -> pl.LazyFrame:
+    """Copy the runs' query-attribute columns ``cols`` onto the qrels (one value per query)."""
+    run_attrs = lf.select(query_col, *cols).unique().collect()
+    dup = run_attrs.filter(pl.col(query_col).is_duplicated())
+    if dup.height:
+        msg = (
+            f"The by-column(s) {list(cols)} of compare take several values within query "
+            f"{dup.item(0, query_col)!r}; compare's groups are query attributes. "
+            "Hint: compare per segment of queries, e.g. by='query_type' with one value per query."
+        )
+        raise InvalidParameterError(msg)
+    attrs = run_attrs.lazy().rename({query_col: qrels_query_col})
+    return qlf.join(attrs, on=qrels_query_col, how="left", maintain_order="left")
+
+
+def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) -> str:
+    if baseline is None:
+        return systems[0]
+    if baseline not in systems:
+        near = closest(str(baseline), systems)
+        msg = f"The baseline {baseline!r} of {where} is not one of the systems {list(systems)}."
+        if near:
+            msg += f"\nHint: did you mean baseline={near[0]!r}?"
+        raise InvalidParameterError(msg)
+    return baseline
+
+
+def _resolve_pairs(
+    baseline: str | None, pairs: object, systems: Sequence[str], where: str
+) -> tuple[str | None, list[tuple[str, str]]]:
+    """The baseline (None for every pair) and the (system, baseline) pairs to compare.
+
+    ``pairs="baseline"``: every other system against ``baseline`` (default the first).
+    ``pairs="all"``: every pair, each later system (input order) against each earlier one.
+    """
+    if pairs == "all":
+        if baseline is not None:
+            msg = (
+                f"{where}(pairs='all') compares every pair of systems, so baseline={baseline!r} "
+                "has no role. Hint: drop baseline=..., or pass pairs='baseline' to compare "
+                "every system with one baseline."
+            )
+            raise InvalidParameterError(msg)
+        return None, [(later, earlier) for i, earlier in enumerate(systems) for later in systems[i + 1 :]]
+    if pairs != "baseline":
+        err = InvalidParameterError.for_value("pairs", where, "'baseline' or 'all'", pairs)
+        raise err
+    base = _resolve_baseline(baseline, systems, where)
+    return base, [(s, base) for s in systems if s != base]
+
+
+def _check_by(by: object, where: str, system_col: str) -> list[str]:
+    """``by`` as a list of query-attribute columns: None, one name, or a sequence of names."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        by = [by]
+    if not isinstance(by, Sequence) or not all(isinstance(b, str) for b in by):
+        err = InvalidParameterError.for_value(
+            "by", where, "a column name, a list of column names or None", by
+        )
+        raise err
+    if system_col in by:
+        msg = (
+            f"The 'by' parameter of {where} names the system column {system_col!r}; {where} already "
+            "compares the systems with each other. Hint: by= takes query attributes (query type, "
+            "segment...); leave the system column out."
+        )
+        raise InvalidParameterError(msg)
+    return list(by)
+
+
+def _check_missing(missing: object, where: str) -> str:
+    if missing not in ("zero", "drop", "error"):
+        err = InvalidParameterError.for_value("missing", where, "one of 'zero', 'drop', 'error'", missing)
+        raise err
+    return str(missing)
+
+
+def _per_query_long(
+    stacked: _Stacked,
+    *,
+    qrels: Any,
+    labels: Sequence[str],
+    measures: Sequence[MeasureLike],
+    by: Sequence[str],
+    missing: str,
+    system_col: str,
+    column_kwargs: dict[str, Any],
+) -> tuple[pl.DataFrame, str]:
+    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
+    query_col = column_kwargs.get("query_col", "query_id")
+    with _user_terms(system_col):
+        pq = evaluate(
+            stacked.lf,
+            list(measures),
+            qrels,
+            by=[_SYS, *by],
+            per_query=True,
+            missing=missing,  # type: ignore[arg-type]
+            **column_kwargs,
+        )
+        df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
+    long = df.unpivot(index=[_SYS, *by, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL)
+    return long, query_col
+
+
+def _check_shared_queries(
+    stacked: _Stacked,
+    qrels: Any,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    where: str,
+    column_kwargs: Mapping[str, Any],
+) -> None:
+    """Raise when a (system, baseline) pair has no judged query in both runs: nothing to pair.
+
+    A query is judged when the qrels have it (without qrels: when the runs have it).
+    """
+    query_col = column_kwargs.get("query_col", "query_id")
+    if query_col not in stacked.lf.collect_schema():
+        return  # evaluate() names the missing column
+    judged = stacked.lf.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY)).unique().collect()
+    if judged.get_column(_QKEY).has_nulls():
+        return  # evaluate() names the rows with a null query id
+    if qrels is not None:
+        qlf, _ = to_lazy(qrels, role="qrels")
+        qq = column_kwargs.get("qrels_query_col") or query_col
+        if qq not in qlf.collect_schema():
+            return
+        qkeys = qlf.select(pl.col(qq).cast(pl.String).alias(_QKEY)).unique().collect()
+        judged = judged.join(qkeys, on=_QKEY, how="semi")
+    per_system = judged.group_by(_SYS).agg(pl.col(_QKEY).sort())
+    queries: dict[str, list[str]] = dict(per_system.iter_rows())
+    for system, base in pairs:
+        if not set(queries.get(system, ())).isdisjoint(queries.get(base, ())):
+            continue
+        raise _disjoint_error(where, (system, base), queries, query_col=query_col)
+
+
+def _disjoint_error(
+    where: str,
+    pair: tuple[str, str],
+    queries: Mapping[str, list[str]],
+    *,
+    query_col: str,
+) -> InvalidParameterError:
+    def have(name: str) -> str:
+        got = queries.get(name, [])
+        if not got:
+            return f"{name!r} has no judged query"
+        return f"{name!r} has {len(got)} (e.g. {got[0]!r})"
+
+    system, base = pair
+    msg = (
+        f"The systems {base!r} and {system!r} of {where} share no judged query: no value of the "
+        f"query column {query_col!r} is in both runs and in the judgments, so there is nothing to "
+        f"pair ({have(base)}; {have(system)}). Hint: check that every run and the qrels write the "
+        "query ids the same way (e.g. '1' vs 'q1' or 'Q1'); systems run on different queries "
+        "cannot be compared query by query."
+    )
+    return InvalidParameterError(msg)
+
+
+def _paired(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:
+    """Join each (system, baseline) pair's values on (*by, query, measure); drop nulls.
+
+    Columns: those of ``long`` (the system's value in _VAL), _BSYS (the baseline's name),
+    _BASE (its value) and _DELTA (system - baseline, float noise set to 0).
+    """
+    pair_frame = pl.DataFrame(
+        {_SYS: [s for s, _ in pairs], _BSYS: [b for _, b in pairs]},
+        schema={_SYS: pl.String, _BSYS: pl.String},
+    )
+    base = long.select(pl.col(_SYS).alias(_BSYS), *keys, _MEAS, pl.col(_VAL).alias(_BASE))
+    delta = pl.col(_VAL) - pl.col(_BASE)
+    return (
+        long.join(pair_frame, on=_SYS, how="inner", maintain_order="left")
+        .join(base, on=[_BSYS, *keys, _MEAS], how="inner", maintain_order="left")
+        .filter(pl.col(_VAL).is_not_null() & pl.col(_BASE).is_not_null())
+        .with_columns(pl.when(delta.abs() <= TIE_TOLERANCE).then(0.0).otherwise(delta).alias(_DELTA))
+    )
+
+
+def system_names(runs: Any, *, system_col: str = "system") -> list[str]:
+    """The systems of ``runs`` in input order (dict order, or first appearance in a stacked frame).
+
+    Parameters
+    ----------
+    runs : dict of name -> frame, or one stacked frame
+        As for :func:`irframe.compare.compare` (at least two systems).
+    system_col : str, default "system"
+        System column of a stacked frame.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> runs = pl.DataFrame({"system": ["b", "a", "b"], "query_id": ["q1"] * 3, "doc_id": ["x", "y", "z"]})
+    >>> system_names(runs)
+    ['b', 'a']
+    """
+    return _stack(runs, system_col, "system_names").systems
+
+
+def system_means(
+    runs: Any,
+    qrels: Any = None,
+    measures: MeasureLike | Sequence[MeasureLike] = "nDCG@10",
+    *,
+    system_col: str = "system",
+    missing: str = "zero",
+    **column_kwargs: Any,
+) -> pl.DataFrame:
+    """Mean of each measure for every system, one row per system in input order, as polars.
+
+    The same numbers as :func:`irframe.evaluate` on each run; a helper for plots and other
+    consumers that want one polars frame whatever the runs' type.
+
+    Parameters
+    ----------
+    runs, qrels, system_col, missing, **column_kwargs
+        As for :func:`irframe.compare.compare`.
+    measures : str, Measure or list
+        Measures to average.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``system_col`` (str), one column per measure, then :func:`irframe.evaluate`'s
+        counts (``n_queries``, ``n_missing``, ``n_unjudged``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    >>> runs = {"x": pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "c"], "rank": [1, 1]}),
+    ...         "y": pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "rank": [1, 1]})}
+    >>> system_means(runs, qrels, ["P@1"]).select("system", "P@1").rows()
+    [('x', 0.5), ('y', 1.0)]
+    """
+    stacked = _stack(runs, system_col, "system_means")
+    listed = [measures] if isinstance(measures, str | Measure) else list(measures)
+    parts = []
+    with _user_terms(system_col):  # one system at a time: systems may answer disjoint queries
+        for name in stacked.systems:
+            run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
+            means = evaluate(run, listed, qrels, missing=missing, **column_kwargs)  # type: ignore[arg-type]
+            df = means.collect() if isinstance(means, pl.LazyFrame) else means
+            parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
+    return pl.concat(parts, how="vertical")

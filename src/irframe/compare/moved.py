@@ -1,0 +1,412 @@
+"""The queries that moved most between a baseline and each system, with their top documents.
+
+The top documents follow the one ranking rule of :func:`irframe._columns.ranking_order`
+(rank ascending or score descending, ties by doc id descending in byte order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import polars as pl
+
+from irframe._columns import ranking_order
+from irframe._frames import Origin, from_lazy, to_lazy
+from irframe.compare._pairing import (
+    _BASE,
+    _DELTA,
+    _QKEY,
+    _SYS,
+    _VAL,
+    MeasureLike,
+    _check_shared_queries,
+    _paired,
+    _per_query_long,
+    _resolve_baseline,
+    _stack,
+    _Stacked,
+)
+from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
+from irframe.measures import parse_measures
+
+__all__ = ["moved", "moved_frame"]
+
+
+def _top_docs(
+    run: pl.LazyFrame,
+    keys: pl.DataFrame,
+    grades: pl.LazyFrame | None,
+    *,
+    query_col: str,
+    doc_col: str,
+    rank_col: str | None,
+    score_col: str,
+    k: int,
+) -> pl.DataFrame | None:
+    """The first ``k`` doc ids (with grades) per (system, query) in ``keys``, as text."""
+    schema = run.collect_schema()
+    if doc_col not in schema:
+        return None
+    doc_s = pl.col(doc_col).cast(pl.String)
+    if rank_col is not None and rank_col in schema:
+        order, desc = ranking_order("rank", rank_col, doc_col)
+    elif score_col in schema:
+        order, desc = ranking_order("score", score_col, doc_col)
+    else:
+        return None
+    rows = (
+        run.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY), doc_s, order[0])
+        .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
+        .sort([_SYS, _QKEY, *order], descending=[False, False, *desc])
+        .group_by([_SYS, _QKEY], maintain_order=True)
+        .head(k)
+    )
+    label = pl.col(doc_col)
+    if grades is not None:
+        rows = rows.join(grades, on=[_QKEY, doc_col], how="left", maintain_order="left")
+        label = pl.concat_str(
+            [
+                pl.col(doc_col),
+                pl.lit(" ("),
+                pl.col("__ir_grade").cast(pl.String).fill_null("?"),
+                pl.lit(")"),
+            ]
+        )
+    return (
+        rows.group_by([_SYS, _QKEY], maintain_order=True)
+        .agg(label.str.join(", ").alias("__ir_docs"))
+        .collect()
+    )
+
+
+def moved(
+    runs: Any,
+    qrels: Any = None,
+    measure: MeasureLike = "nDCG@10",
+    *,
+    baseline: str | None = None,
+    system: str | Sequence[str] | None = None,
+    n: int | None = 20,
+    queries: Any = None,
+    text_col: str = "text",
+    docs_top: int = 3,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> Any:
+    """The queries that moved most between the baseline and each system, to read what changed.
+
+    Parameters
+    ----------
+    runs : dict of name -> frame, or one stacked frame
+        As for :func:`compare`.
+    qrels : frame, optional
+        Judgments (else grades are read from the runs).
+    measure : str or Measure, default "nDCG@10"
+        The one measure whose per-query change is listed.
+    baseline : str, optional
+        Default the first system.
+    system : str or list of str, optional
+        Which systems to list (default every non-baseline system).
+    n : int or None, default 20
+        Queries per system, largest absolute change first (``None``: all paired queries).
+    queries : frame, optional
+        Query texts: the query id column (same name as in the run) and ``text_col``.
+    text_col : str, default "text"
+        Column of ``queries`` holding the text.
+    docs_top : int, default 3
+        How many top-ranked doc ids of each system to show (0: none). Order: the rank
+        column if present, else score descending with doc id descending on ties (as
+        trec_eval). Each id is followed by its grade in parentheses (``?`` = unjudged).
+    system_col, missing, **column_kwargs
+        As for :func:`compare`.
+
+    Returns
+    -------
+    Frame of the caller's type
+        ``system``, the query id, [``text_col``], ``baseline_value``, ``value``,
+        ``delta`` (value - baseline_value), [``baseline_docs``, ``system_docs``]; sorted
+        by system (input order), then ``|delta|`` descending, then query id.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [2, 1]})
+    >>> runs = {
+    ...     "bm25": pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["x", "a", "b"],
+    ...                           "score": [2.0, 1.0, 1.0]}),
+    ...     "new": pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "x", "b"],
+    ...                          "score": [2.0, 1.0, 1.0]}),
+    ... }
+    >>> queries = pl.DataFrame({"query_id": ["q1", "q2"], "text": ["cheap flights", "weather"]})
+    >>> m = moved(runs, qrels, "RR", queries=queries, docs_top=2)
+    >>> m.select("query_id", "text", "baseline_value", "value", "delta").rows()
+    [('q1', 'cheap flights', 0.5, 1.0, 0.5), ('q2', 'weather', 1.0, 1.0, 0.0)]
+    >>> m.select("baseline_docs", "system_docs").row(0)
+    ('x (?), a (2)', 'a (2), x (?)')
+    """
+    out, origin = _moved(
+        runs,
+        qrels,
+        measure,
+        baseline=baseline,
+        system=system,
+        n=n,
+        queries=queries,
+        text_col=text_col,
+        docs_top=docs_top,
+        system_col=system_col,
+        missing=missing,
+        **column_kwargs,
+    )
+    return from_lazy(out, origin)
+
+
+def moved_frame(
+    runs: Any,
+    qrels: Any = None,
+    measure: MeasureLike = "nDCG@10",
+    *,
+    baseline: str | None = None,
+    system: str | Sequence[str] | None = None,
+    n: int | None = 20,
+    queries: Any = None,
+    text_col: str = "text",
+    docs_top: int = 3,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> pl.DataFrame:
+    """:func:`moved` as a polars DataFrame, whatever the runs' frame type (for plots).
+
+    Same parameters and rows as :func:`moved`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    >>> runs = {"old": pd.DataFrame({"query_id": ["q1"], "doc_id": ["x"], "rank": [1]}),
+    ...         "new": pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "rank": [1]})}
+    >>> moved_frame(runs, qrels, "P@1", docs_top=0).rows()
+    [('new', 'q1', 0.0, 1.0, 1.0)]
+    """
+    out, _ = _moved(
+        runs,
+        qrels,
+        measure,
+        baseline=baseline,
+        system=system,
+        n=n,
+        queries=queries,
+        text_col=text_col,
+        docs_top=docs_top,
+        system_col=system_col,
+        missing=missing,
+        **column_kwargs,
+    )
+    return out
+
+
+def _check_moved_args(measure: MeasureLike, n: object, docs_top: object) -> str:
+    """The one measure's label, after checking ``n`` and ``docs_top``."""
+    where = "moved"
+    parsed = parse_measures(measure)
+    if len(parsed) != 1:
+        msg = f"moved lists one measure at a time; got {[label for label, _ in parsed]}."
+        raise InvalidParameterError(msg)
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        err = InvalidParameterError.for_value("n", where, "an int >= 1 or None", n)
+        raise err
+    if isinstance(docs_top, bool) or not isinstance(docs_top, int) or docs_top < 0:
+        err = InvalidParameterError.for_value("docs_top", where, "an int >= 0", docs_top)
+        raise err
+    return parsed[0][0]
+
+
+def _listed_systems(system: str | Sequence[str] | None, others: list[str]) -> list[str]:
+    """The non-baseline systems to list: all, or the ones asked (each must exist)."""
+    if system is None:
+        return others
+    wanted = [system] if isinstance(system, str) else list(system)
+    for s in wanted:
+        if s not in others:
+            near = closest(str(s), others)
+            msg = f"The system {s!r} of moved is not one of {others}."
+            if near:
+                msg += f"\nHint: did you mean system={near[0]!r}?"
+            raise InvalidParameterError(msg)
+    return [s for s in others if s in wanted]
+
+
+def _largest_moves(
+    long: pl.DataFrame, stacked: _Stacked, base_name: str, others: list[str], *, query_col: str, n: int | None
+) -> pl.DataFrame:
+    """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
+    sys_rank = {s: i for i, s in enumerate(stacked.systems)}
+    pairs = (
+        _paired(long, [(s, base_name) for s in others], [query_col])
+        .with_columns(
+            pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
+            pl.col(_DELTA).abs().alias("__ir_abs"),
+            pl.col(query_col).cast(pl.String).alias(_QKEY),
+        )
+        .sort(["__ir_si", "__ir_abs", query_col], descending=[False, True, False])
+    )
+    if n is not None:
+        pairs = pairs.group_by(_SYS, maintain_order=True).head(n)
+    return pairs.select(
+        pl.col(_SYS).alias("system"),
+        query_col,
+        pl.col(_BASE).alias("baseline_value"),
+        pl.col(_VAL).alias("value"),
+        pl.col(_DELTA).alias("delta"),
+        _QKEY,
+    )
+
+
+def _with_texts(out: pl.DataFrame, queries: Any, query_col: str, text_col: str) -> pl.DataFrame:
+    """Add the query texts of ``queries`` after the query id column."""
+    qlf, _ = to_lazy(queries, role="queries")
+    qschema = qlf.collect_schema()
+    for col, role in ((query_col, "query_id"), (text_col, "text")):
+        if col not in qschema:
+            raise ColumnNotFoundError.from_missing(
+                role=role,
+                missing=col,
+                available=list(qschema),
+                frame="queries",
+                parameter="query_col" if role == "query_id" else "text_col",
+            )
+    texts = (
+        qlf.select(pl.col(query_col).cast(pl.String).alias(_QKEY), pl.col(text_col))
+        .unique(_QKEY, keep="first", maintain_order=True)
+        .collect()
+    )
+    out = out.join(texts, on=_QKEY, how="left", maintain_order="left")
+    return out.select("system", query_col, text_col, "baseline_value", "value", "delta", _QKEY)
+
+
+def _with_top_docs(
+    out: pl.DataFrame,
+    stacked: _Stacked,
+    qrels: Any,
+    base_name: str,
+    *,
+    query_col: str,
+    docs_top: int,
+    column_kwargs: Mapping[str, Any],
+) -> pl.DataFrame:
+    """Add ``baseline_docs`` and ``system_docs``: the top documents of both sides, with grades."""
+    doc_col = column_kwargs.get("doc_col", "doc_id")
+    grades = _grades(stacked.lf, qrels, query_col, doc_col, column_kwargs)
+    keys = pl.concat(
+        [
+            out.select(pl.col("system").alias(_SYS), _QKEY),
+            out.select(pl.lit(base_name, dtype=pl.String).alias(_SYS), _QKEY),
+        ]
+    ).unique()
+    top = _top_docs(
+        stacked.lf,
+        keys,
+        grades,
+        query_col=query_col,
+        doc_col=doc_col,
+        rank_col=column_kwargs.get("rank_col", "rank"),
+        score_col=column_kwargs.get("score_col", "score"),
+        k=docs_top,
+    )
+    if top is None:
+        return out
+    base_top = top.filter(pl.col(_SYS) == base_name).select(_QKEY, pl.col("__ir_docs").alias("baseline_docs"))
+    sys_top = top.select(pl.col(_SYS).alias("system"), _QKEY, pl.col("__ir_docs").alias("system_docs"))
+    return out.join(base_top, on=_QKEY, how="left", maintain_order="left").join(
+        sys_top, on=["system", _QKEY], how="left", maintain_order="left"
+    )
+
+
+def _moved(
+    runs: Any,
+    qrels: Any = None,
+    measure: MeasureLike = "nDCG@10",
+    *,
+    baseline: str | None = None,
+    system: str | Sequence[str] | None = None,
+    n: int | None = 20,
+    queries: Any = None,
+    text_col: str = "text",
+    docs_top: int = 3,
+    system_col: str = "system",
+    missing: Literal["zero", "drop", "error"] = "zero",
+    **column_kwargs: Any,
+) -> tuple[pl.DataFrame, Origin]:
+    """:func:`moved` as a polars DataFrame, with the origin of the runs."""
+    where = "moved"
+    label = _check_moved_args(measure, n, docs_top)
+    stacked = _stack(runs, system_col, where)
+    base_name = _resolve_baseline(baseline, stacked.systems, where)
+    others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
+    pairs = [(s, base_name) for s in others]
+    _check_shared_queries(stacked, qrels, pairs, where=where, column_kwargs=column_kwargs)
+    long, query_col = _per_query_long(
+        stacked,
+        qrels=qrels,
+        labels=[label],
+        measures=[label],
+        by=[],
+        missing=missing,
+        system_col=system_col,
+        column_kwargs=column_kwargs,
+    )
+    out = _largest_moves(long, stacked, base_name, others, query_col=query_col, n=n)
+    if queries is not None:
+        out = _with_texts(out, queries, query_col, text_col)
+    if docs_top > 0 and out.height:
+        out = _with_top_docs(
+            out,
+            stacked,
+            qrels,
+            base_name,
+            query_col=query_col,
+            docs_top=docs_top,
+            column_kwargs=column_kwargs,
+        )
+    out = out.drop(_QKEY)
+    if system_col != "system" and system_col not in out.columns:
+        out = out.rename({"system": system_col})
+    return out, stacked.origin
+
+
+def _grades(
+    run: pl.LazyFrame,
+    qrels: Any,
+    query_col: str,
+    doc_col: str,
+    column_kwargs: Mapping[str, Any],
+) -> pl.LazyFrame | None:
+    """(query, doc, __ir_grade) as strings/numbers, from the qrels or the run's grades."""
+    rel_col = column_kwargs.get("relevance_col", "relevance")
+    if qrels is None:
+        schema = run.collect_schema()
+        if rel_col not in schema:
+            return None
+        src, qc, dc, rc = run, query_col, doc_col, rel_col
+    else:
+        src, _ = to_lazy(qrels, role="qrels")
+        qc = column_kwargs.get("qrels_query_col") or query_col
+        dc = column_kwargs.get("qrels_doc_col") or doc_col
+        rc = column_kwargs.get("qrels_relevance_col") or rel_col
+        schema = src.collect_schema()
+        if any(c not in schema for c in (qc, dc, rc)):
+            return None
+    grade = pl.col(rc)
+    grade = grade.cast(pl.Int64) if schema[rc].is_integer() or schema[rc] == pl.Boolean else grade
+    return (
+        src.select(
+            pl.col(qc).cast(pl.String).alias(_QKEY),
+            pl.col(dc).cast(pl.String).alias(doc_col),
+            grade.alias("__ir_grade"),
+        )
+        .drop_nulls("__ir_grade")
+        .unique([_QKEY, doc_col], keep="first")
+    )

@@ -1,0 +1,460 @@
+r"""The report model shared by :func:`irframe.compare_report` and the CLI, and its renderings.
+
+:class:`ComparisonReport` holds the tidy comparison table and the settings it was computed
+with; it renders as aligned text (``str(report)``), Markdown, LaTeX and HTML (notebooks).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from irframe._frames import Origin, from_lazy
+
+__all__ = ["ComparisonReport"]
+
+_TEST_TEXT = {
+    "randomization": "randomization (sign-flip permutation)",
+    "t": "paired t",
+    "wilcoxon": "Wilcoxon signed-rank",
+    "bootstrap": "paired bootstrap",
+}
+_CORRECTION_TEXT = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no",
+}
+_LATEX_MARKERS = {"▲": r"$^{\blacktriangle}$", "▼": r"$^{\blacktriangledown}$",
+                  "△": r"$^{\vartriangle}$", "▽": r"$^{\triangledown}$"}  # fmt: skip
+_ASCII = str.maketrans({"▲": "^", "▼": "v", "△": "'", "▽": ","})
+
+
+@dataclass
+class ComparisonReport:
+    r"""Result of :func:`compare_report`: the tidy table plus text, Markdown and LaTeX views.
+
+    ``str(report)`` is a terminal table: one row per system (baseline first), one column
+    per measure with the mean, a marker and the relative change, then the details of
+    every comparison.  Markers: ``▲``/``▼`` significantly better/worse than the baseline
+    after the correction (``p_adjusted < alpha``); ``△``/``▽`` ``p < alpha`` before the
+    correction only.
+
+    With ``pairs="all"`` (no baseline) the first table holds every system's mean and the
+    details compare every pair (``system`` against ``vs``), markers included.
+
+    Attributes
+    ----------
+    baseline : str or None
+        Name of the baseline system; None when every pair was compared.
+    pairs : {"baseline", "all"}
+        Every system against the baseline, or every pair of systems.
+    systems : list of str
+        Every system, baseline included, in input order.
+    measures : list of str
+        Measure labels, in the order asked.
+    by : list of str
+        Grouping columns (empty for none).
+    alpha, test, correction, family_size, ci, ci_method, n_permutations, n_bootstrap
+        The settings the table was computed with.
+
+    Examples
+    --------
+    >>> from irframe.compare import compare_report
+    >>> from irframe.datasets import golden
+    >>> g = golden()
+    >>> report = compare_report(g.runs, g.qrels, ["nDCG@10", "R@100"], baseline="bm25")
+    >>> report.baseline, report.systems, report.family_size
+    ('bm25', ['bm25', 'dense', 'hybrid'], 4)
+    >>> print(report.to_markdown().splitlines()[4])
+    | hybrid | 0.7874▲ (+18.7%) | 0.8417 (-0.2%) |
+    >>> print(report.to_latex().splitlines()[8])
+    hybrid & 0.7874$^{\blacktriangle}$ (+18.7\%) & 0.8417 (-0.2\%) \\
+    """
+
+    baseline: str | None
+    systems: list[str]
+    measures: list[str]
+    by: list[str]
+    alpha: float
+    test: str
+    correction: str
+    family_size: int
+    ci: float
+    ci_method: str
+    n_permutations: int
+    n_bootstrap: int
+    system_col: str
+    pairs: str
+    _table: pl.DataFrame = field(repr=False)
+    _means: pl.DataFrame = field(repr=False)
+    _origin: Origin = field(repr=False)
+
+    @property
+    def table(self) -> Any:
+        """The tidy comparison table in the caller's frame type (see :func:`compare`)."""
+        return from_lazy(self.to_polars(), self._origin)
+
+    def to_polars(self) -> pl.DataFrame:
+        """The tidy comparison table as a polars DataFrame, whatever the runs' frame type.
+
+        The same rows and columns as :attr:`table` (the system column named ``system_col``).
+
+        Examples
+        --------
+        >>> from irframe.compare import compare_report
+        >>> from irframe.datasets import golden
+        >>> g = golden(backend="pandas")
+        >>> report = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25")
+        >>> type(report.table).__name__, type(report.to_polars()).__name__
+        ('DataFrame', 'DataFrame')
+        >>> report.to_polars().get_column("system").to_list()
+        ['dense', 'hybrid']
+        """
+        table = self._table
+        if self.system_col != "system" and self.system_col not in table.columns:
+            table = table.rename({"system": self.system_col})
+        return table
+
+    def __repr__(self) -> str:
+        pairs = ", pairs='all'" if self.baseline is None else ""
+        return (
+            f"ComparisonReport(baseline={self.baseline!r}{pairs}, systems={self.systems}, "
+            f"measures={self.measures}, test={self.test!r}, correction={self.correction!r}, "
+            f"family_size={self.family_size})"
+        )
+
+    # --- text pieces ---------------------------------------------------------------------
+    def _marker(self, row: Mapping[str, Any], style: str) -> str:
+        delta = row["delta"]
+        if delta is None or row["p_value"] is None or delta == 0:
+            return ""
+        up = delta > 0
+        if row["significant"]:
+            sym = ("▲" if up else "▼") if style != "ascii" else ("+*" if up else "-*")
+        elif row["p_value"] < self.alpha:
+            sym = ("△" if up else "▽") if style != "ascii" else ("+" if up else "-")
+        else:
+            return ""
+        return _LATEX_MARKERS[sym] if style == "latex" else sym
+
+    def _n_text(self) -> str:
+        ns = self._table.get_column("n_queries")
+        if ns.len() == 0:
+            return "0 queries"
+        lo, hi = int(ns.min()), int(ns.max())  # type: ignore[arg-type]
+        return f"{lo} queries" if lo == hi else f"{lo}-{hi} queries"
+
+    def _test_text(self) -> str:
+        how = _TEST_TEXT[self.test]
+        if self.test == "randomization":
+            return how + (
+                f" test, exact over all sign vectors up to 16 non-zero deltas, else "
+                f"{self.n_permutations:,} random ones, p = (count + 1) / (B + 1)"
+            )
+        if self.test == "bootstrap":
+            return how + f" test, {self.n_bootstrap:,} resamples"
+        return how + " test"
+
+    def _family_text(self) -> str:
+        n_other = len(self.systems) - 1
+        fam = f"{n_other} system(s) x {len(self.measures)} measure(s)"
+        if self.baseline is None:
+            fam = f"{n_other * (n_other + 1) // 2} pair(s) of systems x {len(self.measures)} measure(s)"
+        if self.by:
+            n_groups = max(1, self._table.select(self.by).unique().height)
+            fam += f" x {n_groups} group(s)"
+        left_out = self._table.height - self.family_size
+        if left_out:
+            fam += f"; {left_out} comparison(s) without a p-value left out"
+        return fam
+
+    def method_text(self) -> str:
+        """One paragraph saying what was tested, how, and over which family."""
+        corr = _CORRECTION_TEXT[self.correction]
+        who = f"Baseline {self.baseline!r}" if self.baseline is not None else "Every pair of systems"
+        return (
+            f"{who}; {self._n_text()} paired per comparison. "
+            f"Two-sided {self._test_text()}. {corr} correction over a family of {self.family_size} "
+            f"comparisons ({self._family_text()}); alpha = {self.alpha:g}. "
+            f"CI: {self.ci:.0%} paired bootstrap ({self.ci_method}, {self.n_bootstrap:,} "
+            "resamples) of the mean delta."
+        )
+
+    def legend(self, style: str = "unicode") -> str:
+        """What the markers mean."""
+        up, down, hup, hdown = ("+*", "-*", "+", "-") if style == "ascii" else ("▲", "▼", "△", "▽")
+        corr = _CORRECTION_TEXT[self.correction]
+        than = repr(self.baseline) if self.baseline is not None else "the 'vs' system (details)"
+        return (
+            f"{up}/{down} significantly better/worse than {than} after {corr} "
+            f"correction (p_adj < {self.alpha:g}); {hup}/{hdown} p < {self.alpha:g} "
+            "before correction only."
+        )
+
+    def _group_keys(self) -> list[tuple[Any, ...]]:
+        if not self.by:
+            return [()]
+        return [tuple(r) for r in self._table.select(self.by).unique(maintain_order=True).rows()]
+
+    def _group_filter(self, key: tuple[Any, ...]) -> pl.Expr:
+        cond = pl.lit(True)
+        for col, val in zip(self.by, key, strict=True):
+            cond = cond & (pl.col(col) == val) if val is not None else cond
+        return cond
+
+    def _system_cells(self, sub: pl.DataFrame, system: str, style: str) -> list[str]:
+        srows = {r["measure"]: r for r in sub.filter(pl.col("system") == system).to_dicts()}
+        cells = []
+        for m in self.measures:
+            r = srows.get(m)
+            if r is None:
+                cells.append("")
+                continue
+            rel = r["rel_delta"]
+            rel_s = f" ({rel:+.1%})" if rel is not None else ""
+            if style == "latex":
+                rel_s = rel_s.replace("%", r"\%")
+            cells.append(f"{_fmt(r['mean'])}{self._marker(r, style)}{rel_s}")
+        return cells
+
+    def _means_of(self, system: str, cond: pl.Expr) -> dict[str, float]:
+        means = self._means.filter(cond & (pl.col("system") == system))
+        return dict(zip(means.get_column("measure"), means.get_column("mean"), strict=True))
+
+    def _wide_rows(self, style: str) -> tuple[list[str], list[list[str]]]:
+        """Baseline mode: the baseline's means, then each system's with marker and change.
+
+        Every-pair mode: each system's means (the comparisons are in the details).
+        """
+        header = [*self.by, "system", *self.measures]
+        rows: list[list[str]] = []
+        for key in self._group_keys():
+            cond = self._group_filter(key)
+            keys = [str(k) for k in key]
+            if self.baseline is None:
+                for system in self.systems:
+                    means = self._means_of(system, cond)
+                    rows.append([*keys, system, *[_fmt(means.get(m)) for m in self.measures]])
+                continue
+            base_map = self._means_of(self.baseline, cond)
+            rows.append([*keys, self.baseline, *[_fmt(base_map.get(m)) for m in self.measures]])
+            sub = self._table.filter(cond)
+            rows += [
+                [*keys, system, *self._system_cells(sub, system, style)]
+                for system in self.systems
+                if system != self.baseline
+            ]
+        return header, rows
+
+    def _detail_rows(self, style: str = "unicode") -> tuple[list[str], list[list[str]]]:
+        """One row per comparison: CI, p, adjusted p with its marker, d_z, W/T/L, n."""
+        vs = ["vs"] if self.baseline is None else []
+        header = ["measure", "system", *vs, *self.by, "mean", "delta", f"{self.ci:.0%} CI", "p",
+                  "p_adj", "d_z", "W/T/L", "n"]  # fmt: skip
+        rows = []
+        for r in self._table.to_dicts():
+            ci = (
+                f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+                if r["ci_low"] is not None and r["ci_high"] is not None
+                else "-"
+            )
+            rows.append(
+                [
+                    r["measure"],
+                    r["system"],
+                    *([r["baseline"]] if vs else []),
+                    *[str(r[b]) for b in self.by],
+                    _fmt(r["mean"]),
+                    f"{r['delta']:+.4f}" if r["delta"] is not None else "-",
+                    ci,
+                    _fmt_p(r["p_value"]),
+                    _fmt_p(r["p_adjusted"]) + self._marker(r, style),
+                    f"{r['effect_size']:+.2f}" if r["effect_size"] is not None else "-",
+                    f"{r['wins']}/{r['ties']}/{r['losses']}",
+                    str(r["n_queries"]),
+                ]
+            )
+        return header, rows
+
+    # --- renderers -----------------------------------------------------------------------
+    def to_text(self, *, ascii: bool = False, details: bool = True) -> str:
+        """Aligned plain-text tables for the terminal (``ascii=True``: no Unicode markers)."""
+        style = "ascii" if ascii else "unicode"
+        header, rows = self._wide_rows(style)
+        parts = [_text_table(header, rows), "", _wrap(self.legend(style))]
+        if details:
+            dh, dr = self._detail_rows()
+            if ascii:
+                dr = [[c.translate(_ASCII) for c in row] for row in dr]
+            parts += ["", _text_table(dh, dr)]
+        parts += ["", _wrap(self.method_text())]
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_markdown(self, *, details: bool | None = None) -> str:
+        """A Markdown (GitHub) table, with the legend and method as a paragraph below.
+
+        ``details`` adds the table of every comparison; by default only with ``pairs="all"``
+        (where the first table shows the means without markers).
+        """
+        header, rows = self._wide_rows("unicode")
+        out = [_md_table(header, rows)]
+        if details or (details is None and self.baseline is None):
+            out += ["", _md_table(*self._detail_rows())]
+        out += ["", self.legend("unicode") + " " + self.method_text()]
+        return "\n".join(out)
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def to_html(self) -> str:
+        """HTML for notebooks: the summary table, the comparisons (CI, p, W/T/L), legend, method.
+
+        Every name and value is HTML-escaped.
+
+        Examples
+        --------
+        >>> from irframe.compare import compare_report
+        >>> from irframe.datasets import golden
+        >>> g = golden()
+        >>> page = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25").to_html()
+        >>> page.count("<table"), "<th>W/T/L</th>" in page
+        (2, True)
+        """
+        header, rows = self._wide_rows("unicode")
+        dh, dr = self._detail_rows()
+        return "\n".join(
+            [
+                '<div class="irframe-comparison">',
+                _html_table(header, rows, caption="Means"),
+                _html_table(dh, dr, caption="Comparisons"),
+                f"<p>{html.escape(self.legend('unicode'))}</p>",
+                f"<p>{html.escape(self.method_text())}</p>",
+                "</div>",
+            ]
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
+        r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).
+
+        The caption defaults to the legend and the method text.  With ``pairs="all"`` the
+        table lists every comparison (the details) instead of one row per system.
+        """
+        if self.baseline is None:
+            header, rows = self._detail_rows("latex")
+            cols = "l" * (len(self.by) + 3) + "r" * (len(header) - len(self.by) - 3)
+        else:
+            header, rows = self._wide_rows("latex")
+            cols = "l" * (len(self.by) + 1) + "r" * len(self.measures)
+        legend = self.legend("unicode")
+        for k, v in _LATEX_MARKERS.items():
+            legend = legend.replace(k, v)
+        cap = caption if caption is not None else legend + " " + self.method_text()
+        lines = [
+            r"\begin{table}[t]",
+            r"\centering",
+            rf"\begin{{tabular}}{{{cols}}}",
+            r"\toprule",
+            " & ".join(_tex(h) for h in header) + r" \\",
+            r"\midrule",
+        ]
+        lines += [" & ".join(_tex(c, keep_math=True) for c in row) + r" \\" for row in rows]
+        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(cap, keep_math=True)}}}"]
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines.append(r"\end{table}")
+        return "\n".join(lines)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) for w, c in zip(widths, cells, strict=True)).rstrip()
+
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str) -> str:
+    def cells(tag: str, values: Sequence[str]) -> str:
+        return "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values)
+
+    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
+    return (
+        f"<table><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", r"\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |"]
+    lines.append("|" + "|".join(":---" if i == 0 else "---:" for i in range(len(header))) + "|")
+    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+_TEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+                "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                "<": "$<$", ">": "$>$"}  # fmt: skip
+
+
+def _tex(s: str, keep_math: bool = False) -> str:
+    if keep_math:
+        # leave $...$ segments (our markers) and already escaped \% alone
+        out, inside = [], False
+        for part in s.split("$"):
+            out.append(part if inside else _tex_escape(part))
+            inside = not inside
+        return "$".join(out)
+    return _tex_escape(s)
+
+
+def _tex_escape(s: str) -> str:
+    out = []
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\" and i + 1 < len(s) and s[i + 1] == "%":
+            out.append(r"\%")
+            i += 2
+            continue
+        out.append(_TEX_SPECIAL.get(ch, ch))
+        i += 1
+    return "".join(out)
+
+
+def _wrap(text: str, width: int = 100) -> str:
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return "\n".join(lines)

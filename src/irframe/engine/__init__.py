@@ -1,0 +1,55 @@
+"""The engine: one lazy polars plan per evaluation (see :mod:`irframe.engine._plan`).
+
+- :mod:`~irframe.engine._compile`: measures -> per-query columns (the measures' ``Ctx``);
+- :mod:`~irframe.engine._plan`: prepare once, one ``group_by`` for every measure;
+- :mod:`~irframe.engine._checks`: input checks on the collected table;
+- :mod:`~irframe.engine._aggregate`: means, partial sums, counts (every backend's).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from irframe.engine._aggregate import summarize_table
+from irframe.engine._checks import (
+    attribute_like,
+    check,
+    checked,
+    collect,
+    partition_stats,
+    partitions_error,
+)
+from irframe.engine._entry import build
+from irframe.engine._plan import IN_RUN, JUDGED, Plan, build_plan
+
+__all__ = [
+    "IN_RUN",
+    "JUDGED",
+    "Plan",
+    "attribute_like",
+    "build",
+    "build_plan",
+    "check",
+    "checked",
+    "collect",
+    "partition_stats",
+    "partitions_error",
+    "per_query_table",
+    "summarize",
+]
+
+
+def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
+    """The public per-query table: keys and one Float64 column per measure, sorted by keys.
+
+    Missing queries are kept (as zeros) unless ``missing='drop'``; unjudged run queries
+    are kept with null values so that they stay visible.
+    """
+    if plan.missing == "drop":
+        table = table.filter(pl.col(IN_RUN))
+    return table.select(*plan.keys, *plan.labels).sort(list(plan.keys), nulls_last=True)
+
+
+def summarize(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    """Means over judged queries per by-group, with the counts of left-out queries."""
+    return summarize_table(table.lazy(), plan.measures, plan.cols.by, plan.missing, (IN_RUN, JUDGED))

@@ -1,0 +1,142 @@
+"""Aggregation over queries, written once for every backend.
+
+Per query first, aggregate second: the engine makes the per-query table (with the
+``in_run``/``judged`` flags); the means are sums and counts (:func:`partial_sums`),
+added up across partitions and finished by :func:`combine_partials`.  In one process
+:func:`summarize` is the same two steps.  The rules:
+
+- a query counts when it is judged (and, with ``missing="drop"``, also in the run);
+- ``n_missing``: judged queries absent from the run; ``n_unjudged``: run queries
+  without judgments (excluded);
+- a group without counted queries has null means;
+- a family aggregates by its declared ``aggregate``: ``mean``; ``gmean`` (geometric
+  mean with trec_eval's floor of 1e-5 per query); ``sum``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from irframe.exceptions import EmptyInputError
+from irframe.measures import Measure
+
+__all__ = [
+    "COUNTS",
+    "GM_FLOOR",
+    "aggregates_of",
+    "check_not_empty",
+    "combine_partials",
+    "counted",
+    "partial_sums",
+    "summarize_table",
+]
+
+COUNTS = ("n_queries", "n_missing", "n_unjudged")
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN
+
+
+def aggregates_of(measures: Sequence[tuple[str, Measure]]) -> dict[str, str]:
+    """Label -> how its family aggregates over queries."""
+    return {label: m.definition.aggregate for label, m in measures}
+
+
+def counted(in_run: str, judged: str, missing: str) -> pl.Expr:
+    """Whether a per-query row counts in the means."""
+    return pl.col(judged) & pl.col(in_run) if missing == "drop" else pl.col(judged)
+
+
+def _partial(label: str, how: str, mask: pl.Expr) -> pl.Expr:
+    col = pl.col(label).filter(mask)
+    if how == "gmean":
+        col = col.clip(lower_bound=GM_FLOOR).log()
+    return col.sum().alias(label)
+
+
+def partial_sums(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    labels: Sequence[str],
+    by: Sequence[str] = (),
+    missing: str = "zero",
+    *,
+    flags: tuple[str, str] = ("in_run", "judged"),
+    aggregates: Mapping[str, str] | None = None,
+) -> Any:
+    """Per-group sums (of logs, for geometric means) and query counts of per-query rows."""
+    in_run, judged = flags
+    mask = counted(in_run, judged, missing)
+    aggs = [
+        *(_partial(m, (aggregates or {}).get(m, "mean"), mask) for m in labels),
+        mask.sum().cast(pl.Int64).alias("n_queries"),
+        (pl.col(judged) & ~pl.col(in_run)).sum().cast(pl.Int64).alias("n_missing"),
+        (~pl.col(judged) & pl.col(in_run)).sum().cast(pl.Int64).alias("n_unjudged"),
+    ]
+    if by:
+        return per_query.group_by(list(by)).agg(aggs)
+    return per_query.select(aggs)
+
+
+def _finish(label: str, how: str) -> pl.Expr:
+    n = pl.col("n_queries")
+    total = pl.col(label)
+    if how == "sum":
+        value = total.cast(pl.Float64)
+    elif how == "gmean":
+        value = (total / n).exp()
+    else:
+        value = total / n
+    # a group without counted queries has no value (null, as irframe.evaluate gives)
+    return pl.when(n > 0).then(value).alias(label)
+
+
+def combine_partials(
+    partials: pl.DataFrame | pl.LazyFrame,
+    labels: Sequence[str],
+    by: Sequence[str] = (),
+    *,
+    aggregates: Mapping[str, str] | None = None,
+) -> Any:
+    """Add partial sums up per group and finish them: the means."""
+    summed = [pl.col(c).sum() for c in (*labels, *COUNTS)]
+    if by:
+        lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
+    else:
+        lf = partials.select(summed)
+    return lf.with_columns(_finish(m, (aggregates or {}).get(m, "mean")) for m in labels)
+
+
+def summarize_table(
+    table: pl.LazyFrame,
+    measures: Sequence[tuple[str, Measure]],
+    by: Sequence[str],
+    missing: str,
+    flags: tuple[str, str],
+) -> pl.LazyFrame:
+    """Means over counted queries per by-group, with the counts of left-out queries."""
+    labels = [label for label, _ in measures]
+    aggregates = aggregates_of(measures)
+    partial = partial_sums(table, labels, by, missing, flags=flags, aggregates=aggregates)
+    return combine_partials(partial, labels, by, aggregates=aggregates)  # type: ignore[no-any-return]
+
+
+def check_not_empty(n_run_queries: int, n_judged_queries: int | None) -> None:
+    """The empty-input rule, for every backend: a run with no rows, or (with qrels,
+    ``n_judged_queries`` not None) no judged query at all, is an error."""
+    if n_run_queries == 0:
+        msg = "The run has no rows. Hint: check the filter that produced it."
+        raise EmptyInputError(msg)
+    if n_judged_queries == 0:
+        msg = (
+            "No query of the run is in the qrels (and the qrels are empty or share no "
+            "query id with it). Hint: check that both use the same query ids."
+        )
+        raise EmptyInputError(msg)
+
+
+def counts_of(partials: pl.DataFrame, missing: str) -> tuple[int, int]:
+    """(run queries, judged queries) from combined partial sums, for :func:`check_not_empty`."""
+    n_queries, n_missing, n_unjudged = (int(partials.get_column(c).sum()) for c in COUNTS)
+    judged_in_run = n_queries - (0 if missing == "drop" else n_missing)
+    return judged_in_run + n_unjudged, n_queries + (n_missing if missing == "drop" else 0)

@@ -1,0 +1,258 @@
+"""Input checks, run on the collected per-query table: nothing is dropped silently.
+
+The diagnostics columns of the plan (rows per query, nulls, NaN, infinite grades, the
+duplicate probes) are turned into errors that name the column, the queries and the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from irframe.engine._aggregate import check_not_empty
+from irframe.engine._compile import N_ROWS
+from irframe.engine._plan import IN_RUN, JUDGED, N_BAD, N_INF, N_NULLDOC, Q_N, Q_NULL, Plan, dup_probe
+from irframe.exceptions import (
+    DuplicateRowsError,
+    InvalidDataError,
+    InvalidParameterError,
+    MissingQueriesError,
+)
+
+__all__ = [
+    "attribute_like",
+    "check",
+    "checked",
+    "collect",
+    "partition_stats",
+    "partitions_error",
+]
+
+
+def collect(plan: Plan) -> tuple[Plan, pl.DataFrame]:
+    """Collect the per-query table and check the input; redo a presorted plan whose key
+    runs turn out not to be whole queries (then the input was not grouped by query)."""
+    df, probes = _collect_with_probes(plan)
+    if plan.slow is not None and df.filter(pl.col(IN_RUN)).height != plan.n_segments:
+        plan = plan.slow()
+        df, probes = _collect_with_probes(plan)
+    check(plan, df, probes)
+    return plan, df
+
+
+def checked(plan: Plan) -> pl.LazyFrame:
+    """The plan's table with the input checks attached (they run when it is collected)."""
+
+    def _check(df: pl.DataFrame) -> pl.DataFrame:
+        check(plan, df)
+        return df
+
+    return plan.frame.map_batches(_check, schema=plan.frame.collect_schema())
+
+
+def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
+    """The duplicate probes (1x1 frames: rows minus distinct key hashes)."""
+    out = {}
+    if plan.dup_probe is not None:
+        out["run"] = plan.dup_probe
+    if plan.qrels_rows is not None:
+        out["qrels"] = plan.qrels_rows.select(dup_probe([*plan.qrels_keys, plan.cols.doc]))
+    return out
+
+
+def _collect_with_probes(plan: Plan) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Collect the table and the probes together (polars shares the work between them)."""
+    probes = _probes(plan)
+    frames = pl.collect_all([plan.frame, *probes.values()])
+    return frames[0], {k: int(f.item()) for k, f in zip(probes, frames[1:], strict=True)}
+
+
+def _examples(values: Sequence[object], limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit])
+    return shown + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+def _keys_of(df: pl.DataFrame, keys: Sequence[str]) -> list[object]:
+    if len(keys) == 1:
+        return df.get_column(keys[0]).to_list()
+    return [tuple(r) for r in df.select(keys).iter_rows()]
+
+
+def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) -> None:
+    """Raise for bad input found by the diagnostics; nothing is dropped silently.
+
+    ``probes``: the duplicate probes already collected with ``df`` (else collected here).
+    """
+    if probes is None:
+        probes = {k: int(f.collect().item()) for k, f in _probes(plan).items()}
+    in_run = df.filter(pl.col(IN_RUN))
+    if plan.allow_empty and in_run.height == 0:
+        return
+    _check_run_rows(plan, df, in_run)
+    _check_duplicates(plan, probes.get("run", 0))
+    if plan.has_qrels:
+        _check_qrels(plan, df, probes.get("qrels", 0))
+
+
+def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
+    keys = list(plan.keys)
+    check_not_empty(0 if in_run.height == 0 else int(in_run.get_column(N_ROWS).sum()), None)
+    null_keys = in_run.filter(pl.any_horizontal(pl.col(keys).is_null()))
+    if null_keys.height:
+        n = int(null_keys.get_column(N_ROWS).sum())
+        cols_with_null = [c for c in keys if null_keys.get_column(c).null_count()]
+        msg = (
+            f"{n} run rows have a null in {cols_with_null[0]!r}. "
+            "Hint: drop them (df.drop_nulls(...)/df.dropna(subset=...)) or fill the ids."
+        )
+        raise InvalidDataError(msg)
+    bad_doc = in_run.filter(pl.col(N_NULLDOC) > 0)
+    if bad_doc.height:
+        msg = (
+            f"{int(bad_doc.get_column(N_NULLDOC).sum())} run rows have a null "
+            f"{plan.cols.doc!r}, e.g. in queries {_examples(_keys_of(bad_doc, keys))}. "
+            "Hint: drop or fill them."
+        )
+        raise InvalidDataError(msg)
+    bad = in_run.filter(pl.col(N_BAD) > 0)
+    if bad.height:
+        msg = (
+            f"{int(bad.get_column(N_BAD).sum())} run rows have a null or NaN {plan.cols.order} in "
+            f"column {plan.cols.order_col!r}, e.g. in queries {_examples(_keys_of(bad, keys))}. They "
+            "cannot be ranked. Hint: drop them or fill them (e.g. with the lowest score)."
+        )
+        raise InvalidDataError(msg)
+    inf = in_run.filter(pl.col(N_INF) > 0) if N_INF in df.columns else in_run.clear()
+    if inf.height:
+        msg = (
+            f"{int(inf.get_column(N_INF).sum())} run rows have an infinite grade in column "
+            f"{plan.cols.relevance!r}, e.g. in queries {_examples(_keys_of(inf, keys))}. "
+            "Hint: grades must be finite numbers; use null for 'not judged'."
+        )
+        raise InvalidDataError(msg)
+
+
+def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
+    query = plan.cols.query
+    judged = df.filter(pl.col(JUDGED))
+    null_q = judged.filter(pl.col(query).is_null())
+    if null_q.height:
+        msg = (
+            f"{int(null_q.get_column(Q_N).sum())} qrels rows have a null query id in column "
+            f"{plan.qrels_query!r}. Hint: drop them (qrels.drop_nulls(...) / dropna(subset=...))."
+        )
+        raise InvalidDataError(msg)
+    if Q_NULL in df.columns and judged.filter(pl.col(Q_NULL) > 0).height:
+        msg = (
+            "The qrels have null doc ids or null, NaN or infinite grades in queries "
+            f"{_examples(_keys_of(judged.filter(pl.col(Q_NULL) > 0), [query]))}. "
+            "Hint: drop those rows (unjudged documents simply have no qrels row)."
+        )
+        raise InvalidDataError(msg)
+    _check_qrels_duplicates(plan, probe)
+    if not plan.allow_empty:
+        check_not_empty(1, judged.height)
+    if plan.partitions and plan.missing != "drop" and not plan.allow_empty:
+        # (a partition of a larger run cannot tell: the backends check all partitions)
+        _check_partitions(plan, df)
+    if plan.missing == "error":
+        miss = df.filter(~pl.col(IN_RUN) & pl.col(JUDGED))
+        if miss.height:
+            msg = (
+                f"{miss.height} judged queries are missing from the run: "
+                f"{_examples(_keys_of(miss, list(plan.keys)), limit=10)}. Hint: pass missing='zero' "
+                "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
+            )
+            raise MissingQueriesError(msg)
+
+
+def _check_qrels_duplicates(plan: Plan, probe: int) -> None:
+    """A document judged twice for one query: hash probe, confirmed exactly (as for runs)."""
+    q = plan.qrels_rows
+    if q is None or probe == 0:
+        return
+    keys, doc = list(plan.qrels_keys), plan.cols.doc
+    dups = q.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
+    if dups.height == 0:
+        return
+    queries = dups.get_column(plan.cols.query).unique().to_list()
+    pairs = dups.sort([*keys, doc]).head(5).select([plan.cols.query, doc])
+    shown = ", ".join(str(tuple(r)) for r in pairs.iter_rows())
+    msg = (
+        f"The qrels judge the same document twice in queries "
+        f"{_examples(sorted(queries, key=str))}, e.g. (query, document) {shown}. "
+        "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
+        "e.g. qrels.unique(subset=[query, doc], keep='last')."
+    )
+    raise DuplicateRowsError(msg)
+
+
+def _check_duplicates(plan: Plan, probe: int) -> None:
+    """Duplicate (query, doc) rows: a cheap hash probe, confirmed exactly before raising.
+
+    Equal rows always hash equal, so a probe of 0 proves there is no duplicate; a
+    positive probe (a duplicate, or a hash collision) is confirmed on the strings.
+    """
+    if probe == 0:
+        return
+    keys, doc = list(plan.keys), plan.cols.doc
+    dups = plan.run.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
+    if dups.height == 0:
+        return
+    n_extra = int((dups.get_column("len") - 1).sum())
+    n_queries = dups.select(keys).unique().height
+    sample = dups.sort([*keys, doc]).head(5).select([*keys, doc])
+    shown = ", ".join(str(tuple(r)) for r in sample.iter_rows())
+    msg = (
+        f"The run has {n_extra} duplicate ({', '.join(keys)}, {doc}) rows in {n_queries} "
+        f"queries, e.g. {shown}. trec_eval refuses such runs. "
+        "Hint: pass duplicates='first' to keep the best-ranked row of each document."
+    )
+    raise DuplicateRowsError(msg)
+
+
+def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
+    """A by-column that splits the queries (a segment) cannot receive missing queries."""
+    ran = df.filter(pl.col(IN_RUN))
+    parts = list(plan.partitions)
+    distinct = {c: ran.get_column(c).n_unique() for c in parts}
+    flagged = attribute_like(partition_stats(ran, plan.cols.query, parts), distinct)
+    if flagged:
+        raise partitions_error(flagged)
+
+
+def partition_stats(in_run: pl.DataFrame, query: str, parts: Sequence[str]) -> pl.DataFrame:
+    """One row: the number of queries and, per partitioning column, the largest number of
+    its values any one query has. Rows from several buckets combine by sum and max."""
+    per_query = in_run.group_by(query).agg(pl.col(c).n_unique() for c in parts)
+    return per_query.select(
+        pl.len().cast(pl.Int64).alias("n"), *(pl.col(c).max().cast(pl.Int64) for c in parts)
+    )
+
+
+def attribute_like(stats: pl.DataFrame, distinct: dict[str, int]) -> list[str]:
+    """The partitioning columns that look like query attributes: at least two values,
+    more than one query, and no query with two values (checked column by column, so a
+    segment is caught next to a system column)."""
+    if stats.height == 0 or int(stats.get_column("n").sum()) < 2:
+        return []
+    return [
+        c
+        for c, n_values in distinct.items()
+        if n_values >= 2 and int(stats.get_column(c).max()) == 1  # type: ignore[arg-type]
+    ]
+
+
+def partitions_error(parts: Sequence[str]) -> InvalidParameterError:
+    """The error for by-columns that look like query attributes (shared with the backends)."""
+    names = ", ".join(repr(p) for p in parts)
+    msg = (
+        f"The by-column(s) {names} look like query attributes (each query has one value) "
+        "and are not in the qrels, so a judged query the run never returned cannot be "
+        "placed in a group; missing='zero' would add it to every group. Hint: say what "
+        f"the column is by adding {names} to the qrels frame: for segments, each query's "
+        "segment; for systems that answered disjoint query sets, the qrels cross-joined "
+        "with the system names. Or pass missing='drop'."
+    )
+    return InvalidParameterError(msg)

@@ -1,0 +1,57 @@
+"""The engine's entry point: validated options + frames -> a plan (no data is read)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from irframe._columns import resolve_qrels, resolve_run
+from irframe._frames import to_lazy
+from irframe._options import Options
+from irframe.engine._plan import Plan, build_plan
+from irframe.measures import Measure, parse_measures
+
+__all__ = ["build"]
+
+
+def build(
+    run_lf: pl.LazyFrame,
+    measures: str | Measure | Iterable[str | Measure],
+    qrels: Any,
+    opts: Options,
+    *,
+    partition_values: pl.LazyFrame | None = None,
+    allow_empty: bool = False,
+    detect_order: bool = False,
+) -> Plan:
+    """Parse the measures, resolve the columns, and build the engine's plan."""
+    parsed = parse_measures(measures)
+    cols = resolve_run(
+        run_lf.collect_schema(),
+        query_col=opts.query_col,
+        doc_col=opts.doc_col,
+        rank_col=opts.rank_col,
+        score_col=opts.score_col,
+        relevance_col=opts.relevance_col,
+        by=list(opts.by),
+        need_relevance=qrels is None,
+    )
+    qrels_lf: pl.LazyFrame | None = None
+    qrels_cols = None
+    if qrels is not None:
+        qrels_lf = to_lazy(qrels, "qrels")[0]
+        q, d, r = opts.qrels_columns
+        qrels_cols = resolve_qrels(qrels_lf.collect_schema(), query_col=q, doc_col=d, relevance_col=r)
+    return build_plan(
+        run_lf,
+        cols,
+        parsed,
+        qrels_lf,
+        qrels_cols,
+        opts=opts,
+        partition_values=partition_values,
+        allow_empty=allow_empty,
+        detect_order=detect_order,
+    )

@@ -1,0 +1,221 @@
+"""Find out what an input file is (TREC text or a table) and read it, as the command line does.
+
+A path may name a TREC text file (gzip or not), a parquet, CSV, TSV or JSON-lines table
+(by extension, or a CSV/TSV header recognised from the content), or ``-`` for standard
+input (its bytes are read once by the caller and passed in).
+
+Examples
+--------
+>>> sniff_table(b"query_id\\tdoc_id\\tscore\\nq1\\ta\\t1\\n")
+'\\t'
+>>> sniff_table(b"q1 Q0 a 1 1.0 bm25\\n") is None
+True
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["head", "load", "load_queries", "load_runs", "read_bytes", "sniff_table", "system_names"]
+
+# header words that mark a CSV/TSV table rather than a TREC file
+_HEADER_WORDS = frozenset(
+    {
+        "query_id", "doc_id", "qid", "docid", "docno", "query", "doc", "topic", "score",
+        "rank", "relevance", "rel", "label", "grade", "system", "run", "pid", "did",
+    }
+)  # fmt: skip
+
+Reading = Callable[[str], AbstractContextManager[object]]
+
+
+def read_bytes(path: str) -> bytes:
+    """All bytes of ``path``, or of standard input for ``-``."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def sniff_table(head: bytes) -> str | None:
+    """Separator of a CSV/TSV with a recognizable header, or ``None`` for TREC text."""
+    if head[:2] == b"\x1f\x8b":
+        import gzip
+
+        try:
+            head = gzip.GzipFile(fileobj=io.BytesIO(head)).read(4096)
+        except (OSError, EOFError):
+            return None
+    for raw in head.splitlines():
+        line = raw.decode("utf-8", "replace").strip()
+        if not line or line.startswith("#"):
+            continue
+        sep = "\t" if "\t" in line else "," if "," in line else None
+        if sep is None:
+            return None
+        words = {w.strip().strip('"').lower() for w in line.split(sep)}
+        return sep if words & _HEADER_WORDS else None
+    return None
+
+
+def head(path: str) -> bytes:
+    """The first 64 KiB of a file."""
+    with Path(path).open("rb") as fh:
+        return fh.read(65536)
+
+
+def _check_exists(path: str, kind: str) -> None:
+    p = Path(path)
+    if path != "-" and (p.is_dir() or not p.exists()):
+        what = "is a directory" if p.is_dir() else "does not exist"
+        msg = f"the {kind} file {path!r} {what}"
+        raise FileNotFoundError(msg)
+
+
+def _read_delimited(source: Any, sep: str, mapping: dict[str, str]) -> pl.DataFrame:
+    """A CSV/TSV with a header; identifier columns (after ``mapping``) read as strings."""
+    import polars as pl
+
+    header = pl.read_csv(source, separator=sep, n_rows=0).columns
+    ids = {c for c in header if mapping.get(c, c) in ("query_id", "doc_id")}
+    df = pl.read_csv(
+        source,
+        separator=sep,
+        infer_schema_length=10_000,
+        schema_overrides=dict.fromkeys(ids, pl.String),
+    )
+    return df.rename({k: v for k, v in mapping.items() if k in df.columns})
+
+
+def load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) -> tuple[pl.DataFrame, bool]:
+    """Read one input; returns the frame and whether it was a TREC text file.
+
+    ``kind`` is ``"qrels"`` or ``"run"``; ``mapping`` renames table columns
+    (``{"qid": "query_id"}``); ``stdin`` holds the bytes of standard input when
+    ``path`` is ``-``.
+    """
+    from irframe.io import read_table, read_trec_qrels, read_trec_run, scan_table
+    from irframe.io.tables import detect_format
+
+    _check_exists(path, kind)
+    p = Path(path)
+    # stdin and pipes (<(zcat run.gz)) are read once, up front; files are left to polars
+    data = stdin if path == "-" else None if p.is_file() else p.read_bytes()
+    fmt = None if path == "-" else detect_format(path)
+    if fmt is not None and data is None:
+        # the mapping applies to every table input that has the column
+        present = scan_table(path, format=fmt).collect_schema().names() if mapping else []
+        used = {k: v for k, v in mapping.items() if k in present}
+        return read_table(path, columns=used or None, format=fmt), False
+    sep = sniff_table(data[:65536] if data is not None else head(path))
+    if sep is not None or fmt in ("csv", "tsv"):
+        sep = sep or ("," if fmt == "csv" else "\t")
+        return _read_delimited(data if data is not None else path, sep, mapping), False
+    if fmt is not None:
+        msg = f"cannot read a {fmt} table from a pipe ({path!r}); save it to a file first"
+        raise OSError(msg)
+    src: Any = path
+    if data is not None:
+        src = io.BytesIO(data)
+        src.name = "<stdin>" if path == "-" else path
+    if kind == "qrels":
+        return read_trec_qrels(src), True
+    return read_trec_run(src, system="system"), True
+
+
+def system_names(paths: Sequence[str], tags: Sequence[list[str] | None]) -> list[str]:
+    """The run tags when each file has one and they differ, else the file names.
+
+    Examples
+    --------
+    >>> system_names(["a.run", "b.run"], [["bm25"], ["dense"]])
+    ['bm25', 'dense']
+    >>> system_names(["x/bm25.run", "y/dense.run"], [["t"], ["t"]])
+    ['bm25', 'dense']
+    """
+    from irframe.io._source import strip_suffixes
+
+    single = [t[0] if t is not None and len(t) == 1 else None for t in tags]
+    if all(s is not None for s in single) and len(set(single)) == len(single):
+        return [str(s) for s in single]
+    names = [strip_suffixes(p) if p != "-" else "stdin" for p in paths]
+    if len(set(names)) != len(names):
+        names = list(paths)
+    return names
+
+
+def load_runs(
+    paths: Sequence[str],
+    mapping: dict[str, str],
+    stdin: bytes | None,
+    reading: Reading | None = None,
+    notes: list[str] | None = None,
+) -> pl.DataFrame:
+    """Read and stack runs with a ``system`` column (see :func:`system_names`).
+
+    ``reading(label)`` returns a context manager wrapped around each file's read (the
+    command line's progress note).  A stacked table with several systems keeps them; a
+    TREC run file is one system whatever its tag column holds, as for trec_eval (mixed
+    tags are named by the file and a note is appended to ``notes``).
+    """
+    import polars as pl
+
+    frames: list[pl.DataFrame] = []
+    tags: list[list[str] | None] = []
+    stacked: list[bool] = []
+    for p in paths:
+        with reading(f"reading run {p}") if reading is not None else nullcontext():
+            df, is_trec = load(p, "run", mapping, stdin)
+        frames.append(df)
+        has_tag = is_trec or "system" in df.columns
+        tag = df["system"].unique(maintain_order=True).to_list() if has_tag else None
+        tags.append(tag)
+        stacked.append(tag is not None and len(tag) > 1 and not is_trec)
+        if is_trec and tag is not None and len(tag) > 1 and notes is not None:
+            shown = ", ".join(map(str, tag[:3])) + (", ..." if len(tag) > 3 else "")
+            notes.append(f"{p}: {len(tag)} run tags ({shown}) in one TREC file, read as one system")
+    names = system_names(paths, tags)
+    out = []
+    for df, name, is_table_system in zip(frames, names, stacked, strict=True):
+        if is_table_system:
+            out.append(df)  # a stacked table of several systems: keep their names
+        else:
+            out.append(df.with_columns(pl.lit(name, dtype=pl.String).alias("system")))
+    return pl.concat(out, how="diagonal_relaxed")
+
+
+def load_queries(path: str, mapping: dict[str, str], stdin: bytes | None = None) -> pl.DataFrame:
+    """Read a queries table (``query_id`` and attributes such as ``text``, ``segment``).
+
+    A parquet/CSV/TSV/JSON-lines table by extension, or a CSV/TSV with a recognizable
+    header; every column is read as text except in typed formats (parquet, JSON).
+    """
+    import polars as pl
+
+    from irframe.exceptions import InvalidDataError
+    from irframe.io import read_table
+    from irframe.io.tables import detect_format
+
+    _check_exists(path, "queries")
+    data = stdin if path == "-" else None if Path(path).is_file() else Path(path).read_bytes()
+    fmt = None if path == "-" else detect_format(path)
+    if fmt is not None and fmt not in ("csv", "tsv") and data is None:
+        return read_table(path, columns=mapping or None, format=fmt)
+    sep = sniff_table(data[:65536] if data is not None else head(path))
+    sep = sep or {"csv": ",", "tsv": "\t"}.get(fmt or "")
+    if sep is None:
+        msg = (
+            f"the queries file {path!r} is not a table with a header; expected e.g. a TSV with "
+            "columns query_id, text, segment"
+        )
+        raise InvalidDataError(msg)
+    source: Any = data if data is not None else path
+    df = pl.read_csv(source, separator=sep, infer_schema=False, quote_char=None if sep == "\t" else '"')
+    return df.rename({k: v for k, v in mapping.items() if k in df.columns})

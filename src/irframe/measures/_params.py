@@ -1,0 +1,64 @@
+"""Parameters shared by several families: the relevance threshold and the nDCG gain."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from irframe.exceptions import InvalidParameterError
+from irframe.kernels import Gain
+from irframe.measures._base import Param, fmt_num, number_param, to_number
+
+__all__ = ["GAIN", "REL", "parse_gains"]
+
+REL = number_param("rel", 1, "minimum grade counted as relevant (grade >= rel); trec_eval's -l")
+
+
+def parse_gains(value: object, source: str) -> tuple[tuple[float, float], ...]:
+    """Explicit gains from a mapping or text such as ``{0:0,1:1,2:3}``, sorted by grade."""
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        items = list(value)
+    else:
+        text = str(value).strip().strip("{}")
+        items = []
+        for part in filter(None, (p.strip() for p in re.split(r"[,;]", text))):
+            if ":" not in part and "=" not in part:
+                raise InvalidParameterError.for_value("gains", source, "a mapping like {0:0,1:1,2:3}", value)
+            g, v = re.split(r"[:=]", part, maxsplit=1)
+            items.append((g, v))
+    pairs = sorted((to_number(g, "gains", source), to_number(v, "gains", source)) for g, v in items)
+    if not pairs:
+        raise InvalidParameterError.for_value("gains", source, "a non-empty mapping", value)
+    grades = [g for g, _ in pairs]
+    if len(set(grades)) != len(grades):
+        raise InvalidParameterError.for_value("gains", source, "one gain per grade", value)
+    return tuple((float(g), float(v)) for g, v in pairs)
+
+
+def _convert_gain(value: object, source: str) -> Gain:
+    if isinstance(value, str) and not value.strip().startswith("{"):
+        if value not in ("exp", "linear"):
+            raise InvalidParameterError.for_value("gain", source, "'exp' (2^rel-1) or 'linear' (rel)", value)
+        return value
+    return parse_gains(value, source)
+
+
+def _gain_text(value: object) -> tuple[str, str]:
+    if isinstance(value, str):
+        return "gain", value
+    inner = ",".join(f"{fmt_num(g)}:{fmt_num(v)}" for g, v in value)  # type: ignore[attr-defined]
+    return "gains", "{" + inner + "}"
+
+
+GAIN = Param(
+    "gain",
+    "exp",
+    "gain of a grade: 'exp' (2^rel - 1), 'linear' (rel, as trec_eval), or gains={grade:gain,...} "
+    "(unlisted grades keep the linear gain)",
+    "'exp' | 'linear' | {grade: gain}",
+    _convert_gain,
+    _gain_text,
+    aliases=("gains",),
+)

@@ -1,0 +1,213 @@
+"""Parsing measure strings (ir_measures notation, aliases, trec_eval names) from the registry.
+
+Nothing here lists a family: the names, aliases, trec_eval spellings and suggestions
+all come from the registered :class:`~irframe.measures.Family` objects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from irframe.exceptions import InvalidParameterError, UnknownMeasureError, closest
+from irframe.measures._base import Family, Measure, aliases, check_cutoff, registry
+
+__all__ = ["parse_measure", "parse_measures", "to_trec_name", "trec_names", "unknown_measure"]
+
+_NOTATION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>[^@]+))?$")
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() also reads full-width digits and '1_0'
+
+
+def _trec_index() -> list[tuple[re.Pattern[str], Family, str | None, dict[str, object]]]:
+    """(regex, family, placeholder, fixed params) for every trec_eval spelling."""
+    return [(t.regex(), fam, t.slot, dict(t.fixed)) for fam in registry().values() for t in fam.trec]
+
+
+def _from_trec(text: str) -> Measure | None:
+    for regex, fam, slot, fixed in _trec_index():
+        m = regex.match(text)
+        if m is None:
+            continue
+        if slot is None:
+            return Measure.parsed(fam.name, None, fixed, text)
+        if slot == "k":
+            return Measure.parsed(fam.name, check_cutoff(int(m["v"]), text), fixed, text)
+        return Measure.parsed(fam.name, None, {**fixed, slot: m["v"]}, text)
+    return None
+
+
+def trec_names(fam: Family) -> list[str]:
+    """Example trec_eval spellings of a family (placeholders filled with a first default)."""
+    return [t.format(t.cutoffs[0] if t.cutoffs else 10) for t in fam.trec]
+
+
+def to_trec_name(m: Measure, *, ignore: Sequence[str] = ("rel",)) -> str | None:
+    """The trec_eval name of ``m`` (``P@5`` -> ``P_5``), or None when trec_eval has none.
+
+    Parameters in ``ignore`` do not enter the match: trec_eval's ``-l`` sets the
+    relevance level of every measure at once, so ``P(rel=2)@5`` is still ``P_5``.
+
+    Examples
+    --------
+    >>> to_trec_name(parse_measure("nDCG(gain=linear)@10"))
+    'ndcg_cut_10'
+    >>> to_trec_name(parse_measure("P(rel=2)@5")), to_trec_name(parse_measure("nDCG@10"))
+    ('P_5', None)
+    """
+    fam = m.definition
+    defaults = {p.name: p.default for p in fam.params if p.name not in ignore}
+    for t in fam.trec:
+        want = {**defaults, **t.fixed}
+        slot = t.slot
+        if any(m.params[k] != v for k, v in want.items() if k != slot):
+            continue
+        if slot == "k" and m.cutoff is not None:
+            return t.format(m.cutoff)
+        if slot is None and m.cutoff is None:
+            return t.pattern
+        if slot not in (None, "k") and m.cutoff is None:
+            return t.format(float(m.params[slot]))
+    return None
+
+
+def unknown_measure(text: str) -> UnknownMeasureError:
+    """The error for an unknown measure name, with the nearest known spellings."""
+    fams = registry()
+    name, at, k = text.partition("@")
+    base = name.split("(")[0]
+    cutoff = f"@{k}" if at else ""
+    alias_map = aliases()
+    lowered = {n.lower(): alias_map.get(n, n) for n in (*fams, *alias_map)}
+    hint: list[str] = []
+    if base.lower() in lowered:  # right name, wrong case: the canonical spelling first
+        fam = fams[lowered[base.lower()]]
+        cut = "@10" if fam.cutoff == "required" and not cutoff else cutoff
+        hint.append(fam.name + name[len(base) :] + cut)
+    trec = [n for f in fams.values() for n in trec_names(f)]
+    for h in closest(base, [*fams, *alias_map, *trec], n=3):
+        target = fams.get(alias_map.get(h, h))
+        if target is None:
+            hint.append(h)
+        elif (target.cutoff == "none") == (not cutoff):
+            hint.append(h + cutoff)
+    hint = [h for h in dict.fromkeys(hint) if h != text]
+    msg = f"Unknown measure {text!r}."
+    if hint:
+        msg += " Did you mean " + " or ".join(repr(h) for h in hint) + "?"
+    msg += "\nHint: known families: " + ", ".join(fams) + "; aliases: " + ", ".join(alias_map)
+    msg += "; trec_eval names such as ndcg_cut_10, P_5, map, recip_rank (see 'irframe measures')."
+    return UnknownMeasureError(msg)
+
+
+def _split_params(text: str, source: str) -> dict[str, str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in parts)):
+        if "=" not in part:
+            msg = (
+                f"Cannot read parameter {part!r} in measure {source!r}. "
+                "Hint: write name=value, e.g. 'P(rel=2)@10'."
+            )
+            raise UnknownMeasureError(msg)
+        key, value = (s.strip() for s in part.split("=", 1))
+        if key in out:
+            msg = f"Parameter {key!r} is given twice in measure {source!r}. Hint: give it once."
+            raise InvalidParameterError(msg)
+        out[key] = value
+    return out
+
+
+def _cutoff(text: str, k: str | None) -> int | None:
+    if k is None:
+        return None
+    if not _DIGITS.fullmatch(k):
+        raise InvalidParameterError.for_value("k", text, "an int in the range [1, 2**63)", k)
+    return check_cutoff(int(k), text)
+
+
+def parse_measure(measure: str | Measure) -> Measure:
+    """Parse one measure string (ir_measures notation, alias or trec_eval name).
+
+    Parameters
+    ----------
+    measure : str or Measure
+        E.g. ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"nDCG(gain=linear)"``, ``"MAP"``,
+        ``"ndcg_cut_10"``, ``"recip_rank"``.
+
+    Returns
+    -------
+    Measure
+
+    Raises
+    ------
+    UnknownMeasureError
+        For an unknown name or parameter, with the nearest known names.
+    InvalidParameterError
+        For a bad cutoff or parameter value.
+
+    Examples
+    --------
+    >>> parse_measure("P_5")
+    P@5
+    >>> parse_measure("nDCG(gain=linear)@10")
+    nDCG(gain=linear)@10
+    >>> parse_measure("ndcg@10")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.UnknownMeasureError: Unknown measure 'ndcg@10'. Did you mean 'nDCG@10'...
+    """
+    if isinstance(measure, Measure):
+        return measure
+    if not isinstance(measure, str):
+        msg = (
+            "A measure must be a string such as 'nDCG@10' or a Measure; "
+            f"got {type(measure).__name__} {measure!r}."
+        )
+        raise UnknownMeasureError(msg)
+    text = measure.strip()
+    found = _from_trec(text)
+    if found is not None:
+        return found
+    m = _NOTATION.match(text)
+    if not m:
+        raise unknown_measure(text)
+    fam = registry().get(aliases().get(m["name"], m["name"]))
+    if fam is None:
+        raise unknown_measure(text)
+    cutoff = _cutoff(text, m["k"])
+    if fam.cutoff == "required" and cutoff is None:
+        msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1)."
+        raise InvalidParameterError(msg)
+    params = _split_params(m["params"], text) if m["params"] is not None else {}
+    return Measure.parsed(fam.name, cutoff, params, text)
+
+
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
+    """Parse one or many measures into ``(label, Measure)`` pairs.
+
+    The label is the caller's own spelling (the output column name); a ``Measure``
+    object is labelled by its canonical string.  Repeated labels are kept once.
+
+    Examples
+    --------
+    >>> parse_measures(["MAP", "ndcg_cut_10"])
+    [('MAP', AP), ('ndcg_cut_10', nDCG(gain=linear)@10)]
+    """
+    items: Sequence[str | Measure]
+    items = [measures] if isinstance(measures, str | Measure) else list(measures)
+    if not items:
+        msg = "No measure given. Hint: pass e.g. measures=['nDCG@10', 'P@10', 'R@100', 'RR', 'AP']."
+        raise UnknownMeasureError(msg)
+    out: dict[str, Measure] = {}
+    for item in items:
+        label = item.strip() if isinstance(item, str) else str(item)
+        out.setdefault(label, parse_measure(item))
+    return list(out.items())

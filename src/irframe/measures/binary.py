@@ -1,0 +1,152 @@
+"""Binary-relevance families: a document counts when its grade is at least ``rel``.
+
+P, R, Success, NumRelRet, NumRel, RR, AP, Rprec and Bpref, each with trec_eval's
+semantics (``m_P.c``, ``m_recall.c``, ``m_recip_rank.c``, ``m_map.c``, ``m_Rprec.c``,
+``m_bpref.c``): unjudged documents are not relevant; R (the denominator of recall, AP
+and Rprec) counts every judged relevant document, retrieved or not.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import polars as pl
+
+from irframe import kernels as K
+from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
+from irframe.measures._params import REL
+
+__all__: list[str] = []
+
+TREC_CUTOFFS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
+_OFFICIAL = ("official", "all_trec")
+
+
+def num_rel(m: Measure, ctx: Ctx) -> pl.Expr:
+    """R: the query's judged relevant documents (grade >= rel)."""
+    return ctx.value(Measure("NumRel", rel=m.params["rel"]))
+
+
+def rel_ret(m: Measure, ctx: Ctx) -> pl.Expr:
+    """Relevant documents in the top k (the whole ranking without a cutoff)."""
+    return ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"]))
+
+
+def over_r(numer: pl.Expr, m: Measure, ctx: Ctx) -> pl.Expr:
+    """``numer / R``, and 0 for a query with no relevant document (trec_eval)."""
+    r = num_rel(m, ctx)
+    return pl.when(r > 0).then(numer / r).otherwise(0.0)
+
+
+def per_k(numer: pl.Expr, k: int, ctx: Ctx) -> pl.Expr:
+    """``numer / k`` by IEEE division, like trec_eval.
+
+    polars divides a column by a scalar as ``numer * (1 / k)`` once it has >= 3 rows
+    (3 * 0.2 != 3 / 5), so a query's value would depend on how many queries share the
+    frame; dividing by a column is exact.
+    """
+    return numer / (ctx.n_retrieved() * 0 + float(k))
+
+
+def _numrelret(m: Measure, ctx: Ctx) -> pl.Expr:
+    return ctx.over_ranking(m, "n", K.rel_ret(m.params["rel"], m.cutoff))
+
+
+def _numrel(m: Measure, ctx: Ctx) -> pl.Expr:
+    return ctx.over_judgments(m, "R", K.relevant(m.params["rel"]).sum())
+
+
+def _p(m: Measure, ctx: Ctx) -> pl.Expr:
+    return per_k(rel_ret(m, ctx), cast("int", m.cutoff), ctx)  # the family requires a cutoff
+
+
+def _r(m: Measure, ctx: Ctx) -> pl.Expr:
+    return over_r(rel_ret(m, ctx), m, ctx)
+
+
+def _success(m: Measure, ctx: Ctx) -> pl.Expr:
+    return (rel_ret(m, ctx) > 0).cast(pl.Float64)
+
+
+def _rr(m: Measure, ctx: Ctx) -> pl.Expr:
+    return ctx.over_ranking(m, "rr", K.reciprocal_rank(m.params["rel"], m.cutoff))
+
+
+def _ap(m: Measure, ctx: Ctx) -> pl.Expr:
+    return over_r(ctx.over_ranking(m, "sum", K.ap_sum(m.params["rel"], m.cutoff)), m, ctx)
+
+
+def r_and_n_in_ranking(m: Measure, ctx: Ctx) -> tuple[pl.Expr, pl.Expr]:
+    """R and N (judged non-relevant, grade in [0, rel)) for use inside ranking kernels."""
+    t = m.params["rel"]
+    key = Measure("NumRel", rel=t)
+    r = ctx.judgments_in_ranking(key, "R", K.relevant(t).sum())
+    n = ctx.judgments_in_ranking(key, "N", K.judged_nonrelevant(t).sum())
+    return r, n
+
+
+def _rprec(m: Measure, ctx: Ctx) -> pl.Expr:
+    r, _ = r_and_n_in_ranking(m, ctx)
+    return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r)), m, ctx)
+
+
+def _bpref(m: Measure, ctx: Ctx) -> pl.Expr:
+    r, n = r_and_n_in_ranking(m, ctx)
+    return over_r(ctx.over_ranking(m, "sum", K.bpref_sum(m.params["rel"], r, n)), m, ctx)
+
+
+_REL = Params((REL,))
+
+register(Family(
+    "P", "precision: relevant in the top k, divided by k", _p, _REL, "required",
+    aliases=("Precision",), trec=(TrecName("P_{k}", cutoffs=TREC_CUTOFFS, groups=_OFFICIAL),),
+    formula=r"P@k = \frac{1}{k} \sum_{i=1}^{k} [g_i \ge rel]", ir_measures="P@k",
+    peers="Short rankings count k (trec_eval, ir_measures, ranx); torchmetrics' adaptive_k divides by n.",
+))  # fmt: skip
+register(Family(
+    "R", "recall: relevant in the top k, divided by all judged relevant", _r, _REL,
+    aliases=("Recall",), trec=(TrecName("recall_{k}", cutoffs=TREC_CUTOFFS, groups=_OFFICIAL),),
+    formula=r"R@k = \frac{1}{R} \sum_{i=1}^{k} [g_i \ge rel]", ir_measures="R@k",
+    peers="R counts judged relevant documents the run never returned (all peers agree).",
+))  # fmt: skip
+register(Family(
+    "RR", "reciprocal rank of the first relevant document (within k)", _rr, _REL,
+    aliases=("MRR",), trec=(TrecName("recip_rank", groups=_OFFICIAL),),
+    formula=r"RR = 1 / \min\{i : g_i \ge rel\}", ir_measures="RR",
+    peers="trec_eval has no cutoff variant (RR@10 needs -M10).",
+))  # fmt: skip
+register(Family(
+    "AP", "average precision (within k), divided by all judged relevant", _ap, _REL,
+    aliases=("MAP",),
+    trec=(TrecName("map", groups=_OFFICIAL), TrecName("map_cut_{k}", cutoffs=TREC_CUTOFFS)),
+    formula=r"AP@k = \frac{1}{R} \sum_{i \le k,\, g_i \ge rel} P@i", ir_measures="AP",
+    peers="torchmetrics divides by the relevant documents in the top k instead of R.",
+))  # fmt: skip
+register(Family(
+    "Rprec", "precision at rank R, R = judged relevant", _rprec, _REL, "none",
+    aliases=("RPrec",), trec=(TrecName("Rprec", groups=_OFFICIAL),),
+    formula=r"Rprec = \frac{1}{R} \sum_{i=1}^{R} [g_i \ge rel]", ir_measures="Rprec",
+))  # fmt: skip
+register(Family(
+    "Bpref", "binary preference (judged documents only)", _bpref, _REL, "none",
+    aliases=("BPref",), trec=(TrecName("bpref", groups=_OFFICIAL),),
+    formula=r"bpref = \frac{1}{R} \sum_{r} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right)",
+    ir_measures="Bpref",
+    peers="Unjudged documents and negative grades are skipped (trec_eval).",
+))  # fmt: skip
+register(Family(
+    "Success", "1 if a relevant document is in the top k, else 0", _success, _REL, "required",
+    aliases=("Hit", "HitRate"), trec=(TrecName("success_{k}", cutoffs=(1.0, 5.0, 10.0)),),
+    formula=r"Success@k = [\exists i \le k : g_i \ge rel]", ir_measures="Success@k",
+    peers="ranx calls it hit_rate; ranx's hits@k is NumRelRet@k.",
+))  # fmt: skip
+register(Family(
+    "NumRelRet", "number of relevant retrieved documents (within k)", _numrelret, _REL,
+    trec=(TrecName("num_rel_ret", groups=_OFFICIAL),), aggregate="mean", trec_total="sum", kind="counts",
+    formula=r"\sum_{i \le k} [g_i \ge rel]", ir_measures="NumRelRet",
+))  # fmt: skip
+register(Family(
+    "NumRel", "number of judged relevant documents", _numrel, _REL, "none",
+    trec=(TrecName("num_rel", groups=_OFFICIAL),), trec_total="sum", kind="counts",
+    formula=r"R = |\{d : g_d \ge rel\}|", ir_measures="NumRel",
+))  # fmt: skip
