@@ -39,5 +39,5 @@ def test_golden_gate_catches_per_query_regressions(tmp_path: Path) -> None:
     # (a pivot of the two per-query columns says so; the gate allows 3): the gate must fail
     done = _run(HERE / "golden_set_loop.py", "--gate", "--out", str(tmp_path), tmp_path=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "4 queries worse by more than 0.2" in done.stdout
+    assert "4 queries worse by more than 0.2" in done.stdout, done.stdout + done.stderr
     assert (tmp_path / "golden-accepted.parquet").exists()

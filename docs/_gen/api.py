@@ -31,7 +31,10 @@ TITLES = {
     "plotting": "Plotting",
     "datasets": "Bundled data sets",
     "exceptions": "Exceptions",
+    "check": "Golden-set check and snapshots",
+    "testing": "Testing helpers",
     "kernels": "Kernels (polars expressions)",
+    "engine": "Engine (internals)",
 }
 ORDER = list(TITLES)
 
@@ -52,6 +55,33 @@ def _md(text: str) -> str:
 def _first_line(module: ModuleType) -> str:
     doc = inspect.getdoc(module) or module.__name__
     return _md(doc.strip().splitlines()[0].rstrip("."))
+
+
+def _shadowed(module: str) -> list[str]:
+    """Names in ``irframe.<module>.__all__`` that are also submodule names (``compare.moved``).
+
+    Griffe documents the submodule under such a name, not the function the package re-exports,
+    so these get their own section, anchored at ``irframe.<module>.<name>.<name>``.
+    """
+    mod = importlib.import_module(f"irframe.{module}")
+    if not hasattr(mod, "__path__"):
+        return []
+    subs = {m.name for m in pkgutil.iter_modules(mod.__path__)}
+    return [n for n in getattr(mod, "__all__", ()) if n in subs and not isinstance(getattr(mod, n), ModuleType)]
+
+
+def _anchor(module: str, name: str) -> str:
+    if name in _shadowed(module):
+        return f"{module}.md#irframe.{module}.{name}.{name}"
+    return f"{module}.md#irframe.{module}.{name}"
+
+
+def nav() -> list[str]:
+    """The API section of the site's navigation, in reading order."""
+    names = public_modules()
+    pages = [f"reference/api/{n}.md" for n in names]
+    pages.insert(1 if names and names[0] == "functions" else 0, "reference/api/namespace.md")
+    return ["reference/api/index.md", *pages]
 
 
 def _home(name: str) -> str | None:
@@ -78,7 +108,7 @@ def top_level_table() -> tuple[str, list[str]]:
         obj = getattr(irframe, name)
         doc = (inspect.getdoc(obj) or "").strip().splitlines()
         summary = _md(doc[0]) if doc else ""
-        anchor = f"{home}.md" if isinstance(obj, ModuleType) else f"{home}.md#irframe.{home}.{name}"
+        anchor = f"{home}.md" if isinstance(obj, ModuleType) else _anchor(home, name)
         rows.append(f"| `irframe.{name}` | {summary} | [{TITLES.get(home, home)}]({anchor}) |")
     return "\n".join(rows) + "\n", lost
 
@@ -113,7 +143,7 @@ def pages() -> dict[str, str]:
             "    options:\n"
             "      show_root_heading: false\n"
             "      show_root_toc_entry: false\n"
-        )
+        ) + "".join(f"\n::: irframe.{name}.{sub}.{sub}\n" for sub in _shadowed(name))
     index.append("- [`.ir` namespace](namespace.md): the methods on pandas, polars and Dask frames")
     out["reference/api/index.md"] = "\n".join(index) + "\n"
     out["reference/api/namespace.md"] = (

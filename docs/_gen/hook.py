@@ -31,6 +31,26 @@ def generated_pages() -> dict[str, str]:
     return pages
 
 
+def _api_nav(nav: list[Any]) -> bool:
+    """Replace the nav's ``API`` entry (wherever it is) with the generated page list."""
+    for item in nav:
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key == "API":
+                    item[key] = api.nav()
+                    return True
+                if isinstance(value, list) and _api_nav(value):
+                    return True
+    return False
+
+
+def on_config(config: Any) -> Any:
+    if config.nav is not None and not _api_nav(config.nav):
+        msg = "mkdocs.yml's nav has no 'API' entry for the generated API pages"
+        raise RuntimeError(msg)
+    return config
+
+
 def on_files(files: Files, config: Any) -> Files:
     for path, content in generated_pages().items():
         existing = files.get_file_from_path(path)

@@ -94,8 +94,17 @@ def _trec(fam: Any) -> list[str]:
 
 def _ir_measures(fam: Any) -> str:
     value = getattr(fam, "ir_measures", None)
-    return f"`{value}`" if value else "—"
+    if not value:
+        return "—"
+    return _cell(str(value)) if " " in str(value) else f"`{value}`"  # a name, or a sentence
 
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: | would split it, {...} would read as attributes."""
+    return text.replace("|", "&#124;").replace("{", "&#123;").replace("}", "&#125;")
+
+
+KINDS = {"binary": "Binary relevance", "graded": "Graded relevance", "counts": "Counts"}
 
 AGGREGATE = {
     "mean": "arithmetic mean over queries",
@@ -188,7 +197,9 @@ def _params_table(fam: Any) -> list[str]:
     if cutoff != "none":
         req = "required" if cutoff == "required" else "optional (default: the whole ranking)"
         rows.append(f"| `@k` (cutoff) | int ≥ 1 | {req} | rank cutoff |")
-    rows += [f"| `{p['name']}` | {p['type'] or ''} | {p['default']} | {p['doc']} |" for p in params]
+    rows += [
+        f"| `{p['name']}` | {_cell(p['type'])} | {_cell(p['default'])} | {_cell(p['doc'])} |" for p in params
+    ]
     if not rows:
         return ["**Parameters**: none.", ""]
     return ["**Parameters**", "", "| parameter | type | default | meaning |", "|---|---|---|---|", *rows, ""]
@@ -230,7 +241,7 @@ def _summary(fams: Sequence[Any]) -> list[str]:
     for fam in fams:
         anchor = fam.name.lower()
         lines.append(
-            f"| [{fam.name}](#{anchor}) | {fam.description} | {getattr(fam, 'cutoff', '')} | "
+            f"| [{fam.name}](#{anchor}) | {_cell(fam.description)} | {getattr(fam, 'cutoff', '')} | "
             f"{', '.join(_trec(fam)) or '—'} | {', '.join(f'`{a}`' for a in _aliases(fam)) or '—'} |"
         )
     return [*lines, ""]
@@ -265,7 +276,7 @@ def page() -> str:
     groups = _grouped(fams)
     for kind, members in groups.items():
         if kind and len(groups) > 1:
-            lines += [f"## {kind.capitalize()} measures", ""]
+            lines += [f"## {KINDS.get(kind, kind.capitalize())} measures", ""]
         elif len(groups) == 1:
             lines += ["## Families", ""]
         for fam in members:

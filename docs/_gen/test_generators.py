@@ -81,8 +81,8 @@ def test_new_registry_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "`nDCG(dcg='exp-log2')@k`" in page
     assert "**How peers differ**: ranx's ndcg uses the linear gain" in page
     assert "| `gain` | str | `exp` | exp: 2^g - 1; linear: g |" in page
-    assert "## Graded measures" in page
-    assert "## Binary measures" in page
+    assert "## Graded relevance measures" in page
+    assert "## Binary relevance measures" in page
     # the worked example is computed: P@2 on the example run is 0.5 for q1 (d2 grade 0, d1 grade 2)
     # and 0 for q2 (d7 grade 0, d8 unjudged), mean 0.25
     assert "| q1 | 0.5 |\n| q2 | 0 |\n| mean | 0.25 |" in page
