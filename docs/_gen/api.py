@@ -67,7 +67,9 @@ def _shadowed(module: str) -> list[str]:
     if not hasattr(mod, "__path__"):
         return []
     subs = {m.name for m in pkgutil.iter_modules(mod.__path__)}
-    return [n for n in getattr(mod, "__all__", ()) if n in subs and not isinstance(getattr(mod, n), ModuleType)]
+    return [
+        n for n in getattr(mod, "__all__", ()) if n in subs and not isinstance(getattr(mod, n), ModuleType)
+    ]
 
 
 def _anchor(module: str, name: str) -> str:
