@@ -153,6 +153,21 @@ class Ctx(Protocol):
         """Register a per-query value over the ranked grades; return it as a column."""
         ...
 
+    def cumulative(
+        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
+    ) -> pl.Expr:
+        """Per query, the sum of ``expr`` over the first ``k`` rows (every row for None).
+
+        ``expr`` is per row, over the ranking (or the judgments with ``judgments=True``).
+        One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
+        """
+        ...
+
+    def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """A per-query list over the judgments (``expr`` not aggregated), usable inside
+        ``over_ranking`` expressions as a column of that length."""
+        ...
+
     def value(self, m: Measure) -> pl.Expr:
         """Another measure's per-query value (compiled once, shared by every user)."""
         ...
