@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from irframe.kernels import Gain
-from irframe.measures import binary, counts, graded  # noqa: F401 - registers the families
+from irframe.measures import binary, cascade, counts, fscore, graded  # noqa: F401 - registers the families
 from irframe.measures._base import (
     Ctx,
     Family,
