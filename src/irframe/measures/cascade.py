@@ -34,7 +34,8 @@ G_MAX = dataclasses.replace(
 
 def stop_probability(g_max: float, g: pl.Expr) -> pl.Expr:
     """``(2^g - 1) / 2^g_max`` per document, the grade capped at ``g_max`` (0 for g <= 0)."""
-    return K.gain("exp", g.clip(upper_bound=g_max)) / (2.0**g_max)
+    scale: float = 2.0**g_max
+    return K.gain("exp", g.clip(upper_bound=g_max)) / scale
 
 
 def _err(m: Measure, ctx: Ctx) -> pl.Expr:
