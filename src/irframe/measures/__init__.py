@@ -41,6 +41,7 @@ from irframe.measures._base import (
     unregister,
 )
 from irframe.measures._parse import parse_measure, parse_measures, to_trec_name
+from irframe.measures.user import QueryView, define_measure
 
 __all__ = [
     "ALIASES",
@@ -59,10 +60,12 @@ __all__ = [
     "P",
     "Param",
     "Params",
+    "QueryView",
     "R",
     "Rprec",
     "Success",
     "TrecName",
+    "define_measure",
     "families",
     "family",
     "nDCG",

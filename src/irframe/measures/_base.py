@@ -364,6 +364,9 @@ class Measure:
         return hash(self._key)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        fam = self.definition
+        if fam.kind == "user":  # a worker process may not know it: ship the definition
+            return (_rebuild_user, (fam, self.cutoff, dict(self.params)))
         return (_rebuild, (self.family, self.cutoff, dict(self.params)))
 
     @property
@@ -422,6 +425,12 @@ _UNIVERSAL: dict[str, object] = {"rel": 1, "gain": "exp"}
 
 def _rebuild(family_name: str, cutoff: int | None, params: dict[str, Any]) -> Measure:
     return Measure(family_name, cutoff, **params)
+
+
+def _rebuild_user(fam: Family, cutoff: int | None, params: dict[str, Any]) -> Measure:
+    if fam.name not in _REGISTRY:
+        register(fam)
+    return Measure(fam.name, cutoff, **params)
 
 
 class _Frozen(Mapping[str, Any]):
