@@ -215,5 +215,5 @@ def measures_listing() -> str:
         "Examples: nDCG@10, P(rel=2)@5, nDCG(gain=linear)@10, nDCG(gains={0:0,1:1,2:5}), "
         "AP(judged_only=True)@100, ERR@20, F(beta=2)@10; trec_eval names: ndcg_cut_10, P_5, map."
     )
-    lines.append("Aggregation (agg): mean, sum or gmean over the judged queries; -f json gives it all as data.")
+    lines.append("Aggregation (agg): mean, sum or gmean over the judged queries; -f json: all of it as data.")
     return "\n".join(lines)
