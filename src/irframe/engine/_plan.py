@@ -273,6 +273,10 @@ def build_plan(
     presorted = n_segments is not None
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
+    if presorted and comp.rn_lists and qrels is not None:
+        # the judged grades as a list on every run row would cost rows x judgments
+        again = {"partition_values": partition_values, "allow_empty": allow_empty}
+        return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
     rows = _join_grades(inp, cols, opts, presorted)
     qstats = _qrels_stats(inp, cols, comp)
     per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted)
@@ -282,7 +286,9 @@ def build_plan(
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.dens, *(comp.ranked if presorted else ())]).fill_null(0),
+        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if presorted else ())]).fill_null(
+            0
+        ),
     )
     table = _run_kernels(table, comp, presorted).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
