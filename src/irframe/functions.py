@@ -89,7 +89,10 @@ def evaluate(
         queries missing from the run are 0 (``missing="zero"``); run queries with no
         judgment have null values. ``per_query=False``: the mean of each measure over the
         judged queries, and ``n_queries``, ``n_missing`` (judged queries not in the run)
-        and ``n_unjudged`` (run queries without judgments, excluded).
+        and ``n_unjudged`` (run queries without judgments, excluded). An empty run (a
+        filter that selected nothing) is no error: with qrels every judged query is
+        missing from it; without, the per-query frame is empty and the means are null
+        with ``n_queries`` 0.
 
     Raises
     ------

@@ -93,11 +93,13 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     _check_duplicates(plan, probes.get("run", 0))
     if plan.has_qrels:
         _check_qrels(plan, df, probes.get("qrels", 0))
+    if not plan.allow_empty:
+        n_judged = df.filter(pl.col(JUDGED)).height if plan.has_qrels else None
+        check_not_empty(in_run.height, n_judged)
 
 
 def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
     keys = list(plan.keys)
-    check_not_empty(0 if in_run.height == 0 else int(in_run.get_column(N_ROWS).sum()), None)
     null_keys = in_run.filter(pl.any_horizontal(pl.col(keys).is_null()))
     if null_keys.height:
         n = int(null_keys.get_column(N_ROWS).sum())
@@ -151,8 +153,6 @@ def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
         )
         raise InvalidDataError(msg)
     _check_qrels_duplicates(plan, probe)
-    if not plan.allow_empty:
-        check_not_empty(1, judged.height)
     if plan.partitions and plan.missing != "drop" and not plan.allow_empty:
         # (a partition of a larger run cannot tell: the backends check all partitions)
         _check_partitions(plan, df)

@@ -16,6 +16,8 @@ What happens to the edge cases is decided here, once:
 - a run query with no judgments: not judged, so its measures are null; it is excluded
   from the means and counted in ``n_unjudged``.
 - a judged query with no relevant document: every measure is 0 and it counts.
+- an empty run is normal: every judged query is missing from it (see
+  :func:`~irframe.engine._aggregate.check_not_empty` for the one empty input refused).
 - ``by`` columns that the qrels also carry are query attributes (join keys); the others
   partition the run (systems), and missing queries are filled in per partition.
 """
