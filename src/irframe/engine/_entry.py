@@ -10,10 +10,12 @@ import polars as pl
 from irframe._columns import resolve_qrels, resolve_run
 from irframe._frames import to_lazy
 from irframe._options import Options
+from irframe.engine._aggregate import COUNTS
 from irframe.engine._plan import Plan, build_plan
+from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measures
 
-__all__ = ["build"]
+__all__ = ["build", "check_output_names"]
 
 
 def build(
@@ -28,6 +30,7 @@ def build(
 ) -> Plan:
     """Parse the measures, resolve the columns, and build the engine's plan."""
     parsed = parse_measures(measures)
+    check_output_names(opts, [label for label, _ in parsed])
     cols = resolve_run(
         run_lf.collect_schema(),
         query_col=opts.query_col,
@@ -55,3 +58,19 @@ def build(
         allow_empty=allow_empty,
         detect_order=detect_order,
     )
+
+
+def check_output_names(opts: Options, labels: list[str]) -> None:
+    """The key columns (``by``, ``query_col``) become output columns next to the measures
+    and the counts: a key named like one of them would make two columns of one name."""
+    taken = {**dict.fromkeys(COUNTS, "the name of a count column of the means"),
+             **{label: f"the output column of measure {label!r}" for label in labels}}  # fmt: skip
+    for param, names in (("by", opts.by), ("query_col", (opts.query_col,))):
+        for name in names:
+            if name in taken:
+                msg = (
+                    f"The {param!r} parameter names column {name!r}, which is also {taken[name]}"
+                    ": the result cannot hold both. Hint: rename the column first, "
+                    f"e.g. df.rename({{{name!r}: '{name}_'}}), and pass {param}= the new name."
+                )
+                raise InvalidParameterError(msg)
