@@ -31,6 +31,7 @@ def build(
     """Parse the measures, resolve the columns, and build the engine's plan."""
     parsed = parse_measures(measures)
     check_output_names(opts, [label for label, _ in parsed])
+    run_lf = _untyped_empty_ids(run_lf, (opts.query_col, opts.doc_col))
     cols = resolve_run(
         run_lf.collect_schema(),
         query_col=opts.query_col,
@@ -44,8 +45,8 @@ def build(
     qrels_lf: pl.LazyFrame | None = None
     qrels_cols = None
     if qrels is not None:
-        qrels_lf = to_lazy(qrels, "qrels")[0]
         q, d, r = opts.qrels_columns
+        qrels_lf = _untyped_empty_ids(to_lazy(qrels, "qrels")[0], (q, d))
         qrels_cols = resolve_qrels(qrels_lf.collect_schema(), query_col=q, doc_col=d, relevance_col=r)
     return build_plan(
         run_lf,
@@ -74,3 +75,17 @@ def check_output_names(opts: Options, labels: list[str]) -> None:
                     f"e.g. df.rename({{{name!r}: '{name}_'}}), and pass {param}= the new name."
                 )
                 raise InvalidParameterError(msg)
+
+
+def _untyped_empty_ids(lf: pl.LazyFrame, ids: tuple[str, ...]) -> pl.LazyFrame:
+    """An empty frame's float id columns as strings: pandas gives empty lists float64.
+
+    Float ids are refused (see :mod:`irframe._columns`), but a frame without rows (a
+    filter that selected nothing) has no id to misread. Rows are counted only when an id
+    column is float.
+    """
+    schema = lf.collect_schema()
+    floats = [c for c in ids if c in schema and schema[c].is_float()]
+    if floats and lf.head(1).collect().height == 0:
+        return lf.with_columns(pl.col(floats).cast(pl.String))
+    return lf
