@@ -24,7 +24,8 @@ MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R", "Bpref", "Rprec"]
 
 def _eval(run: Any, qrels: Any, **kw: Any) -> pl.DataFrame:
     out = irframe.evaluate(run, MEASURES, qrels, **kw)
-    return to_polars(out.collect() if hasattr(out, "collect") else out)
+    df: pl.DataFrame = to_polars(out.collect() if hasattr(out, "collect") else out)
+    return df
 
 
 def test_empty_run_with_qrels_scores_every_judged_query_zero(constructor: NamedConstructor) -> None:
@@ -99,6 +100,7 @@ def test_empty_run_in_parquet_and_dask(tmp_path: Path) -> None:
     pl.DataFrame(RUN).head(0).write_parquet(path)
     expected = {**dict.fromkeys(MEASURES, 0.0), "n_queries": 3, "n_missing": 3, "n_unjudged": 0}
     got = irframe.evaluate_parquet(path, MEASURES, pl.DataFrame(QRELS), buckets=2)
+    assert isinstance(got, pl.DataFrame)
     assert got.row(0, named=True) == expected
     dd = pytest.importorskip("dask.dataframe")
     ddf = dd.from_pandas(pl.DataFrame(RUN).head(0).to_pandas(), npartitions=1)

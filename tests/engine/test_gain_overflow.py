@@ -24,7 +24,8 @@ RUN = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "rank": [1, 2,
 
 def _eval(run: Any, measures: Any, qrels: Any = None, **kw: Any) -> pl.DataFrame:
     out = irframe.evaluate(run, measures, qrels, **kw)
-    return to_polars(out.collect() if hasattr(out, "collect") else out)
+    df: pl.DataFrame = to_polars(out.collect() if hasattr(out, "collect") else out)
+    return df
 
 
 @pytest.mark.parametrize("grade", [1024, 5000, 1e300])
