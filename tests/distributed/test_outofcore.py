@@ -176,3 +176,77 @@ def test_peak_memory_follows_the_setting(tmp_path: Path) -> None:
     assert peaks["600MB"] < parse_bytes("600MB"), peaks
     assert peaks["600MB"] < peaks["16GB"] / 2, peaks
     assert means[0] == pytest.approx(means[1], rel=1e-12)
+
+
+# --- files that cannot be read, and signals -----------------------------------------------------
+def test_unreadable_parquet_inputs_name_the_file(tmp_path: Path) -> None:
+    from irframe.io._files import TableFileError
+    from irframe.io._source import MissingFileError
+
+    case = CASES[0]
+    path = _write(case, tmp_path)
+    # a glob matching nothing
+    with pytest.raises(MissingFileError, match=r"No file matches .*nope-\*\.parquet"):
+        irframe.evaluate_parquet(tmp_path / "nope-*.parquet", MEASURES, case.qrels)
+    # a truncated file among good ones
+    good = (path / "part-1.parquet").read_bytes()
+    (path / "part-1.parquet").write_bytes(good[: len(good) // 2])
+    with pytest.raises(TableFileError, match=r"part-1\.parquet.*corrupt, truncated or not a parquet"):
+        irframe.evaluate_parquet(path / "*.parquet", MEASURES, case.qrels, buckets=3)
+    (path / "part-1.parquet").write_bytes(good)
+    # a file that is not parquet at all, as the qrels
+    (tmp_path / "qrels.parquet").write_text("query_id doc_id relevance\n")
+    with pytest.raises(TableFileError, match=r"qrels file .*qrels\.parquet"):
+        irframe.evaluate_parquet(path / "part-*.parquet", MEASURES, tmp_path / "qrels.parquet")
+    # files whose schemas differ
+    other = pl.read_parquet(path / "part-2.parquet").with_columns(pl.col("score").cast(pl.Float32))
+    other.write_parquet(path / "part-2.parquet")
+    with pytest.raises(TableFileError, match=r"part-2\.parquet' has column 'score' as Float32"):
+        irframe.evaluate_parquet(path / "part-*.parquet", MEASURES, case.qrels)
+
+
+_SIGNAL_CHILD = """
+import signal, sys, time, polars as pl, irframe, irframe.outofcore as oc
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
+run = pl.DataFrame({"query_id": [f"q{i % 50}" for i in range(5000)],
+                    "doc_id": [f"d{i}" for i in range(5000)], "score": [float(i) for i in range(5000)]})
+run.write_parquet(sys.argv[1] + "/run.parquet")
+real = oc.evaluate_partition
+def slow(*args, **kwargs):
+    print("spilled", flush=True)   # the buckets are on disk now
+    time.sleep(60)
+    return real(*args, **kwargs)
+oc.evaluate_partition = slow
+irframe.evaluate_parquet(sys.argv[1] + "/run.parquet", ["P@5"], run.with_columns(relevance=1),
+                         buckets=8, tmp_dir=sys.argv[2])
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_signal_removes_spill_files(tmp_path: Path, sig: str) -> None:
+    import signal
+
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    with subprocess.Popen(
+        [sys.executable, "-c", _SIGNAL_CHILD, str(tmp_path), str(spill)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as proc:  # fmt: skip
+        assert proc.stdout is not None
+        try:
+            ready = proc.stdout.readline().strip()
+            spilled = any(spill.rglob("*.parquet"))  # the bucket files exist
+            proc.send_signal(getattr(signal, sig))
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert ready == "spilled", err
+    assert spilled
+    if sig == "SIGTERM":
+        assert proc.returncode == -signal.SIGTERM, err  # still dies of the signal
+    else:
+        assert proc.returncode != 0
+    assert list(spill.iterdir()) == []
