@@ -40,7 +40,7 @@ from irframe.functions import (
     rprec,
     success,
 )
-from irframe.measures import Measure, parse_measure
+from irframe.measures import Measure, define_measure, parse_measure
 
 if TYPE_CHECKING:
     from irframe import datasets
@@ -71,6 +71,7 @@ __all__ = [
     "compare",
     "compare_report",
     "datasets",
+    "define_measure",
     "evaluate",
     "evaluate_parquet",
     "ir",

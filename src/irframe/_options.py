@@ -14,7 +14,9 @@ from typing import Any, Literal, get_args
 
 from irframe.exceptions import InvalidParameterError, closest
 
-__all__ = ["DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options", "Order"]
+__all__ = [
+    "COLUMN_OPTIONS", "DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options", "Order",
+]  # fmt: skip
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
@@ -41,11 +43,6 @@ _ROLES = {
     "qrels_relevance": "qrels_relevance_col",
 }  # fmt: skip
 ColumnsArg = str | Mapping[str, str] | None
-
-_COLUMNS = (
-    "query_col", "doc_col", "rank_col", "score_col", "relevance_col",
-    "qrels_query_col", "qrels_doc_col", "qrels_relevance_col",
-)  # fmt: skip
 _OPTIONAL_COLUMNS = ("rank_col", "qrels_query_col", "qrels_doc_col", "qrels_relevance_col")
 
 
@@ -99,7 +96,7 @@ class Options:
                 hint = closest(key, known)
                 msg = f"{where}() got an unexpected keyword argument {key!r}."
                 if hint:
-                    msg += f" Hint: did you mean {hint[0]!r}?"
+                    msg += f" Hint: did you mean {hint[0]}=...?"
                 raise InvalidParameterError(msg)
         by = _as_names(kwargs.pop("by", None), where)
         columns = kwargs.pop("columns", None)
@@ -238,3 +235,7 @@ def _check(name: str, value: object, where: str) -> None:
 def replace_options(opts: Options, **changes: Any) -> Options:
     """``dataclasses.replace`` for trusted, already-valid changes (no re-validation)."""
     return replace(opts, **changes)
+
+
+COLUMN_OPTIONS: frozenset[str] = frozenset(f.name for f in fields(Options) if f.name.endswith("_col"))
+"""The names of the column options (``query_col`` ... ``qrels_relevance_col``)."""

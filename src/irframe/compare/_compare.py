@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeVar, overload
 import polars as pl
 
 from irframe._checks import check_level, check_resamples, check_seed
+from irframe._options import Missing, Options
 from irframe.compare._pairing import (
     _BASE,
     _BSYS,
@@ -157,6 +158,18 @@ def _compare_one(row: Mapping[str, Any], by: Sequence[str], s: _Settings) -> dic
     }
 
 
+def _compare_all(
+    paired: pl.DataFrame, by: Sequence[str], s: _Settings, progress: Progress
+) -> list[dict[str, Any]]:
+    """Every comparison of the table, one progress step each."""
+    records = []
+    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step:
+        for row in paired.iter_rows(named=True):
+            records.append(_compare_one(row, by, s))
+            step(f"{row[_SYS]} {row[_MEAS]}")
+    return records
+
+
 def _correct(records: list[dict[str, Any]], s: _Settings) -> int:
     """Adjust the p-values of ``records`` over the whole family, in place; return the family size."""
     import numpy as np
@@ -222,7 +235,7 @@ def compare_report(
     ci_method: Literal["percentile", "bca"] = "percentile",
     seed: int = 0,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     queries: Any = None,
     progress: Progress = False,
     **column_kwargs: Any,
@@ -270,15 +283,16 @@ def compare_report(
         missing=missing,
         system_col=system_col,
     )
+    opts = Options.build(_WHERE, missing=settings.missing, **column_kwargs)
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
     stacked = _stack(runs, system_col, _WHERE)
-    column_kwargs = _resolve_columns(stacked, qrels, column_kwargs, _WHERE)
+    opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     if queries is not None:
-        stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, column_kwargs)
-    stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, column_kwargs)
+        stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
+    stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
-    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
+    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, opts=opts)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -287,14 +301,10 @@ def compare_report(
         by=by_cols,
         missing=settings.missing,
         system_col=system_col,
-        column_kwargs=column_kwargs,
+        opts=opts,
     )
     paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
-    records = []
-    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step:
-        for row in paired.iter_rows(named=True):
-            records.append(_compare_one(row, by_cols, settings))
-            step(f"{row[_SYS]} {row[_MEAS]}")
+    records = _compare_all(paired, by_cols, settings, progress)
     family = _correct(records, settings)
     return ComparisonReport(
         baseline=base_name,
@@ -338,7 +348,7 @@ def compare(
     ci_method: Literal["percentile", "bca"] = "percentile",
     seed: int = 0,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     queries: Any = None,
     progress: Progress = False,
     **column_kwargs: Any,
