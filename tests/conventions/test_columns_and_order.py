@@ -125,3 +125,14 @@ def test_cli_columns_and_order(tmp_path: Path, capsys: pytest.CaptureFixture[str
         main(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "plain.csv"), "--columns", "irframe"]) == 1
     )
     assert "--map qid=query_id" in capsys.readouterr().err
+
+
+def test_cli_hint_names_the_convention(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from irframe.datasets import golden
+
+    (tmp_path / "run.csv").write_text("qid,docno,score\nq01,kb001,1.0\n")
+    assert main(["eval", str(golden().paths.qrels), str(tmp_path / "run.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "--map qid=query_id" in err
+    assert "--columns pyterrier" in err
+    assert "columns=" not in err
