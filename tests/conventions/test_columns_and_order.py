@@ -136,3 +136,14 @@ def test_cli_hint_names_the_convention(tmp_path: Path, capsys: pytest.CaptureFix
     assert "--map qid=query_id" in err
     assert "--columns pyterrier" in err
     assert "columns=" not in err
+
+
+def test_tied_ranks_disagree_only_across_ranks(constructor) -> None:  # type: ignore[no-untyped-def]
+    qrels = pl.DataFrame({"query_id": ["1"], "doc_id": ["c"], "relevance": [1]})
+    # within rank 1 the scores may go either way; every rank-1 score >= the rank-2 score
+    agree = {"query_id": ["1"] * 3, "doc_id": ["a", "b", "c"], "rank": [1, 1, 2], "score": [0.9, 0.2, 0.1]}
+    assert to_polars(irframe.evaluate(constructor(agree), ["RR"], qrels))["RR"][0] == pytest.approx(1 / 3)
+    # b (rank 1) scores 0.1 < c (rank 2) 0.5: rank and score disagree
+    disagree = {**agree, "score": [0.9, 0.1, 0.5]}
+    with pytest.raises(InvalidDataError, match="disagree in 1 of 1 queries"):
+        to_polars(irframe.evaluate(constructor(disagree), ["RR"], qrels))

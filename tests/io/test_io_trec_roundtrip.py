@@ -14,12 +14,12 @@ from irframe.io import TrecFormatError, read_trec_qrels, read_trec_run, write_tr
 MEASURES = ["P@1", "P@3", "RR", "AP", "nDCG@3", "nDCG@10", "R@2"]
 
 
-def _round_trip(tmp_path: Path, run: pl.DataFrame, qrels: pl.DataFrame) -> None:
+def _round_trip(tmp_path: Path, run: pl.DataFrame, qrels: pl.DataFrame, **kw: object) -> None:
     write_trec_run(run, tmp_path / "r.run", tag="rt")
     write_trec_qrels(qrels, tmp_path / "q.txt")
     back_run = read_trec_run(tmp_path / "r.run")
     back_qrels = read_trec_qrels(tmp_path / "q.txt")
-    want = irframe.evaluate(run, MEASURES, qrels, per_query=True)
+    want = irframe.evaluate(run, MEASURES, qrels, per_query=True, **kw)  # type: ignore[arg-type]
     got = irframe.evaluate(back_run, MEASURES, back_qrels, per_query=True)
     want = want.with_columns(pl.col("query_id").cast(pl.String)).sort("query_id")
     assert got.sort("query_id").rows() == want.rows()
@@ -67,7 +67,9 @@ def test_tied_ranks(tmp_path: Path, ids: list[object], with_score: bool) -> None
     )
     if not with_score:
         run = run.drop("score")
-    _round_trip(tmp_path, run, _qrels(ids))
+    # q1's scores disagree with its ranks (0.1 at rank 1, 0.5 at rank 2): issue 12 item 2 makes
+    # that an error under order="auto", so say that the rank (what the file keeps) orders them
+    _round_trip(tmp_path, run, _qrels(ids), order="rank")
 
 
 def test_integer_ids_tie_as_strings_in_the_file(tmp_path: Path) -> None:

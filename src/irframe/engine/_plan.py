@@ -209,13 +209,18 @@ def _group_run(
     keys = list(cols.keys)
     diag = _diagnostics(inp, cols, exp_gain)
     if cols.check_score is not None:
-        # one comparison per row with the previous one in rank order (no extra sort when
-        # presorted); NaN and null scores do not count as a rise
+        # a score that rises from one rank to a later one.  Sorted by rank, then score
+        # descending within tied ranks, a rise between neighbours is exactly that (within a
+        # tie group the scores fall).  Presorted rows (rank order, ties by doc id) are
+        # compared with the previous row where the rank grows: no sort, exact without ties.
+        # NaN and null scores do not count as a rise.
         score = pl.col(cols.check_score).cast(pl.Float64)
-        if not presorted:
-            by_order, desc = cols.ranking()
-            score = score.sort_by(by_order, descending=desc)
-        diag[DISAGREE] = (score.diff() > 0).any()
+        if presorted:
+            diag[DISAGREE] = ((score.diff() > 0) & (pl.col(cols.order_col).diff() > 0)).any()
+        else:
+            diag[DISAGREE] = (
+                score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
+            ).any()
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
