@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from irframe.cli._measures_util import resolve_measures
+from irframe.exceptions import CliError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -35,10 +36,6 @@ EXIT_USAGE = 2
 TEXT_PRECISION: int | None = None
 
 SubParsers = Any  # argparse._SubParsersAction, private in typeshed
-
-
-class CliError(Exception):
-    """A usage problem reported as ``irframe: error: ...`` (exit code 2)."""
 
 
 # --- options ------------------------------------------------------------------------------

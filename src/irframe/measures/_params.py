@@ -56,7 +56,10 @@ GAIN = Param(
     "gain",
     "exp",
     "gain of a grade: 'exp' (2^rel - 1), 'linear' (rel, as trec_eval), or gains={grade:gain,...} "
-    "(unlisted grades keep the linear gain)",
+    "(unlisted grades keep the linear gain; gains must be finite; a negative gain lowers DCG, so "
+    "nDCG can fall below 0, never above 1: the ideal ranking uses only positive gains, and a "
+    "query without one scores 0). Under 'exp', grades must keep 2^grade x (judged documents) "
+    "below 2^1024 (grades up to about 1000), else evaluate raises",
     "'exp' | 'linear' | {grade: gain}",
     _convert_gain,
     _gain_text,
