@@ -151,7 +151,169 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
         return float(n_rel)
     if fam == "NumRelRet":
         return float(sum(is_rel))
+    if fam in _TREC_FAMILIES:
+        return _TREC_FAMILIES[fam](top, judged, m)
     raise NotImplementedError(fam)
+
+
+# --- trec_eval's other families (TREC_MEASURES.md), one function each -------------------
+def _labels(top: list[str], judged: dict[str, float]) -> list[float]:
+    """trec_eval's label per rank: the grade, -1 when not judged (negative grades stay < 0)."""
+    return [judged.get(d, -1.0) for d in top]
+
+
+def _counts(top: list[str], judged: dict[str, float], t: float) -> tuple[int, int, int]:
+    """(retrieved, relevant retrieved, R) for threshold ``t``."""
+    hits = sum(1 for g in _labels(top, judged) if g >= t)
+    return len(top), hits, sum(1 for g in judged.values() if g >= t)
+
+
+def _set_p(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    if m.relative:
+        return hits / min(n, r) if n and r else 0.0
+    return hits / n if n else 0.0
+
+
+def _set_r(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, hits, r = _counts(top, judged, m.rel)
+    return hits / r if r else 0.0
+
+
+def _set_ap(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    return hits * hits / (n * r) if n and r else 0.0
+
+
+def _set_f(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    if not hits:
+        return 0.0
+    p, rc, x = hits / n, hits / r, float(m.beta)
+    return (x + 1) * p * rc / (x * p + rc)  # trec_eval: beta is not squared
+
+
+def _utility(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    rest = m.n_docs + hits - n - r
+    return m.a * hits + m.b * (n - hits) + m.c * (r - hits) + (m.d * rest if m.d else 0.0)
+
+
+def _nonrel_judged(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    return float(sum(1 for g in _labels(top, judged) if 0 <= g < m.rel))
+
+
+def _gm(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    base = "AP" if m.family == "GMAP" else "Bpref"
+    return oracle_query(top, judged, Measure(base, m.cutoff, rel=m.rel))
+
+
+def _iprec_at(isrel: list[bool], r: int, x: float) -> float:
+    c = math.floor(x * r + 0.5)  # C's lround for x * r >= 0
+    if r == 0 or not isrel or c > sum(isrel):
+        return 0.0
+    start, seen = 0, 0
+    for i, rel in enumerate(isrel):
+        if c and rel:
+            seen += 1
+            if seen == c:
+                start = i
+                break
+    return max(sum(isrel[: i + 1]) / (i + 1) for i in range(start, len(isrel)))
+
+
+def _iprec(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    return _iprec_at([g >= m.rel for g in _labels(top, judged)], r, float(m.recall))
+
+
+def _iprec_avg(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    isrel = [g >= m.rel for g in _labels(top, judged)]
+    return sum(_iprec_at(isrel, r, x / 10) for x in range(10, -1, -1)) / 11
+
+
+def _rprec_mult(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    c = int(float(m.mult) * r + 0.9)
+    if not top or c == 0:
+        return 0.0
+    return sum(1 for g in _labels(top[:c], judged) if g >= m.rel) / c
+
+
+def _relp(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, hits, r = _counts(top, judged, m.rel)
+    return hits / min(m.cutoff, r) if r else 0.0
+
+
+def _bing(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    total, nonrel = 0.0, 0
+    for g in _labels(top, judged):
+        if g >= m.rel:
+            total += 1 / math.log2(2 + nonrel)
+        else:
+            nonrel += 1
+    return total / r if r else 0.0
+
+
+def _unjudged_at(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    return sum(1 for g in _labels(top, judged) if g < 0) / m.cutoff
+
+
+def _rbp(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    p = float(m.p)
+    top_grade = max((g for g in judged.values() if g >= 0), default=0)
+    scale = top_grade if top_grade > 1 else 1
+    return (1 - p) * sum(max(g, 0) / scale * p**i for i, g in enumerate(_labels(top, judged)))
+
+
+def _rbp_resid(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    p = float(m.p)
+    unj = [i for i, g in enumerate(_labels(top, judged)) if g < 0]
+    return p ** len(top) + (1 - p) * sum(p**i for i in unj) if unj else 0.0
+
+
+def _infap(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    total, rel, nonrel, pooled, eps = 0.0, 0, 0, 0, 1e-5
+    for j, d in enumerate(top):
+        if d not in judged:
+            continue
+        if judged[d] < 0:
+            pooled += 1
+        elif judged[d] < m.rel:
+            nonrel += 1
+        else:
+            rel += 1
+            if j == 0:
+                total += 1.0
+            else:
+                seen = (rel - 1 + nonrel + pooled) / j
+                total += 1 / (j + 1) + (j / (j + 1)) * seen * ((rel - 1 + eps) / (rel - 1 + nonrel + 2 * eps))
+    return total / r if r else 0.0
+
+
+_TREC_FAMILIES: dict[str, Any] = {
+    "SetP": _set_p,
+    "SetR": _set_r,
+    "SetAP": _set_ap,
+    "SetF": _set_f,
+    "Utility": _utility,
+    "NumNonRelJudgedRet": _nonrel_judged,
+    "GMAP": _gm,
+    "GMBpref": _gm,
+    "NumQ": lambda top, judged, m: 1.0,
+    "IPrec": _iprec,
+    "IPrecAvg": _iprec_avg,
+    "RprecMult": _rprec_mult,
+    "RelP": _relp,
+    "binG": _bing,
+    "Unjudged": _unjudged_at,
+    "RBP": _rbp,
+    "RBPResid": _rbp_resid,
+    "infAP": _infap,
+}
 
 
 def oracle_evaluate(

@@ -19,7 +19,8 @@ from helpers import NamedConstructor, assert_close_dicts, per_query_dict
 from irframe.measures import FAMILIES, Measure
 from oracle import oracle_evaluate
 
-COUNTS = {"NumRet", "NumRel", "NumRelRet"}
+COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumQ", "NumNonRelJudgedRet"}
+SIGNED_COUNTS = {"Utility"}  # a*hits + b*misses ...: whole numbers of any sign with the default weights
 
 
 def registry_measures(family: str) -> list[Measure]:
@@ -105,6 +106,8 @@ def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
                 assert math.isfinite(v), (q, label, v)
                 if family in COUNTS:
                     assert v >= 0
+                    assert v == int(v), (q, label, v)
+                elif family in SIGNED_COUNTS:
                     assert v == int(v), (q, label, v)
                 else:
                     assert 0 <= v <= 1, (q, label, v)

@@ -25,7 +25,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from irframe.kernels import Gain
-from irframe.measures import binary, counts, graded  # noqa: F401 - registers the families
+from irframe.measures import (  # noqa: F401 - registers the families
+    binary,
+    binary_trec,
+    counts,
+    geometric,
+    graded,
+    interpolated,
+    sets,
+)
 from irframe.measures._base import (
     Ctx,
     Family,

@@ -48,6 +48,21 @@ def per_k(numer: pl.Expr, k: int, ctx: Ctx) -> pl.Expr:
     return numer / (ctx.n_retrieved() * 0 + float(k))
 
 
+def present(value: pl.Expr, ctx: Ctx) -> pl.Expr:
+    """``value``, and 0 for a query absent from the run (the engine shows it one null row)."""
+    return pl.when(ctx.n_retrieved() > 0).then(value).otherwise(0.0)
+
+
+def unjudged() -> pl.Expr:
+    """Boolean: not judged, or a negative grade (trec_eval's labels -1 and -2)."""
+    return (pl.col(K.REL) < 0).fill_null(True)
+
+
+def positions() -> pl.Expr:
+    """1-based ranks of the query's rows, as Float64."""
+    return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).cast(pl.Float64)
+
+
 def _numrelret(m: Measure, ctx: Ctx) -> pl.Expr:
     return ctx.over_ranking(m, "n", K.rel_ret(m.params["rel"], m.cutoff))
 
