@@ -15,14 +15,63 @@ if TYPE_CHECKING:
 
     from irframe.measures import Measure
 
-__all__ = ["count_labels", "render_trec", "resolve_measures"]
+__all__ = [
+    "all_only_labels",
+    "count_labels",
+    "expand_groups",
+    "render_trec",
+    "resolve_measures",
+    "trec_groups",
+    "trec_labels",
+]
 
-_TREC_NAME = re.compile(
-    r"^(map|ndcg|recip_rank|Rprec|bpref|num_ret|num_rel|num_rel_ret"
-    r"|(P|recall|ndcg_cut|map_cut|success|num_ret)_\d+)$"
-)
-# families whose 'all' row trec_eval sums instead of averaging
-_SUMMED_FAMILIES = ("NumRet", "NumRel", "NumRelRet")
+
+def trec_groups() -> dict[str, list[str]]:
+    """trec_eval's measure groups (``official``, ``all_trec``, ``set``) -> their names, from the registry.
+
+    Each family's :class:`~irframe.measures.TrecName` says which groups it belongs to and
+    which default values its placeholder takes (``P_{k}`` at 5, 10, ... 1000).
+
+    Examples
+    --------
+    >>> trec_groups()["official"][:4]
+    ['P_5', 'P_10', 'P_15', 'P_20']
+    """
+    from irframe.measures import families
+
+    out: dict[str, list[str]] = {}
+    for fam in families():
+        for t in fam.trec:
+            names = [t.format(c) for c in t.cutoffs] if t.slot else [t.pattern]
+            for group in t.groups:
+                out.setdefault(group, []).extend(names)
+    return out
+
+
+def expand_groups(specs: Sequence[str]) -> list[str]:
+    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures.
+
+    Examples
+    --------
+    >>> expand_groups(["P@5", "set"])[:3]
+    ['P@5', 'set_P', 'set_relative_P']
+    """
+    groups = trec_groups()
+    out: list[str] = []
+    for spec in specs:
+        out.extend(groups.get(spec.strip(), [spec]))
+    return list(dict.fromkeys(out))
+
+
+def is_trec_name(spec: str) -> bool:
+    """Whether ``spec`` is written as trec_eval writes it (``P_5``, ``map``), not ``P@5``."""
+    from irframe.exceptions import IrFrameError
+    from irframe.measures import parse_measure, to_trec_name
+
+    try:
+        return to_trec_name(parse_measure(spec)) == spec.strip()
+    except IrFrameError:
+        return False
 
 
 def _explicit_params(spec: str) -> set[str]:
@@ -36,8 +85,9 @@ def _explicit_params(spec: str) -> set[str]:
 def resolve_measures(
     specs: Sequence[str], rel: float | None = None, gain: str | None = None
 ) -> list[str | Measure]:
-    """Apply ``--rel`` and ``--gain`` to the measures that do not set them.
+    """Expand trec_eval groups, then apply ``--rel`` and ``--gain`` to the measures that do not set them.
 
+    ``all_trec``, ``official`` and ``set`` stand for trec_eval's names of that group.
     A measure left unchanged keeps the user's spelling (its output label); a changed one
     is labelled by its canonical form, e.g. ``P(rel=2)@5``.  trec_eval names keep their
     meaning: ``--rel`` applies to them (like trec_eval's ``-l``), ``--gain`` does not
@@ -51,7 +101,7 @@ def resolve_measures(
     from irframe.measures import FAMILIES, parse_measure
 
     out: list[str | Measure] = []
-    for spec in specs:
+    for spec in expand_groups(specs):
         m = parse_measure(spec)
         explicit = _explicit_params(spec)
         new = m
@@ -61,7 +111,7 @@ def resolve_measures(
             gain is not None
             and "gain" in FAMILIES[m.family].params.names
             and not explicit & {"gain", "gains"}
-            and not _TREC_NAME.match(spec.strip())
+            and not is_trec_name(spec)
         ):
             new = new(gain=gain)
         out.append(spec if new == m else new)
@@ -69,12 +119,33 @@ def resolve_measures(
 
 
 def count_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
-    """Labels of the counting measures (summed in trec_eval's ``all`` rows)."""
+    """Labels of the counting measures: summed in trec_eval's ``all`` rows (``Family.total``)."""
     from irframe.measures import parse_measure
 
     return {
-        lab for lab, m in zip(labels, measures, strict=True) if parse_measure(m).family in _SUMMED_FAMILIES
+        lab for lab, m in zip(labels, measures, strict=True) if parse_measure(m).definition.total == "sum"
     }
+
+
+def trec_labels(specs: Sequence[str], labels: Sequence[str], measures: Sequence[str | Measure]) -> list[str]:
+    """The names ``-f trec`` prints: trec_eval's own for measures written as trec_eval names
+    (kept under ``--rel``, as ``-l`` keeps them), the caller's label for the others."""
+    from irframe.measures import parse_measure, to_trec_name
+
+    out = []
+    for spec, label, m in zip(expand_groups(specs), labels, measures, strict=True):
+        name = to_trec_name(parse_measure(m)) if is_trec_name(spec) else None
+        out.append(name or label)
+    return out
+
+
+def all_only_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
+    """Labels trec_eval prints only in ``all`` (num_q, gm_map, gm_bpref): the families whose
+    per-query value is not what the ``all`` row averages (``aggregate`` sum or gmean)."""
+    from irframe.measures import parse_measure
+
+    pairs = zip(labels, measures, strict=True)
+    return {lab for lab, m in pairs if parse_measure(m).definition.aggregate != "mean"}
 
 
 def _trec_value(label: str, value: float | None, count: bool) -> str:
@@ -85,18 +156,21 @@ def _trec_value(label: str, value: float | None, count: bool) -> str:
     return f"{value:6.4f}"
 
 
-def _trec_query_lines(pq: pl.DataFrame, labels: Sequence[str], counts: set[str]) -> list[str]:
+def _trec_query_lines(
+    pq: pl.DataFrame, labels: Sequence[str], names: Sequence[str], counts: set[str], skip: set[str]
+) -> list[str]:
     import polars as pl
 
     lines: list[str] = []
     judged = pq.filter(pl.any_horizontal(pl.col(list(labels)).is_not_null()))
+    shown = [(label, name) for label, name in zip(labels, names, strict=True) if label not in skip]
     for row in judged.iter_rows(named=True):
-        for label in labels:
+        for label, name in shown:
             value = row[label]
             if value is None:
                 continue
             text = _trec_value(label, value, label in counts)
-            lines.append(f"{label:<22}\t{row['query_id']}\t{text}")
+            lines.append(f"{name:<22}\t{row['query_id']}\t{text}")
     return lines
 
 
@@ -107,29 +181,38 @@ def render_trec(
     counts: set[str],
     *,
     show_queries: bool,
+    names: Sequence[str] | None = None,
+    all_only: set[str] | None = None,
 ) -> str:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system.
 
     Per-query rows (``-q``) come first, then ``runid``, ``num_q`` and the ``all`` rows.
-    Counting measures (``NumRet``, ``NumRel``, ``NumRelRet``) are summed in ``all``, as
-    trec_eval does; the others are means.
+    ``counts`` (families whose ``total`` is ``sum``: NumRet, NumRel, NumRelRet ...) are
+    summed over the queries in ``all`` and printed as integers, as trec_eval does; the
+    others are the summary's values (means, geometric means for GMAP).  ``names`` are
+    the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
+    have no per-query rows.
     """
     import polars as pl
 
+    shown = list(names or labels)
+    skip = set(all_only or ())
     lines: list[str] = []
     for (system,), block in summary.group_by("system", maintain_order=True):
         pq = per_query.filter(pl.col("system") == system)
         if show_queries:
-            lines += _trec_query_lines(pq, labels, counts)
+            lines += _trec_query_lines(pq, labels, shown, counts, skip)
         srow = block.row(0, named=True)
         lines.append(f"{'runid':<22}\tall\t{system}")
         lines.append(f"{'num_q':<22}\tall\t{srow['n_queries']}")
-        for label in labels:
+        for label, name in zip(labels, shown, strict=True):
+            if name == "num_q":  # printed above, from the query count
+                continue
             value = srow[label]
             if label in counts:
                 value = pq[label].sum()
             text = _trec_value(label, value, label in counts)
-            lines.append(f"{label:<22}\tall\t{text}")
+            lines.append(f"{name:<22}\tall\t{text}")
     return "\n".join(lines)
 
 

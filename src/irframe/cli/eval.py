@@ -24,7 +24,7 @@ from irframe.cli._common import (
     _read_inputs,
     _write,
 )
-from irframe.cli._measures_util import count_labels, render_trec
+from irframe.cli._measures_util import all_only_labels, count_labels, render_trec, trec_labels
 
 __all__ = ["add_parser", "cmd_eval"]
 
@@ -94,7 +94,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         summary = irframe.evaluate(runs, measures, qrels, **kwargs)
     if fmt == "trec":
         counts = count_labels(labels, measures)
-        text = render_trec(per_query, summary, labels, counts, show_queries=args.per_query)
+        names = trec_labels(args.measures or list(DEFAULT_MEASURES), labels, measures)
+        text = render_trec(
+            per_query,
+            summary,
+            labels,
+            counts,
+            show_queries=args.per_query,
+            names=names,
+            all_only=all_only_labels(labels, measures),
+        )
         _write(text, sys.stdout)
         return 0
     table = per_query if args.per_query else summary
