@@ -294,7 +294,58 @@ def _infap(top: list[str], judged: dict[str, float], m: Measure) -> float:
     return total / r if r else 0.0
 
 
+def _graded(top: list[str], judged: dict[str, float]) -> tuple[list[float], list[float], Any, Any]:
+    """Linear gains of the ranking, the ideal grades, DCG(k) and IDCG(k) (trec_eval's)."""
+    gains = [max(g, 0.0) for g in _labels(top, judged)]
+    ideal = sorted((g for g in judged.values() if g > 0), reverse=True)
+
+    def dcg(k: int) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+
+    def idcg(k: int) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
+
+    return gains, ideal, dcg, idcg
+
+
+def _g(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, _, _ = _graded(top, judged)
+    total = cum_gain = cum_ideal = 0.0
+    for i, g in enumerate(gains):
+        cum_gain += g
+        cum_ideal += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if g:
+            total += g / math.log2(2 + cum_ideal - cum_gain)
+    return total / sum(ideal) if ideal else 0.0
+
+
+def _ndcg_rel(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, dcg, idcg = _graded(top, judged)
+    if not ideal:
+        return 0.0
+    found = [i + 1 for i, g in enumerate(gains) if g > 0]
+    total = sum(dcg(i) / idcg(min(i, len(ideal))) for i in found)
+    total += (len(ideal) - len(found)) * dcg(len(gains)) / idcg(len(ideal))
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def _rndcg(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, dcg, idcg = _graded(top, judged)
+    _, _, r = _counts(top, judged, m.rel)
+    n, size = len(gains), len(ideal)
+    if not r or not size:
+        return 0.0
+    padded = [*ideal, 0.0]
+    terms = [dcg(min(b, n)) / idcg(b) for b in range(1, size + 1) if padded[b] != padded[b - 1]]
+    if n > size + 1:
+        terms.append(dcg(n) / idcg(size))
+    return sum(terms) / len(terms)
+
+
 _TREC_FAMILIES: dict[str, Any] = {
+    "G": _g,
+    "nDCGRel": _ndcg_rel,
+    "Rndcg": _rndcg,
     "SetP": _set_p,
     "SetR": _set_r,
     "SetAP": _set_ap,

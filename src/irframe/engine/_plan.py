@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
+import polars.selectors as cs
 
 from irframe import kernels as K
 from irframe._columns import RunColumns
@@ -282,7 +283,8 @@ def build_plan(
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.dens, *(comp.ranked if presorted else ())]).fill_null(0),
+        # numeric per-query values default to 0; a list value (a query's ideal grades) stays null
+        (cs.by_name(N_ROWS, *comp.dens, *(comp.ranked if presorted else ())) & cs.numeric()).fill_null(0),
     )
     table = _run_kernels(table, comp, presorted).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()

@@ -31,6 +31,7 @@ from irframe.measures import (  # noqa: F401 - registers the families
     counts,
     geometric,
     graded,
+    graded_trec,
     interpolated,
     sets,
 )

@@ -40,6 +40,8 @@ RELATIVE = Param(
     _bool,
     lambda v: ("relative", str(bool(v))),
 )
+
+
 def _count(value: object, source: str) -> int:
     if isinstance(value, bool) or not str(value).strip().isdigit() or not 0 <= int(str(value)) < 2**63:
         raise InvalidParameterError.for_value("n_docs", source, "an int in the range [0, 2**63)", value)
