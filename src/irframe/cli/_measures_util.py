@@ -19,11 +19,70 @@ __all__ = [
     "all_only_labels",
     "count_labels",
     "expand_groups",
+    "relstrings",
     "render_trec",
     "resolve_measures",
+    "text_measures",
     "trec_groups",
     "trec_labels",
 ]
+
+
+# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them per query
+TEXT_MEASURES: dict[str, tuple[str, ...]] = {"relstring": ("all_trec",)}
+
+
+def text_measures(specs: Sequence[str]) -> list[str]:
+    """The text measures asked for, by name or through a group (``-m all_trec``)."""
+    wanted = {s.strip() for s in specs}
+    return [name for name, groups in TEXT_MEASURES.items() if name in wanted or wanted & set(groups)]
+
+
+_EMPTY = "''"  # trec_eval's relstring of a query absent from the run (-c)
+
+
+def _rel_char(grade: float | None) -> str:
+    if grade is None:
+        return "-"  # not judged
+    if grade < 0:
+        return "."  # judged with a negative grade
+    return str(int(grade)) if grade <= 9 else ">"
+
+
+def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str], str]:
+    """trec_eval's ``relstring`` per (system, query): the grades of the top 10, one character each
+    (digit, ``>`` above 9, ``-`` not judged, ``.`` negative); ranking by score then doc id, descending.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> run = pl.DataFrame({"system": "s", "query_id": "q", "doc_id": ["a", "x", "c"], "score": [3, 2, 1]})
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "c"], "relevance": [1, -1]})
+    >>> relstrings(run, qrels)
+    {('s', 'q'): "'1-.'"}
+    """
+    import polars as pl
+
+    if "score" in runs.columns:
+        order, desc = ["score", "doc_id"], [True, True]
+    else:
+        order, desc = ["rank"], [False]
+    grades = qrels.select(
+        pl.col("query_id").cast(pl.String),
+        pl.col("doc_id").cast(pl.String),
+        pl.col("relevance").cast(pl.Float64),
+    )
+    ranked = (
+        runs.with_columns(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
+        .sort(["system", "query_id", *order], descending=[False, False, *desc])
+        .group_by(["system", "query_id"], maintain_order=True)
+        .head(10)
+        .join(grades, on=["query_id", "doc_id"], how="left", maintain_order="left")
+    )
+    out: dict[tuple[str, str], str] = {}
+    for (system, qid), block in ranked.group_by(["system", "query_id"], maintain_order=True):
+        out[(str(system), str(qid))] = "'" + "".join(map(_rel_char, block["relevance"])) + "'"
+    return out
 
 
 def trec_groups() -> dict[str, list[str]]:
@@ -51,6 +110,8 @@ def trec_groups() -> dict[str, list[str]]:
 def expand_groups(specs: Sequence[str]) -> list[str]:
     """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures.
 
+    Text measures (``relstring``) are left out: ``-f trec`` prints them (:func:`text_measures`).
+
     Examples
     --------
     >>> expand_groups(["P@5", "set"])[:3]
@@ -59,7 +120,8 @@ def expand_groups(specs: Sequence[str]) -> list[str]:
     groups = trec_groups()
     out: list[str] = []
     for spec in specs:
-        out.extend(groups.get(spec.strip(), [spec]))
+        if spec.strip() not in TEXT_MEASURES:
+            out.extend(groups.get(spec.strip(), [spec]))
     return list(dict.fromkeys(out))
 
 
@@ -157,7 +219,13 @@ def _trec_value(label: str, value: float | None, count: bool) -> str:
 
 
 def _trec_query_lines(
-    pq: pl.DataFrame, labels: Sequence[str], names: Sequence[str], counts: set[str], skip: set[str]
+    pq: pl.DataFrame,
+    labels: Sequence[str],
+    names: Sequence[str],
+    counts: set[str],
+    *,
+    skip: set[str],
+    texts: dict[str, dict[str, str]],
 ) -> list[str]:
     import polars as pl
 
@@ -165,12 +233,14 @@ def _trec_query_lines(
     judged = pq.filter(pl.any_horizontal(pl.col(list(labels)).is_not_null()))
     shown = [(label, name) for label, name in zip(labels, names, strict=True) if label not in skip]
     for row in judged.iter_rows(named=True):
+        qid = row["query_id"]
         for label, name in shown:
             value = row[label]
             if value is None:
                 continue
             text = _trec_value(label, value, label in counts)
-            lines.append(f"{name:<22}\t{row['query_id']}\t{text}")
+            lines.append(f"{name:<22}\t{qid}\t{text}")
+        lines += [f"{name:<22}\t{qid}\t{values.get(str(qid), _EMPTY)}" for name, values in texts.items()]
     return lines
 
 
@@ -183,6 +253,7 @@ def render_trec(
     show_queries: bool,
     names: Sequence[str] | None = None,
     all_only: set[str] | None = None,
+    texts: dict[str, dict[tuple[str, str], str]] | None = None,
 ) -> str:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system.
 
@@ -191,7 +262,8 @@ def render_trec(
     summed over the queries in ``all`` and printed as integers, as trec_eval does; the
     others are the summary's values (means, geometric means for GMAP).  ``names`` are
     the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
-    have no per-query rows.
+    have no per-query rows.  ``texts`` (name -> (system, query) -> text, e.g. relstring)
+    are printed per query only, after the numbers; a query without text prints ``''``.
     """
     import polars as pl
 
@@ -201,7 +273,11 @@ def render_trec(
     for (system,), block in summary.group_by("system", maintain_order=True):
         pq = per_query.filter(pl.col("system") == system)
         if show_queries:
-            lines += _trec_query_lines(pq, labels, shown, counts, skip)
+            mine = {
+                name: {q: t for (s, q), t in v.items() if s == str(system)}
+                for name, v in (texts or {}).items()
+            }
+            lines += _trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine)
         srow = block.row(0, named=True)
         lines.append(f"{'runid':<22}\tall\t{system}")
         lines.append(f"{'num_q':<22}\tall\t{srow['n_queries']}")

@@ -20,6 +20,7 @@ __all__: list[str] = []
 
 TREC_CUTOFFS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
 _OFFICIAL = ("official", "all_trec")
+_COUNTS = ("official", "all_trec", "set")  # trec_eval prints these with every group
 
 
 def num_rel(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -120,7 +121,7 @@ register(Family(
 ))  # fmt: skip
 register(Family(
     "R", "recall: relevant in the top k, divided by all judged relevant", _r, _REL,
-    aliases=("Recall",), trec=(TrecName("recall_{k}", cutoffs=TREC_CUTOFFS, groups=_OFFICIAL),),
+    aliases=("Recall",), trec=(TrecName("recall_{k}", cutoffs=TREC_CUTOFFS),),  # not in official
     formula=r"R@k = \frac{1}{R} \sum_{i=1}^{k} [g_i \ge rel]", ir_measures="R@k",
     peers="R counts judged relevant documents the run never returned (all peers agree).",
 ))  # fmt: skip
@@ -157,11 +158,11 @@ register(Family(
 ))  # fmt: skip
 register(Family(
     "NumRelRet", "number of relevant retrieved documents (within k)", _numrelret, _REL,
-    trec=(TrecName("num_rel_ret", groups=_OFFICIAL),), aggregate="mean", trec_total="sum", kind="counts",
+    trec=(TrecName("num_rel_ret", groups=_COUNTS),), aggregate="mean", trec_total="sum", kind="counts",
     formula=r"\sum_{i \le k} [g_i \ge rel]", ir_measures="NumRelRet",
 ))  # fmt: skip
 register(Family(
     "NumRel", "number of judged relevant documents", _numrel, _REL, "none",
-    trec=(TrecName("num_rel", groups=_OFFICIAL),), trec_total="sum", kind="counts",
+    trec=(TrecName("num_rel", groups=_COUNTS),), trec_total="sum", kind="counts",
     formula=r"R = |\{d : g_d \ge rel\}|", ir_measures="NumRel",
 ))  # fmt: skip

@@ -31,7 +31,7 @@ def _judged(m: Measure, ctx: Ctx) -> pl.Expr:
 
 register(Family(
     "NumRet", "number of retrieved documents (within k)", _numret,
-    trec=(TrecName("num_ret", groups=("official", "all_trec")),), trec_total="sum", kind="counts",
+    trec=(TrecName("num_ret", groups=("official", "all_trec", "set")),), trec_total="sum", kind="counts",
     formula=r"\min(k, n)", ir_measures="NumRet",
 ))  # fmt: skip
 register(Family(
@@ -53,7 +53,7 @@ def _unj(m: Measure, ctx: Ctx) -> pl.Expr:
 
 register(Family(
     "NumQ", "number of queries: 1 per query, summed over queries", _numq, cutoff="none",
-    trec=(TrecName("num_q", groups=("official", "all_trec")),), aggregate="sum", kind="counts",
+    trec=(TrecName("num_q", groups=("official", "all_trec", "set")),), aggregate="sum", kind="counts",
     formula=r"|Q|", ir_measures="NumQ",
     peers="With trec_eval -c (irframe missing='zero') queries absent from the run count; "
     "trec_eval prints num_q only in its 'all' rows.",
