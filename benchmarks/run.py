@@ -235,7 +235,11 @@ def _agreement(ref: Any, other: Any, tied: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------
 # one size
 # ------------------------------------------------------------------------------------------------
-def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
+def _prepare_data(rows: int, names: list[str], args: argparse.Namespace) -> tuple[int, int, int, int]:
+    """Generate (or reuse) the cached inputs and the TREC files; print the size header.
+
+    Returns the run's rows and queries and the qrels' rows and queries.
+    """
     import contenders as C
     import synth
 
@@ -261,6 +265,14 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
         f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)",
         flush=True,
     )
+    return n_rows, n_q, n_qrels, n_qq
+
+
+def _start_workers(
+    rows: int, names: list[str], args: argparse.Namespace
+) -> tuple[dict[str, dict[str, Any]], dict[str, Worker]]:
+    """One loaded worker per available contender; the per-contender result records."""
+    import contenders as C
 
     res: dict[str, dict[str, Any]] = {}
     workers: dict[str, Worker] = {}
@@ -272,7 +284,7 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             print(f"  {n}: skipped ({why})")
             continue
         res[n] = {"note": c.note, "times": [], "phases": [], "extra": [], "error": None}
-        workers[n] = Worker(n, rows, args.docs_per_query, args.seed, ordered)
+        workers[n] = Worker(n, rows, args.docs_per_query, args.seed, args.ordered)
         # start them one at a time: loading is memory- and CPU-heavy on 2 cores
         info = workers[n].recv(args.timeout)
         if "error" in info:
@@ -281,7 +293,13 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             workers.pop(n).kill()
             continue
         res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss")})
+    return res, workers
 
+
+def _run_rounds(
+    workers: dict[str, Worker], res: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """The interleaved timed rounds; returns round 1's normalized results per contender."""
     results: dict[str, Any] = {}
     alive = list(workers)
     for rnd in range(args.repeats):
@@ -306,14 +324,35 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             print(f"  round {rnd + 1} {n:<20} {r['time']:9.3f}s{mb}", flush=True)
     for w in workers.values():
         w.stop()
+    return results
 
-    # agreement with irframe on the common query set
+
+def _agreement_line(n: str, a: dict[str, Any]) -> str:
+    """The printed agreement line of contender ``n``."""
+    extra = ""
+    if not a["ok"] and a.get("ok_on_tie_free"):
+        extra = (
+            f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
+            f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)"
+        )
+    if a["tolerance"] > TOL:
+        extra += f" (to {a['tolerance']:.1g}: it prints rounded values)"
+    return (
+        f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
+        f"mismatched {a['mismatched_queries']:,}{extra}"
+    )
+
+
+def _check_agreement(
+    rows: int, results: dict[str, Any], res: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> str | None:
+    """Compare every contender's values with irframe's on the common query set; the reference's name."""
     ref_name = next((n for n in ("irframe-pandas", "irframe-polars") if n in results), None)
     tied_cache: dict[str, set[str]] = {}
 
     def tied() -> set[str]:
         if "t" not in tied_cache:
-            tied_cache["t"] = _tied_queries(rows, args.docs_per_query, args.seed, ordered)
+            tied_cache["t"] = _tied_queries(rows, args.docs_per_query, args.seed, args.ordered)
         return tied_cache["t"]
 
     if ref_name is None and results:
@@ -324,28 +363,21 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             continue
         a = _agreement(results[ref_name], df, tied)
         res[n]["agreement"] = a
-        extra = ""
-        if not a["ok"] and a.get("ok_on_tie_free"):
-            extra = (
-                f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
-                f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)"
-            )
-        if a["tolerance"] > TOL:
-            extra += f" (to {a['tolerance']:.1g}: it prints rounded values)"
-        print(
-            f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
-            f"mismatched {a['mismatched_queries']:,}{extra}",
-            flush=True,
-        )
+        print(_agreement_line(n, a), flush=True)
+    return ref_name
 
-    # medians and per-round ratios
-    def per_round(n: str, ref: str) -> float | None:
-        a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
-        m = min(len(a), len(b))
-        if m == 0:
-            return None
-        return statistics.median(a[i] / b[i] for i in range(m))
 
+def _per_round(res: dict[str, dict[str, Any]], n: str, ref: str) -> float | None:
+    """Median over rounds of contender ``n``'s time / ``ref``'s time in the same round."""
+    a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
+    m = min(len(a), len(b))
+    if m == 0:
+        return None
+    return statistics.median(a[i] / b[i] for i in range(m))
+
+
+def _summarize(res: dict[str, dict[str, Any]]) -> None:
+    """Add medians, peak memory and per-round ratios to every contender's record."""
     for n, r in res.items():
         ts = r.get("times") or []
         if ts:
@@ -355,11 +387,20 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             r["extra_max_bytes"] = max(ex) if ex else None
             keys = r["phases"][0].keys() if r["phases"] else []
             r["phases_median"] = {k: statistics.median(p[k] for p in r["phases"]) for k in keys}
-        r["x_irframe_pandas"] = per_round(n, "irframe-pandas")
-        r["x_irframe_polars"] = per_round(n, "irframe-polars")
+        r["x_irframe_pandas"] = _per_round(res, n, "irframe-pandas")
+        r["x_irframe_polars"] = _per_round(res, n, "irframe-polars")
+
+
+def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """Benchmark every contender in ``names`` at ``rows`` rows; the size's result record."""
+    n_rows, n_q, n_qrels, n_qq = _prepare_data(rows, names, args)
+    res, workers = _start_workers(rows, names, args)
+    results = _run_rounds(workers, res, args)
+    ref_name = _check_agreement(rows, results, res, args)
+    _summarize(res)
     return {
         "rows": n_rows,
-        "ordered": ordered,
+        "ordered": args.ordered,
         "queries": n_q,
         "qrels_rows": n_qrels,
         "qrels_queries": n_qq,
@@ -527,70 +568,91 @@ def table(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _c(d: dict[str, Any], n: str) -> dict[str, Any]:
+    """Contender ``n``'s record in the size result ``d`` ({} when absent)."""
+    return d["contenders"].get(n, {})
+
+
+def _unsorted_targets(rows: int, d: dict[str, Any], tag: str) -> list[str]:
+    """Target rows that only apply to unsorted input: peer speed-up, floors, 47 measures."""
+    out = []
+    if rows >= 10**6:
+        v = _c(d, "pytrec_eval").get("x_irframe_pandas")
+        out.append(
+            f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
+            f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
+            f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |"
+        )
+    f = _c(d, "polars-floor").get("x_irframe_polars")
+    if f:
+        v = 1 / f
+        out.append(
+            f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
+            f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |"
+        )
+    g = _c(d, "polars-floor-grouped").get("x_irframe_polars")
+    if g:
+        out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} | - |")
+    v = _c(d, "irframe-polars-47").get("x_irframe_polars")
+    if v:
+        out.append(
+            f"| 47 classic trec measures / 5 measures (irframe-polars) <= {TARGET_47:g} | {tag} | "
+            f"{_x(v)} | {'met' if v <= TARGET_47 else 'NOT met'} |"
+        )
+    return out
+
+
+def _trec_eval_or_numpy_target(d: dict[str, Any], tag: str) -> list[str]:
+    """The trec_eval info row when it ran; otherwise the numpy-pass target when that ran."""
+    te = _c(d, "trec_eval")
+    if te.get("x_irframe_pandas"):
+        return [
+            f"| (info) trec_eval on TREC files / irframe-pandas on frames (5 measures; see "
+            f"trecfiles.py for the CLI) | {tag} | {_x(te['x_irframe_pandas'])} | - |"
+        ]
+    f = _c(d, "numpy-pass").get("x_irframe_polars")
+    if f:
+        v = 1 / f
+        return [
+            f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
+            f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |"
+        ]
+    return []
+
+
+def _memory_targets(d: dict[str, Any], tag: str, ordered: bool) -> list[str]:
+    """Peak memory beyond the inputs: the grouped floor (info) and the irframe targets."""
+    out = []
+    fl = _c(d, "polars-floor-grouped")
+    if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
+        out.append(
+            f"| (info) polars-floor-grouped: peak memory beyond inputs "
+            f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+            f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
+            f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |"
+        )
+    for n in ("irframe-pandas", "irframe-polars"):
+        r = _c(d, n)
+        if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
+            v = r["extra_max_bytes"] / r["input_bytes"]
+            out.append(
+                f"| {n}: peak memory beyond inputs < input size "
+                f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
+                f"{'met' if v < 1 else 'NOT met'} |"
+            )
+    return out
+
+
 def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
+    """The Markdown rows of the targets table, per (rows, ordered) result."""
     out = ["| target | size | value | met |", "|---|---|---:|---|"]
-
-    def c(d: dict[str, Any], n: str) -> dict[str, Any]:
-        return d["contenders"].get(n, {})
-
     for (rows, ordered), d in sorted(latest.items()):
         tag = _fmt_rows(rows)
         if not ordered:
-            if rows >= 10**6:
-                v = c(d, "pytrec_eval").get("x_irframe_pandas")
-                out.append(
-                    f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
-                    f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
-                    f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |"
-                )
-            f = c(d, "polars-floor").get("x_irframe_polars")
-            if f:
-                v = 1 / f
-                out.append(
-                    f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
-                    f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |"
-                )
-            g = c(d, "polars-floor-grouped").get("x_irframe_polars")
-            if g:
-                out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} | - |")
-            v = c(d, "irframe-polars-47").get("x_irframe_polars")
-            if v:
-                out.append(
-                    f"| 47 classic trec measures / 5 measures (irframe-polars) <= {TARGET_47:g} | {tag} | "
-                    f"{_x(v)} | {'met' if v <= TARGET_47 else 'NOT met'} |"
-                )
-        te = c(d, "trec_eval")
-        if te.get("x_irframe_pandas"):
-            out.append(
-                f"| (info) trec_eval on TREC files / irframe-pandas on frames (5 measures; see "
-                f"trecfiles.py for the CLI) | {tag} | {_x(te['x_irframe_pandas'])} | - |"
-            )
-        else:
-            f = c(d, "numpy-pass").get("x_irframe_polars")
-            if f:
-                v = 1 / f
-                out.append(
-                    f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
-                    f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |"
-                )
-        fl = c(d, "polars-floor-grouped")
-        if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
-            out.append(
-                f"| (info) polars-floor-grouped: peak memory beyond inputs "
-                f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
-                f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |"
-            )
-        for n in ("irframe-pandas", "irframe-polars"):
-            r = c(d, n)
-            if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
-                v = r["extra_max_bytes"] / r["input_bytes"]
-                out.append(
-                    f"| {n}: peak memory beyond inputs < input size "
-                    f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                    f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
-                    f"{'met' if v < 1 else 'NOT met'} |"
-                )
+            out += _unsorted_targets(rows, d, tag)
+        out += _trec_eval_or_numpy_target(d, tag)
+        out += _memory_targets(d, tag, ordered)
     return out
 
 
@@ -695,7 +757,8 @@ def write_reports() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
     import contenders as C
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -721,6 +784,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--on-demand", action="store_true", help="allow sizes >= 1e8 rows")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-save", action="store_true", help="print only; write no result files")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    import contenders as C
+
+    ap = _parser()
     args = ap.parse_args(argv)
 
     if args.report_only:

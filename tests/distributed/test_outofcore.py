@@ -103,8 +103,12 @@ def test_errors_match_single_machine(tmp_path: Path) -> None:
     path = _write(case, tmp_path)
     with pytest.raises(MissingQueriesError, match="missing from the run"):
         irframe.evaluate_parquet(path, MEASURES, case.qrels, missing="error", buckets=3)
-    with pytest.raises(EmptyInputError, match="no rows"):
-        irframe.evaluate_parquet(pl.scan_parquet(path).head(0), MEASURES, case.qrels, buckets=3)
+    # an empty run is normal (issue 15 item 8): every judged query is missing from it
+    empty = irframe.evaluate_parquet(pl.scan_parquet(path).head(0), MEASURES, case.qrels, buckets=3)
+    assert case.qrels is not None
+    n_judged = case.qrels.get_column("query_id").n_unique()
+    assert empty.select("n_queries", "n_missing", "n_unjudged").row(0) == (n_judged, n_judged, 0)
+    assert empty.select(MEASURES).row(0) == (0.0,) * len(MEASURES)
     with pytest.raises(EmptyInputError, match="No query of the run is in the qrels"):
         irframe.evaluate_parquet(path, MEASURES, case.qrels.head(0), buckets=3)  # type: ignore[union-attr]
     with pytest.raises(irframe.IrFrameError, match="doc_col"):

@@ -20,6 +20,7 @@ from irframe.measures import FAMILIES, Measure
 from oracle import oracle_evaluate
 
 COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumQ", "NumNonRelJudgedRet"}
+UNBOUNDED = {"DCG", "IDCG"}  # >= 0, not normalised
 SIGNED_COUNTS = {"Utility"}  # a*hits + b*misses ...: whole numbers of any sign with the default weights
 
 
@@ -39,6 +40,8 @@ def registry_measures(family: str) -> list[Measure]:
             out += [Measure(family, k), Measure(family, k, rel=2)]
         else:
             out.append(Measure(family, k))
+    if "judged_only" in fam.params:
+        out += [m(judged_only=True) for m in out]
     return out
 
 
@@ -109,6 +112,8 @@ def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
                     assert v == int(v), (q, label, v)
                 elif family in SIGNED_COUNTS:
                     assert v == int(v), (q, label, v)
+                elif family in UNBOUNDED:
+                    assert v >= 0, (q, label, v)
                 else:
                     assert 0 <= v <= 1, (q, label, v)
         again = irframe.evaluate(

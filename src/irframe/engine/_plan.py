@@ -16,6 +16,8 @@ What happens to the edge cases is decided here, once:
 - a run query with no judgments: not judged, so its measures are null; it is excluded
   from the means and counted in ``n_unjudged``.
 - a judged query with no relevant document: every measure is 0 and it counts.
+- an empty run is normal: every judged query is missing from it (see
+  :func:`~irframe.engine._aggregate.check_not_empty` for the one empty input refused).
 - ``by`` columns that the qrels also carry are query attributes (join keys); the others
   partition the run (systems), and missing queries are filled in per partition.
 """
@@ -26,7 +28,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
-import polars.selectors as cs
 
 from irframe import kernels as K
 from irframe._columns import RunColumns
@@ -34,7 +35,10 @@ from irframe._options import Missing, Options
 from irframe.engine._compile import N_ROWS, PREFIX, Compiler
 from irframe.measures import Measure
 
-__all__ = ["GID", "IN_RUN", "JUDGED", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan", "build_plan"]
+__all__ = [
+    "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan",
+    "build_plan", "exp_gain_labels",
+]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
 N_NULLDOC = PREFIX + "nnulldoc"
@@ -45,6 +49,7 @@ IN_RUN = PREFIX + "in_run"
 RANKED = PREFIX + "ranked"
 GID = PREFIX + "gid"
 JUDGED = PREFIX + "judged"
+MAX_GRADE = PREFIX + "maxgrade"  # per query, only when an exp-gain measure is asked
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Plan:
     missing: Missing
     run: pl.LazyFrame
     qrels_query: str
+    grade_col: str  # where the grades come from: the qrels' relevance column, or the run's
+    exp_gain: tuple[str, ...]  # labels of the measures using the exp gain (2^grade - 1)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -155,22 +162,24 @@ def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool)
     return rows
 
 
-def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler) -> pl.LazyFrame | None:
+def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> pl.LazyFrame | None:
     """Per judged query: counts for the input checks and the measures' denominators."""
     if inp.qrels is None:
         return None
     rel = pl.col(K.REL)
+    extra = {MAX_GRADE: rel.max()} if exp_gain else {}
     return inp.qrels.group_by(inp.qkeys).agg(
         **{
             Q_N: pl.len(),
             Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
             JUDGED: pl.lit(True),
         },
+        **extra,
         **comp.dens,
     )
 
 
-def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
+def _diagnostics(inp: _Inputs, cols: RunColumns, exp_gain: bool) -> dict[str, pl.Expr]:
     """Per run query: rows, and the rows that cannot be ranked or identified."""
     order_col = pl.col(cols.order_col)
     bad = order_col.is_null().sum()
@@ -179,16 +188,23 @@ def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
     diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
     if inp.qrels is None:
         diag[N_INF] = pl.col(K.REL).is_infinite().sum()
+        if exp_gain:
+            diag[MAX_GRADE] = pl.col(K.REL).max()
     return diag
+
+
+def exp_gain_labels(measures: Sequence[tuple[str, Measure]]) -> tuple[str, ...]:
+    """The measures whose gain is ``2^grade - 1``, which overflows for large grades."""
+    return tuple(label for label, m in measures if m.params.get("gain") == "exp")
 
 
 def _group_run(
     rows: pl.LazyFrame, inp: _Inputs, cols: RunColumns, comp: Compiler, *, qstats: pl.LazyFrame | None,
-    presorted: bool,
+    presorted: bool, exp_gain: bool,
 ) -> pl.LazyFrame:  # fmt: skip
     """ONE group_by over the run: ranked grades (or, presorted, the kernels themselves)."""
     keys = list(cols.keys)
-    diag = _diagnostics(inp, cols)
+    diag = _diagnostics(inp, cols, exp_gain)
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
@@ -274,17 +290,23 @@ def build_plan(
     presorted = n_segments is not None
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
+    if presorted and comp.rn_lists and qrels is not None:
+        # the judged grades as a list on every run row would cost rows x judgments
+        again = {"partition_values": partition_values, "allow_empty": allow_empty}
+        return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
     rows = _join_grades(inp, cols, opts, presorted)
-    qstats = _qrels_stats(inp, cols, comp)
-    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted)
+    exp_gain = exp_gain_labels(measures)
+    qstats = _qrels_stats(inp, cols, comp, bool(exp_gain))
+    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=bool(exp_gain))
     partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
     table = _with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        # numeric per-query values default to 0; a list value (a query's ideal grades) stays null
-        (cs.by_name(N_ROWS, *comp.dens, *(comp.ranked if presorted else ())) & cs.numeric()).fill_null(0),
+        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if presorted else ())]).fill_null(
+            0
+        ),
     )
     table = _run_kernels(table, comp, presorted).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
@@ -308,6 +330,8 @@ def build_plan(
         missing=opts.missing,
         run=run,
         qrels_query=inp.qrels_query,
+        grade_col=qrels_cols[2] if qrels_cols is not None else str(cols.relevance),
+        exp_gain=exp_gain,
     )
 
 

@@ -28,7 +28,9 @@ from irframe.kernels import Gain
 from irframe.measures import (  # noqa: F401 - registers the families
     binary,
     binary_trec,
+    cascade,
     counts,
+    fscore,
     geometric,
     graded,
     graded_trec,
@@ -50,6 +52,7 @@ from irframe.measures._base import (
     unregister,
 )
 from irframe.measures._parse import parse_measure, parse_measures, to_trec_name
+from irframe.measures.user import QueryView, define_measure
 
 __all__ = [
     "ALIASES",
@@ -68,10 +71,12 @@ __all__ = [
     "P",
     "Param",
     "Params",
+    "QueryView",
     "R",
     "Rprec",
     "Success",
     "TrecName",
+    "define_measure",
     "families",
     "family",
     "nDCG",

@@ -155,6 +155,21 @@ class Ctx(Protocol):
         """Register a per-query value over the ranked grades; return it as a column."""
         ...
 
+    def cumulative(
+        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
+    ) -> pl.Expr:
+        """Per query, the sum of ``expr`` over the first ``k`` rows (every row for None).
+
+        ``expr`` is per row, over the ranking (or the judgments with ``judgments=True``).
+        One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
+        """
+        ...
+
+    def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """A per-query list over the judgments (``expr`` not aggregated), usable inside
+        ``over_ranking`` expressions as a column of that length."""
+        ...
+
     def value(self, m: Measure) -> pl.Expr:
         """Another measure's per-query value (compiled once, shared by every user)."""
         ...
@@ -386,6 +401,9 @@ class Measure:
         return hash(self._key)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        fam = self.definition
+        if fam.kind == "user":  # a worker process may not know it: ship the definition
+            return (_rebuild_user, (fam, self.cutoff, dict(self.params)))
         return (_rebuild, (self.family, self.cutoff, dict(self.params)))
 
     @property
@@ -449,6 +467,12 @@ _UNIVERSAL: dict[str, object] = {"rel": 1, "gain": "exp"}
 
 def _rebuild(family_name: str, cutoff: int | None, params: dict[str, Any]) -> Measure:
     return Measure(family_name, cutoff, **params)
+
+
+def _rebuild_user(fam: Family, cutoff: int | None, params: dict[str, Any]) -> Measure:
+    if fam.name not in _REGISTRY:
+        register(fam)
+    return Measure(fam.name, cutoff, **params)
 
 
 class _Frozen(Mapping[str, Any]):

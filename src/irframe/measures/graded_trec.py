@@ -28,8 +28,8 @@ def _gains() -> pl.Expr:
 def _ideal(ctx: Ctx) -> pl.Expr:
     """The query's positive grades best first, then one 0 (length m + 1), in a ranking kernel."""
     rel = pl.col(K.REL).cast(pl.Float64)
-    grades = rel.filter(rel > 0).sort(descending=True).implode()
-    return ctx.judgments_in_ranking(_KEY, "ideal", grades).explode().drop_nulls().append(pl.lit(0.0))
+    grades = ctx.judged_grades_in_ranking(_KEY, "ideal", rel.filter(rel > 0).sort(descending=True))
+    return grades.drop_nulls().append(pl.lit(0.0))
 
 
 def _at(prefix: pl.Expr, i: pl.Expr) -> pl.Expr:
