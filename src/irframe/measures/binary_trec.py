@@ -13,7 +13,7 @@ import polars as pl
 
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, number_param, register
-from irframe.measures._params import REL
+from irframe.measures._params import JUDGED_ONLY, REL
 from irframe.measures.binary import TREC_CUTOFFS, positions, present, r_and_n_in_ranking
 
 __all__: list[str] = []
@@ -34,7 +34,7 @@ def _rprec_mult(m: Measure, ctx: Ctx) -> pl.Expr:
 def _relp(m: Measure, ctx: Ctx) -> pl.Expr:
     k = float(cast("int", m.cutoff))  # the family requires a cutoff
     r = ctx.value(Measure("NumRel", rel=m.params["rel"]))
-    hits = ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"]))
+    hits = ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"], judged_only=m.params["judged_only"]))
     return pl.when(r > 0).then(hits / pl.min_horizontal(r, ctx.n_retrieved() * 0.0 + k)).otherwise(0.0)
 
 
@@ -77,7 +77,8 @@ register(Family(
     peers="trec_eval truncates mult R + 0.9 (iprec_at_recall rounds); ranks past the run count non-relevant.",
 ))  # fmt: skip
 register(Family(
-    "RelP", "relative precision: relevant in the top k over min(k, R)", _relp, _REL, "required",
+    "RelP", "relative precision: relevant in the top k over min(k, R)", _relp, Params((REL, JUDGED_ONLY)),
+    "required",
     trec=(TrecName("relative_P_{k}", cutoffs=TREC_CUTOFFS),),
     formula=r"\frac{|\{i \le k : g_i \ge rel\}|}{\min(k, R)}",
 ))  # fmt: skip

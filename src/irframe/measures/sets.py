@@ -14,7 +14,7 @@ import polars as pl
 from irframe import kernels as K
 from irframe.exceptions import InvalidParameterError
 from irframe.measures._base import Ctx, Family, Measure, Param, Params, TrecName, number_param, register
-from irframe.measures._params import REL
+from irframe.measures._params import JUDGED_ONLY, REL
 
 __all__: list[str] = []
 
@@ -55,12 +55,12 @@ BETA = number_param("beta", 1, "weight of recall against precision: (1+beta) P R
 
 
 def _retrieved(m: Measure, ctx: Ctx) -> pl.Expr:
-    n = ctx.n_retrieved()
-    return n if m.cutoff is None else n.clip(upper_bound=float(m.cutoff))
+    return ctx.value(Measure("NumRet", m.cutoff, judged_only=m.params.get("judged_only", False)))
 
 
 def _hits(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"]))
+    jo = m.params.get("judged_only", False)
+    return ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"], judged_only=jo))
 
 
 def _r(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -113,28 +113,29 @@ def _cut(expr: pl.Expr, k: int | None) -> pl.Expr:
 
 
 _REL = Params((REL,))
+_REL_J = Params((REL, JUDGED_ONLY))
 
 register(Family(
     "SetP", "precision of the retrieved set (within k): relevant retrieved / retrieved", _setp,
-    Params((REL, RELATIVE)),
+    Params((REL, RELATIVE, JUDGED_ONLY)),
     trec=(TrecName("set_P", groups=_SET), TrecName("set_relative_P", {"relative": True}, groups=_SET)),
     formula=r"SetP = \frac{|Ret \cap Rel|}{|Ret|} \text{ (relative: } / \min(|Ret|, R))",
     ir_measures="SetP, SetP(relative=True)",
     peers="P@k divides by k even when fewer were retrieved; SetP@k (trec_eval -M k -m set_P) does not.",
 ))  # fmt: skip
 register(Family(
-    "SetR", "recall of the retrieved set (within k): relevant retrieved / judged relevant", _setr, _REL,
+    "SetR", "recall of the retrieved set (within k): relevant retrieved / judged relevant", _setr, _REL_J,
     trec=(TrecName("set_recall", groups=_SET),),
     formula=r"SetR = \frac{|Ret \cap Rel|}{R}", ir_measures="SetR",
 ))  # fmt: skip
 register(Family(
-    "SetAP", "unranked AP: set precision times set recall", _setap, _REL,
+    "SetAP", "unranked AP: set precision times set recall", _setap, _REL_J,
     trec=(TrecName("set_map", groups=_SET),),
     formula=r"SetAP = \frac{|Ret \cap Rel|^2}{|Ret| \cdot R}", ir_measures="SetAP",
 ))  # fmt: skip
 register(Family(
     "SetF", "F measure of the retrieved set: (1+beta) P R / (beta P + R), 0 without hits", _setf,
-    Params((REL, BETA)), trec=(TrecName("set_F", groups=_SET),),
+    Params((REL, BETA, JUDGED_ONLY)), trec=(TrecName("set_F", groups=_SET),),
     formula=r"SetF = \frac{(1+\beta)\, P\, R}{\beta P + R}", ir_measures="SetF(beta=1)",
     peers="trec_eval's set_F.x weights P by x, not x squared (F1 at x = 1); "
     "ir_measures passes beta through unchanged.",
