@@ -14,19 +14,19 @@ import polars as pl
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, number_param, register
 from irframe.measures._params import JUDGED_ONLY, REL
-from irframe.measures.binary import TREC_CUTOFFS, positions, present, r_and_n_in_ranking
+from irframe.measures.binary import TREC_CUTOFFS, present, r_and_n_in_ranking, ranked
 
 __all__: list[str] = []
 
 INFAP_EPSILON = 1e-5
-_REL = Params((REL,))
+_REL = Params((REL, JUDGED_ONLY))
 
 
 def _rprec_mult(m: Measure, ctx: Ctx) -> pl.Expr:
     t, x = m.params["rel"], float(m.params["mult"])
     r, _ = r_and_n_in_ranking(m, ctx)
     c = (x * r.fill_null(0).cast(pl.Float64) + 0.9).floor()  # (long)(x R + 0.9), as trec_eval
-    hits = K.relevant(t).head(c.cast(pl.Int64)).sum().cast(pl.Float64)
+    hits = K.relevant(t, ranked(m)).head(c.cast(pl.Int64)).sum().cast(pl.Float64)
     value = ctx.over_ranking(m, "p", pl.when(c > 0).then(hits / c).otherwise(0.0))
     return present(value, ctx)
 
@@ -39,16 +39,16 @@ def _relp(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _bing(m: Measure, ctx: Ctx) -> pl.Expr:
-    b = K.relevant(m.params["rel"])
-    nonrel_above = positions() - b.cast(pl.Float64).cum_sum()
+    g = ranked(m)
+    b = K.relevant(m.params["rel"], g)
+    nonrel_above = K.positions(g).cast(pl.Float64) - b.cast(pl.Float64).cum_sum()
     term = pl.when(b).then(1.0 / (nonrel_above + 2.0).log(2)).otherwise(0.0)
     total = ctx.over_ranking(m, "sum", term.sum())
     r = ctx.value(Measure("NumRel", rel=m.params["rel"]))
     return present(pl.when(r > 0).then(total / r).otherwise(0.0), ctx)
 
 
-def _infap_sum(t: float) -> pl.Expr:
-    rel = pl.col(K.REL)
+def _infap_sum(t: float, rel: pl.Expr) -> pl.Expr:
     is_rel = (rel >= t).fill_null(False)
     f = is_rel.cast(pl.Float64)
     nonrel = ((rel >= 0) & (rel < t)).fill_null(False).cast(pl.Float64)
@@ -56,7 +56,7 @@ def _infap_sum(t: float) -> pl.Expr:
     rel_above = f.cum_sum() - f
     nonrel_above = nonrel.cum_sum() - nonrel
     pooled_above = pooled.cum_sum() - pooled
-    j = positions() - 1.0
+    j = K.positions(rel).cast(pl.Float64) - 1.0
     term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_above + nonrel_above + pooled_above) / j) * (
         (rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)
     )
@@ -64,21 +64,21 @@ def _infap_sum(t: float) -> pl.Expr:
 
 
 def _infap(m: Measure, ctx: Ctx) -> pl.Expr:
-    total = ctx.over_ranking(m, "sum", _infap_sum(m.params["rel"]))
+    total = ctx.over_ranking(m, "sum", _infap_sum(m.params["rel"], ranked(m)))
     r = ctx.value(Measure("NumRel", rel=m.params["rel"]))
     return present(pl.when(r > 0).then(total / r).otherwise(0.0), ctx)
 
 
 register(Family(
     "RprecMult", "precision at rank floor(mult R + 0.9), R = judged relevant", _rprec_mult,
-    Params((REL, number_param("mult", 1, "multiple of R at which precision is taken", low=0))), "none",
+    Params((REL, number_param("mult", 1, "multiple of R at which precision is taken", low=0), JUDGED_ONLY)),
+    "none",
     trec=(TrecName("Rprec_mult_{mult}", cutoffs=tuple(i / 10 for i in range(2, 21, 2))),),
     formula=r"P@c,\ c = \lfloor mult \cdot R + 0.9 \rfloor",
     peers="trec_eval truncates mult R + 0.9 (iprec_at_recall rounds); ranks past the run count non-relevant.",
 ))  # fmt: skip
 register(Family(
-    "RelP", "relative precision: relevant in the top k over min(k, R)", _relp, Params((REL, JUDGED_ONLY)),
-    "required",
+    "RelP", "relative precision: relevant in the top k over min(k, R)", _relp, _REL, "required",
     trec=(TrecName("relative_P_{k}", cutoffs=TREC_CUTOFFS),),
     formula=r"\frac{|\{i \le k : g_i \ge rel\}|}{\min(k, R)}",
 ))  # fmt: skip

@@ -11,20 +11,20 @@ from __future__ import annotations
 import polars as pl
 
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
-from irframe.measures._params import REL
+from irframe.measures._params import JUDGED_ONLY, REL
 
 __all__: list[str] = []
 
 
 def _gmap(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.value(Measure("AP", m.cutoff, rel=m.params["rel"]))
+    return ctx.value(Measure("AP", m.cutoff, rel=m.params["rel"], judged_only=m.params["judged_only"]))
 
 
 def _gmbpref(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.value(Measure("Bpref", rel=m.params["rel"]))
+    return ctx.value(Measure("Bpref", rel=m.params["rel"], judged_only=m.params["judged_only"]))
 
 
-_REL = Params((REL,))
+_REL = Params((REL, JUDGED_ONLY))
 _GM = r"\exp\left(\frac{1}{|Q|}\sum_q \log \max(x_q, 10^{-5})\right)"
 
 register(Family(
