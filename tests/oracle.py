@@ -453,12 +453,19 @@ def oracle_evaluate(
 
 
 def oracle_mean(per_query: dict[str, dict[str, float | None]]) -> dict[str, float]:
-    """Mean of each measure over judged queries, plus ``n_queries``."""
+    """Each measure over judged queries by its family's ``aggregate`` (mean, sum, geometric
+    mean), plus ``n_queries``."""
     judged = [v for v in per_query.values() if all(x is not None for x in v.values())]
     labels = list(next(iter(per_query.values()))) if per_query else []
     out: dict[str, float] = {}
     for label in labels:
         vals = [float(v[label]) for v in judged]  # type: ignore[arg-type]
-        out[label] = sum(vals) / len(vals) if vals else math.nan
+        how = parse_measures([label])[0][1].definition.aggregate
+        if how == "sum":  # NumQ
+            out[label] = sum(vals) if vals else math.nan
+        elif how == "gmean":  # GMAP, GMBpref: trec_eval's floor of 1e-5 per query
+            out[label] = math.exp(sum(math.log(max(x, 1e-5)) for x in vals) / len(vals)) if vals else math.nan
+        else:
+            out[label] = sum(vals) / len(vals) if vals else math.nan
     out["n_queries"] = len(judged)
     return out
