@@ -22,7 +22,8 @@ readers inside their handlers, so ``irframe --help`` stays fast.
 Examples
 --------
 >>> main(["measures"])  # doctest: +ELLIPSIS
-Families (ir_measures notation; @k is the rank cutoff; ...
+Families (ir_measures notation; @k is the rank cutoff...
+...
 0
 """
 

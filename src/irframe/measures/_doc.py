@@ -31,8 +31,8 @@ def markdown_table() -> str:
 
     Examples
     --------
-    >>> print(markdown_table().splitlines()[2])
-    | `P(rel=1)@k` (alias `Precision`) | precision: relevant in the top k, divided by k | `P_k` | mean |
+    >>> print(markdown_table().splitlines()[2])  # doctest: +ELLIPSIS
+    | `P(rel=1,judged_only=False)@k` (alias `Precision`) | precision: ... | `P_k` | mean |
     """
     rows = [
         "| measure | what it measures | trec_eval | over queries |",
