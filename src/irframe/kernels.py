@@ -119,8 +119,8 @@ def ideal_discounted(gn: Gain, k: int | None = None) -> pl.Expr:
 
     Only positive gains enter the ideal ranking (a negative custom gain never helps).
     """
-    ideal = _cut(gain(gn).clip(lower_bound=0.0).sort(descending=True), k)
-    return ideal * discount(ideal)
+    ideal = gain(gn).clip(lower_bound=0.0).sort(descending=True)
+    return _cut(ideal * discount(), k)  # discount(): as many rows as judgments, no second sort
 
 
 def judged(g: pl.Expr = GRADES) -> pl.Expr:

@@ -23,7 +23,6 @@ Examples
 --------
 >>> main(["measures"])  # doctest: +ELLIPSIS
 Families (ir_measures notation; @k is the rank cutoff...
-...
 0
 """
 

@@ -173,7 +173,7 @@ def _check_gain_overflow(plan: Plan, df: pl.DataFrame) -> None:
         f"{_examples(sorted(set(over.get_column(plan.cols.query).to_list()), key=str))}): "
         f"the exp gain 2^grade - 1 of "
         f"{measures} overflows float64 (2^1024 is infinite) when summed over the query, and "
-        "nDCG would be NaN. Hint: use the linear gain, e.g. 'nDCG(gain=linear)@10' "
+        "the values would be NaN or infinite. Hint: use the linear gain, e.g. 'nDCG(gain=linear)@10' "
         "(trec_eval's; on the command line --gain linear), or explicit gains such as "
         "'nDCG(gains={1:1,2:3})@10'."
     )

@@ -247,15 +247,21 @@ def _run_kernels(table: pl.LazyFrame, comp: Compiler, presorted: bool) -> pl.Laz
         return table
     if not comp.ranked:
         return table.drop(RANKED)
-    others = [c for c in table.collect_schema() if c != RANKED]
-    return (
-        table.with_row_index(GID)
+    # list columns (cumulative sums over the judgments) skip the explode, which would copy
+    # them onto every ranked row; only the ones a ranking kernel reads go through
+    aside = [c for c in comp.lists if c in comp.dens and c not in comp.rn]
+    others = [c for c in table.collect_schema() if c != RANKED and c not in aside]
+    table = table.with_row_index(GID)
+    out = (
+        table.drop(aside)
         .explode(RANKED)
         .rename({RANKED: K.REL})
         .group_by(GID, maintain_order=True)
         .agg(pl.col(others).first(), **comp.ranked)
-        .drop(GID)
     )
+    if aside:
+        out = out.join(table.select(GID, *aside), on=GID, how="left", maintain_order="left")
+    return out.drop(GID)
 
 
 def build_plan(

@@ -9,10 +9,14 @@ __all__ = ["family_signature", "markdown_table"]
 _CUT = {"required": "@k", "optional": "[@k]", "none": ""}
 
 
+_SHARED = "judged_only"  # declared by every ranked family: a footnote, not a column of noise
+
+
 def family_signature(fam: Family) -> str:
     """``nDCG(gain=exp)[@k]``: the family with its parameters' defaults and its cutoff rule."""
-    params = ",".join(f"{p.name}={_default(p.default)}" for p in fam.params)
-    return fam.name + (f"({params})" if params else "") + _CUT[fam.cutoff]
+    params = ",".join(f"{p.name}={_default(p.default)}" for p in fam.params if p.name != _SHARED)
+    mark = "†" if _SHARED in fam.params.names else ""
+    return fam.name + (f"({params})" if params else "") + _CUT[fam.cutoff] + mark
 
 
 def _default(value: object) -> str:
@@ -31,8 +35,8 @@ def markdown_table() -> str:
 
     Examples
     --------
-    >>> print(markdown_table().splitlines()[2])  # doctest: +ELLIPSIS
-    | `P(rel=1,judged_only=False)@k` (alias `Precision`) | precision: ... | `P_k` | mean |
+    >>> print(markdown_table().splitlines()[2])
+    | `P(rel=1)@k†` (alias `Precision`) | precision: relevant in the top k, divided by k | `P_k` | mean |
     """
     rows = [
         "| measure | what it measures | trec_eval | over queries |",
@@ -43,4 +47,9 @@ def markdown_table() -> str:
         agg = fam.aggregate if fam.total == fam.aggregate else f"{fam.aggregate} (trec_eval: {fam.total})"
         aliases = f" (alias {', '.join(f'`{a}`' for a in fam.aliases)})" if fam.aliases else ""
         rows.append(f"| `{family_signature(fam)}`{aliases} | {fam.description} | {trec} | {agg} |")
+    rows.append("")
+    rows.append(
+        f"† also takes `{_SHARED}=False`: `True` drops unjudged documents before the cutoff "
+        "(trec_eval -J, ir_measures judged_only)."
+    )
     return "\n".join(rows)
