@@ -154,6 +154,8 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
         return float(n_rel)
     if fam == "NumRelRet":
         return float(sum(is_rel))
+    if fam in _TREC_FAMILIES:
+        return _TREC_FAMILIES[fam](top, judged, m)
     return _beyond_trec(top, judged, m, is_rel, n_rel)
 
 
@@ -191,6 +193,217 @@ def _beyond_trec(
         b2 = float(m.params["beta"]) ** 2
         return (1 + b2) * p * r / (b2 * p + r) if p + r > 0 else 0.0
     raise NotImplementedError(fam)
+
+
+# --- trec_eval's other families (TREC_MEASURES.md), one function each -------------------
+def _labels(top: list[str], judged: dict[str, float]) -> list[float]:
+    """trec_eval's label per rank: the grade, -1 when not judged (negative grades stay < 0)."""
+    return [judged.get(d, -1.0) for d in top]
+
+
+def _counts(top: list[str], judged: dict[str, float], t: float) -> tuple[int, int, int]:
+    """(retrieved, relevant retrieved, R) for threshold ``t``."""
+    hits = sum(1 for g in _labels(top, judged) if g >= t)
+    return len(top), hits, sum(1 for g in judged.values() if g >= t)
+
+
+def _set_p(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    if m.relative:
+        return hits / min(n, r) if n and r else 0.0
+    return hits / n if n else 0.0
+
+
+def _set_r(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, hits, r = _counts(top, judged, m.rel)
+    return hits / r if r else 0.0
+
+
+def _set_ap(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    return hits * hits / (n * r) if n and r else 0.0
+
+
+def _set_f(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    if not hits:
+        return 0.0
+    p, rc, x = hits / n, hits / r, float(m.beta)
+    return (x + 1) * p * rc / (x * p + rc)  # trec_eval: beta is not squared
+
+
+def _utility(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    n, hits, r = _counts(top, judged, m.rel)
+    rest = m.n_docs + hits - n - r
+    return m.a * hits + m.b * (n - hits) + m.c * (r - hits) + (m.d * rest if m.d else 0.0)
+
+
+def _nonrel_judged(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    return float(sum(1 for g in _labels(top, judged) if 0 <= g < m.rel))
+
+
+def _gm(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    base = "AP" if m.family == "GMAP" else "Bpref"
+    return oracle_query(top, judged, Measure(base, m.cutoff, rel=m.rel))
+
+
+def _iprec_at(isrel: list[bool], r: int, x: float) -> float:
+    c = math.floor(x * r + 0.5)  # C's lround for x * r >= 0
+    if r == 0 or not isrel or c > sum(isrel):
+        return 0.0
+    start, seen = 0, 0
+    for i, rel in enumerate(isrel):
+        if c and rel:
+            seen += 1
+            if seen == c:
+                start = i
+                break
+    return max(sum(isrel[: i + 1]) / (i + 1) for i in range(start, len(isrel)))
+
+
+def _iprec(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    return _iprec_at([g >= m.rel for g in _labels(top, judged)], r, float(m.recall))
+
+
+def _iprec_avg(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    isrel = [g >= m.rel for g in _labels(top, judged)]
+    return sum(_iprec_at(isrel, r, x / 10) for x in range(10, -1, -1)) / 11
+
+
+def _rprec_mult(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    c = int(float(m.mult) * r + 0.9)
+    if not top or c == 0:
+        return 0.0
+    return sum(1 for g in _labels(top[:c], judged) if g >= m.rel) / c
+
+
+def _relp(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, hits, r = _counts(top, judged, m.rel)
+    return hits / min(m.cutoff, r) if r else 0.0
+
+
+def _bing(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    total, nonrel = 0.0, 0
+    for g in _labels(top, judged):
+        if g >= m.rel:
+            total += 1 / math.log2(2 + nonrel)
+        else:
+            nonrel += 1
+    return total / r if r else 0.0
+
+
+def _unjudged_at(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    return sum(1 for g in _labels(top, judged) if g < 0) / m.cutoff
+
+
+def _rbp(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    p = float(m.p)
+    top_grade = max((g for g in judged.values() if g >= 0), default=0)
+    scale = top_grade if top_grade > 1 else 1
+    return (1 - p) * sum(max(g, 0) / scale * p**i for i, g in enumerate(_labels(top, judged)))
+
+
+def _rbp_resid(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    p = float(m.p)
+    unj = [i for i, g in enumerate(_labels(top, judged)) if g < 0]
+    return p ** len(top) + (1 - p) * sum(p**i for i in unj) if unj else 0.0
+
+
+def _infap(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    _, _, r = _counts(top, judged, m.rel)
+    total, rel, nonrel, pooled, eps = 0.0, 0, 0, 0, 1e-5
+    for j, d in enumerate(top):
+        if d not in judged:
+            continue
+        if judged[d] < 0:
+            pooled += 1
+        elif judged[d] < m.rel:
+            nonrel += 1
+        else:
+            rel += 1
+            if j == 0:
+                total += 1.0
+            else:
+                seen = (rel - 1 + nonrel + pooled) / j
+                total += 1 / (j + 1) + (j / (j + 1)) * seen * ((rel - 1 + eps) / (rel - 1 + nonrel + 2 * eps))
+    return total / r if r else 0.0
+
+
+def _graded(top: list[str], judged: dict[str, float]) -> tuple[list[float], list[float], Any, Any]:
+    """Linear gains of the ranking, the ideal grades, DCG(k) and IDCG(k) (trec_eval's)."""
+    gains = [max(g, 0.0) for g in _labels(top, judged)]
+    ideal = sorted((g for g in judged.values() if g > 0), reverse=True)
+
+    def dcg(k: int) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+
+    def idcg(k: int) -> float:
+        return sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
+
+    return gains, ideal, dcg, idcg
+
+
+def _g(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, _, _ = _graded(top, judged)
+    total = cum_gain = cum_ideal = 0.0
+    for i, g in enumerate(gains):
+        cum_gain += g
+        cum_ideal += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if g:
+            total += g / math.log2(2 + cum_ideal - cum_gain)
+    return total / sum(ideal) if ideal else 0.0
+
+
+def _ndcg_rel(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, dcg, idcg = _graded(top, judged)
+    if not ideal:
+        return 0.0
+    found = [i + 1 for i, g in enumerate(gains) if g > 0]
+    total = sum(dcg(i) / idcg(min(i, len(ideal))) for i in found)
+    total += (len(ideal) - len(found)) * dcg(len(gains)) / idcg(len(ideal))
+    return total / len(ideal) if total > 0 else 0.0
+
+
+def _rndcg(top: list[str], judged: dict[str, float], m: Measure) -> float:
+    gains, ideal, dcg, idcg = _graded(top, judged)
+    _, _, r = _counts(top, judged, m.rel)
+    n, size = len(gains), len(ideal)
+    if not r or not size:
+        return 0.0
+    padded = [*ideal, 0.0]
+    terms = [dcg(min(b, n)) / idcg(b) for b in range(1, size + 1) if padded[b] != padded[b - 1]]
+    if n > size + 1:
+        terms.append(dcg(n) / idcg(size))
+    return sum(terms) / len(terms)
+
+
+_TREC_FAMILIES: dict[str, Any] = {
+    "G": _g,
+    "nDCGRel": _ndcg_rel,
+    "Rndcg": _rndcg,
+    "SetP": _set_p,
+    "SetR": _set_r,
+    "SetAP": _set_ap,
+    "SetF": _set_f,
+    "Utility": _utility,
+    "NumNonRelJudgedRet": _nonrel_judged,
+    "GMAP": _gm,
+    "GMBpref": _gm,
+    "NumQ": lambda top, judged, m: 1.0,
+    "IPrec": _iprec,
+    "IPrecAvg": _iprec_avg,
+    "RprecMult": _rprec_mult,
+    "RelP": _relp,
+    "binG": _bing,
+    "Unjudged": _unjudged_at,
+    "RBP": _rbp,
+    "RBPResid": _rbp_resid,
+    "infAP": _infap,
+}
 
 
 def oracle_evaluate(
@@ -240,12 +453,19 @@ def oracle_evaluate(
 
 
 def oracle_mean(per_query: dict[str, dict[str, float | None]]) -> dict[str, float]:
-    """Mean of each measure over judged queries, plus ``n_queries``."""
+    """Each measure over judged queries by its family's ``aggregate`` (mean, sum, geometric
+    mean), plus ``n_queries``."""
     judged = [v for v in per_query.values() if all(x is not None for x in v.values())]
     labels = list(next(iter(per_query.values()))) if per_query else []
     out: dict[str, float] = {}
     for label in labels:
         vals = [float(v[label]) for v in judged]  # type: ignore[arg-type]
-        out[label] = sum(vals) / len(vals) if vals else math.nan
+        how = parse_measures([label])[0][1].definition.aggregate
+        if how == "sum":  # NumQ
+            out[label] = sum(vals) if vals else math.nan
+        elif how == "gmean":  # GMAP, GMBpref: trec_eval's floor of 1e-5 per query
+            out[label] = math.exp(sum(math.log(max(x, 1e-5)) for x in vals) / len(vals)) if vals else math.nan
+        else:
+            out[label] = sum(vals) / len(vals) if vals else math.nan
     out["n_queries"] = len(judged)
     return out

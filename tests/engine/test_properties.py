@@ -30,6 +30,7 @@ SETTINGS = settings(max_examples=int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES
 FRAME_TYPES = st.sampled_from(list(CONSTRUCTORS))
 GRADES = (-2, -1, 0, 0, 1, 1, 2, 3, 0.5, 1.5, 2.5)
 NORMALIZED = {"P", "R", "RR", "AP", "nDCG", "Rprec", "Bpref", "Success", "Judged"}
+SIGNED = {"Utility"}  # a*hits + b*misses + ...: negative when misses outweigh hits
 
 
 def engine_per_query(
@@ -149,6 +150,8 @@ def test_normalized_measures_in_unit_interval(
             assert not math.isnan(v), (q, label)
             if parse_measure(label).family in NORMALIZED:
                 assert -TOL <= v <= 1 + TOL, (q, label, v)
+            elif parse_measure(label).family in SIGNED:
+                assert math.isfinite(v), (q, label, v)
             else:
                 assert v >= 0, (q, label, v)
 

@@ -19,8 +19,9 @@ from helpers import NamedConstructor, assert_close_dicts, per_query_dict
 from irframe.measures import FAMILIES, Measure
 from oracle import oracle_evaluate
 
-COUNTS = {"NumRet", "NumRel", "NumRelRet"}
+COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumQ", "NumNonRelJudgedRet"}
 UNBOUNDED = {"DCG", "IDCG"}  # >= 0, not normalised
+SIGNED_COUNTS = {"Utility"}  # a*hits + b*misses ...: whole numbers of any sign with the default weights
 
 
 def registry_measures(family: str) -> list[Measure]:
@@ -108,6 +109,8 @@ def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
                 assert math.isfinite(v), (q, label, v)
                 if family in COUNTS:
                     assert v >= 0
+                    assert v == int(v), (q, label, v)
+                elif family in SIGNED_COUNTS:
                     assert v == int(v), (q, label, v)
                 elif family in UNBOUNDED:
                     assert v >= 0, (q, label, v)

@@ -372,9 +372,21 @@ CLI_TOL = 5.0001e-5  # the CLI prints 4 decimals
 
 def _cli_known() -> bool:
     try:
-        return known("all_trec")
+        from irframe.cli._measures_util import trec_groups
     except ImportError:
-        return True
+        return known("all_trec")
+    return "all_trec" in trec_groups()
+
+
+@pytest.mark.parametrize("group", ["all_trec", "official", "set"])
+def test_cli_groups_are_the_binarys(group: str, trec_eval: TrecEval) -> None:
+    """``-m all_trec`` / ``official`` / ``set`` expand (from the registry) to the names trec_eval prints."""
+    from irframe.cli._measures_util import expand_groups, text_measures
+
+    qrels, run = dataset("graded")
+    out = trec_eval.evaluate(qrels, run, measures=[group])
+    printed = set(out["measure"].to_list()) - {"runid"}
+    assert set(expand_groups([group])) | set(text_measures([group])) == printed
 
 
 @pytest.mark.xfail(not _cli_known(), reason="not implemented yet: -m all_trec", strict=False)

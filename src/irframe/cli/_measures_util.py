@@ -15,14 +15,128 @@ if TYPE_CHECKING:
 
     from irframe.measures import Measure
 
-__all__ = ["count_labels", "measures_data", "measures_listing", "render_trec", "resolve_measures"]
+__all__ = [
+    "all_only_labels",
+    "count_labels",
+    "expand_groups",
+    "measures_data",
+    "measures_listing",
+    "relstrings",
+    "render_trec",
+    "resolve_measures",
+    "text_measures",
+    "trec_groups",
+    "trec_labels",
+]
 
-_TREC_NAME = re.compile(
-    r"^(map|ndcg|recip_rank|Rprec|bpref|num_ret|num_rel|num_rel_ret"
-    r"|(P|recall|ndcg_cut|map_cut|success|num_ret)_\d+)$"
-)
-# families whose 'all' row trec_eval sums instead of averaging
-_SUMMED_FAMILIES = ("NumRet", "NumRel", "NumRelRet")
+
+# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them per query
+TEXT_MEASURES: dict[str, tuple[str, ...]] = {"relstring": ("all_trec",)}
+
+
+def text_measures(specs: Sequence[str]) -> list[str]:
+    """The text measures asked for, by name or through a group (``-m all_trec``)."""
+    wanted = {s.strip() for s in specs}
+    return [name for name, groups in TEXT_MEASURES.items() if name in wanted or wanted & set(groups)]
+
+
+_EMPTY = "''"  # trec_eval's relstring of a query absent from the run (-c)
+
+
+def _rel_char(grade: float | None) -> str:
+    if grade is None:
+        return "-"  # not judged
+    if grade < 0:
+        return "."  # judged with a negative grade
+    return str(int(grade)) if grade <= 9 else ">"
+
+
+def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str], str]:
+    """trec_eval's ``relstring`` per (system, query): the grades of the top 10, one character each
+    (digit, ``>`` above 9, ``-`` not judged, ``.`` negative); ranking by score then doc id, descending.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> run = pl.DataFrame({"system": "s", "query_id": "q", "doc_id": ["a", "x", "c"], "score": [3, 2, 1]})
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "c"], "relevance": [1, -1]})
+    >>> relstrings(run, qrels)
+    {('s', 'q'): "'1-.'"}
+    """
+    import polars as pl
+
+    if "score" in runs.columns:
+        order, desc = ["score", "doc_id"], [True, True]
+    else:
+        order, desc = ["rank"], [False]
+    grades = qrels.select(
+        pl.col("query_id").cast(pl.String),
+        pl.col("doc_id").cast(pl.String),
+        pl.col("relevance").cast(pl.Float64),
+    )
+    ranked = (
+        runs.with_columns(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
+        .sort(["system", "query_id", *order], descending=[False, False, *desc])
+        .group_by(["system", "query_id"], maintain_order=True)
+        .head(10)
+        .join(grades, on=["query_id", "doc_id"], how="left", maintain_order="left")
+    )
+    out: dict[tuple[str, str], str] = {}
+    for (system, qid), block in ranked.group_by(["system", "query_id"], maintain_order=True):
+        out[(str(system), str(qid))] = "'" + "".join(map(_rel_char, block["relevance"])) + "'"
+    return out
+
+
+def trec_groups() -> dict[str, list[str]]:
+    """trec_eval's measure groups (``official``, ``all_trec``, ``set``) -> their names, from the registry.
+
+    Each family's :class:`~irframe.measures.TrecName` says which groups it belongs to and
+    which default values its placeholder takes (``P_{k}`` at 5, 10, ... 1000).
+
+    Examples
+    --------
+    >>> trec_groups()["official"][:4]
+    ['P_5', 'P_10', 'P_15', 'P_20']
+    """
+    from irframe.measures import families
+
+    out: dict[str, list[str]] = {}
+    for fam in families():
+        for t in fam.trec:
+            names = [t.format(c) for c in t.cutoffs] if t.slot else [t.pattern]
+            for group in t.groups:
+                out.setdefault(group, []).extend(names)
+    return out
+
+
+def expand_groups(specs: Sequence[str]) -> list[str]:
+    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures.
+
+    Text measures (``relstring``) are left out: ``-f trec`` prints them (:func:`text_measures`).
+
+    Examples
+    --------
+    >>> names = expand_groups(["P@5", "set"])
+    >>> names[0], "set_F" in names, "P_5" in names
+    ('P@5', True, False)
+    """
+    groups = trec_groups()
+    out: list[str] = []
+    for spec in specs:
+        if spec.strip() not in TEXT_MEASURES:
+            out.extend(groups.get(spec.strip(), [spec]))
+    return list(dict.fromkeys(out))
+
+
+def is_trec_name(spec: str) -> bool:
+    """Whether ``spec`` is written as trec_eval writes it (``P_5``, ``map``), not ``P@5``."""
+    from irframe.exceptions import IrFrameError
+    from irframe.measures import parse_measure, to_trec_name
+
+    try:
+        return to_trec_name(parse_measure(spec)) == spec.strip()
+    except IrFrameError:
+        return False
 
 
 def _explicit_params(spec: str) -> set[str]:
@@ -36,8 +150,9 @@ def _explicit_params(spec: str) -> set[str]:
 def resolve_measures(
     specs: Sequence[str], rel: float | None = None, gain: str | None = None
 ) -> list[str | Measure]:
-    """Apply ``--rel`` and ``--gain`` to the measures that do not set them.
+    """Expand trec_eval groups, then apply ``--rel`` and ``--gain`` to the measures that do not set them.
 
+    ``all_trec``, ``official`` and ``set`` stand for trec_eval's names of that group.
     A measure left unchanged keeps the user's spelling (its output label); a changed one
     is labelled by its canonical form, e.g. ``P(rel=2)@5``.  trec_eval names keep their
     meaning: ``--rel`` applies to them (like trec_eval's ``-l``), ``--gain`` does not
@@ -51,7 +166,7 @@ def resolve_measures(
     from irframe.measures import FAMILIES, parse_measure
 
     out: list[str | Measure] = []
-    for spec in specs:
+    for spec in expand_groups(specs):
         m = parse_measure(spec)
         explicit = _explicit_params(spec)
         new = m
@@ -61,7 +176,7 @@ def resolve_measures(
             gain is not None
             and "gain" in FAMILIES[m.family].params.names
             and not explicit & {"gain", "gains"}
-            and not _TREC_NAME.match(spec.strip())
+            and not is_trec_name(spec)
         ):
             new = new(gain=gain)
         out.append(spec if new == m else new)
@@ -69,12 +184,33 @@ def resolve_measures(
 
 
 def count_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
-    """Labels of the counting measures (summed in trec_eval's ``all`` rows)."""
+    """Labels of the counting measures: summed in trec_eval's ``all`` rows (``Family.total``)."""
     from irframe.measures import parse_measure
 
     return {
-        lab for lab, m in zip(labels, measures, strict=True) if parse_measure(m).family in _SUMMED_FAMILIES
+        lab for lab, m in zip(labels, measures, strict=True) if parse_measure(m).definition.total == "sum"
     }
+
+
+def trec_labels(specs: Sequence[str], labels: Sequence[str], measures: Sequence[str | Measure]) -> list[str]:
+    """The names ``-f trec`` prints: trec_eval's own for measures written as trec_eval names
+    (kept under ``--rel``, as ``-l`` keeps them), the caller's label for the others."""
+    from irframe.measures import parse_measure, to_trec_name
+
+    out = []
+    for spec, label, m in zip(expand_groups(specs), labels, measures, strict=True):
+        name = to_trec_name(parse_measure(m)) if is_trec_name(spec) else None
+        out.append(name or label)
+    return out
+
+
+def all_only_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
+    """Labels trec_eval prints only in ``all`` (num_q, gm_map, gm_bpref): the families whose
+    per-query value is not what the ``all`` row averages (``aggregate`` sum or gmean)."""
+    from irframe.measures import parse_measure
+
+    pairs = zip(labels, measures, strict=True)
+    return {lab for lab, m in pairs if parse_measure(m).definition.aggregate != "mean"}
 
 
 def _trec_value(label: str, value: float | None, count: bool) -> str:
@@ -85,18 +221,29 @@ def _trec_value(label: str, value: float | None, count: bool) -> str:
     return f"{value:6.4f}"
 
 
-def _trec_query_lines(pq: pl.DataFrame, labels: Sequence[str], counts: set[str]) -> list[str]:
+def _trec_query_lines(
+    pq: pl.DataFrame,
+    labels: Sequence[str],
+    names: Sequence[str],
+    counts: set[str],
+    *,
+    skip: set[str],
+    texts: dict[str, dict[str, str]],
+) -> list[str]:
     import polars as pl
 
     lines: list[str] = []
     judged = pq.filter(pl.any_horizontal(pl.col(list(labels)).is_not_null()))
+    shown = [(label, name) for label, name in zip(labels, names, strict=True) if label not in skip]
     for row in judged.iter_rows(named=True):
-        for label in labels:
+        qid = row["query_id"]
+        for label, name in shown:
             value = row[label]
             if value is None:
                 continue
             text = _trec_value(label, value, label in counts)
-            lines.append(f"{label:<22}\t{row['query_id']}\t{text}")
+            lines.append(f"{name:<22}\t{qid}\t{text}")
+        lines += [f"{name:<22}\t{qid}\t{values.get(str(qid), _EMPTY)}" for name, values in texts.items()]
     return lines
 
 
@@ -107,29 +254,44 @@ def render_trec(
     counts: set[str],
     *,
     show_queries: bool,
+    names: Sequence[str] | None = None,
+    all_only: set[str] | None = None,
+    texts: dict[str, dict[tuple[str, str], str]] | None = None,
 ) -> str:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system.
 
     Per-query rows (``-q``) come first, then ``runid``, ``num_q`` and the ``all`` rows.
-    Counting measures (``NumRet``, ``NumRel``, ``NumRelRet``) are summed in ``all``, as
-    trec_eval does; the others are means.
+    ``counts`` (families whose ``total`` is ``sum``: NumRet, NumRel, NumRelRet ...) are
+    summed over the queries in ``all`` and printed as integers, as trec_eval does; the
+    others are the summary's values (means, geometric means for GMAP).  ``names`` are
+    the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
+    have no per-query rows.  ``texts`` (name -> (system, query) -> text, e.g. relstring)
+    are printed per query only, after the numbers; a query without text prints ``''``.
     """
     import polars as pl
 
+    shown = list(names or labels)
+    skip = set(all_only or ())
     lines: list[str] = []
     for (system,), block in summary.group_by("system", maintain_order=True):
         pq = per_query.filter(pl.col("system") == system)
         if show_queries:
-            lines += _trec_query_lines(pq, labels, counts)
+            mine = {
+                name: {q: t for (s, q), t in v.items() if s == str(system)}
+                for name, v in (texts or {}).items()
+            }
+            lines += _trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine)
         srow = block.row(0, named=True)
         lines.append(f"{'runid':<22}\tall\t{system}")
         lines.append(f"{'num_q':<22}\tall\t{srow['n_queries']}")
-        for label in labels:
+        for label, name in zip(labels, shown, strict=True):
+            if name == "num_q":  # printed above, from the query count
+                continue
             value = srow[label]
             if label in counts:
                 value = pq[label].sum()
             text = _trec_value(label, value, label in counts)
-            lines.append(f"{label:<22}\tall\t{text}")
+            lines.append(f"{name:<22}\tall\t{text}")
     return "\n".join(lines)
 
 

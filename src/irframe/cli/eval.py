@@ -26,7 +26,14 @@ from irframe.cli._common import (
     _write,
     gain_note,
 )
-from irframe.cli._measures_util import count_labels, render_trec
+from irframe.cli._measures_util import (
+    all_only_labels,
+    count_labels,
+    relstrings,
+    render_trec,
+    text_measures,
+    trec_labels,
+)
 
 __all__ = ["add_parser", "cmd_eval"]
 
@@ -88,6 +95,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     runs = _attach_query_attributes(runs, qrels, by)
     labels = [m if isinstance(m, str) else str(m) for m in measures]
     fmt = args.format or _default_format(sys.stdout)
+    explicit_text = [t for t in text_measures(args.measures or []) if t in args.measures]
+    if explicit_text and fmt != "trec":
+        msg = f"{explicit_text[0]} is text (trec_eval's per-query string): only with --format trec -q"
+        raise CliError(msg)
     if fmt == "trec" and len(by) > 1:
         msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
         raise CliError(msg)
@@ -101,7 +112,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         summary = irframe.evaluate(runs, measures, qrels, **kwargs)
     if fmt == "trec":
         counts = count_labels(labels, measures)
-        text = render_trec(per_query, summary, labels, counts, show_queries=args.per_query)
+        specs = args.measures or list(DEFAULT_MEASURES)
+        names = trec_labels(specs, labels, measures)
+        wanted = text_measures(specs) if args.per_query else []
+        texts = {"relstring": relstrings(runs, qrels)} if "relstring" in wanted else {}
+        text = render_trec(
+            per_query,
+            summary,
+            labels,
+            counts,
+            show_queries=args.per_query,
+            names=names,
+            all_only=all_only_labels(labels, measures),
+            texts=texts,
+        )
         _write(text, sys.stdout)
         return 0
     table = per_query if args.per_query else summary

@@ -25,7 +25,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from irframe.kernels import Gain
-from irframe.measures import binary, cascade, counts, fscore, graded  # noqa: F401 - registers the families
+from irframe.measures import (  # noqa: F401 - registers the families
+    binary,
+    binary_trec,
+    cascade,
+    counts,
+    fscore,
+    geometric,
+    graded,
+    graded_trec,
+    interpolated,
+    sets,
+)
 from irframe.measures._base import (
     Ctx,
     Family,

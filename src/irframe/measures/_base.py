@@ -200,6 +200,7 @@ class Family:
     formula: str = ""
     ir_measures: str | None = None
     peers: str = ""
+    at_param: str | None = None  # the parameter ``@value`` sets (``IPrec@0.1``), for a family without cutoff
 
     @property
     def total(self) -> Aggregate:
@@ -364,6 +365,8 @@ class Measure:
     def _init(self, name: str, cutoff: int | None, params: Mapping[str, object], source: str | None) -> None:
         fam = family(name)
         from_python = source is None
+        if fam.at_param is not None and cutoff is not None:  # IPrec@0.1: @ sets a parameter
+            params, cutoff = {**params, fam.at_param: cutoff}, None
         source = source or _source(fam.name, cutoff, params)
         if cutoff is not None:
             if fam.cutoff == "none":
@@ -438,11 +441,16 @@ class Measure:
 
     def __str__(self) -> str:
         p = self.changed_params()
+        at = self.definition.at_param
         s = self.family
+        if at is not None:
+            p.pop(at, None)
         if p:
             s += "(" + ",".join(f"{k}={v}" for k, v in p.items()) + ")"
         if self.cutoff is not None:
             s += f"@{self.cutoff}"
+        elif at is not None:
+            s += "@" + fmt_num(self.params[at])
         return s
 
     def __repr__(self) -> str:

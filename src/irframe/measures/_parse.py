@@ -159,11 +159,16 @@ def parse_measure(measure: str | Measure) -> Measure:
     fam = registry().get(aliases().get(m["name"], m["name"]))
     if fam is None:
         raise unknown_measure(text)
+    params = _split_params(m["params"], text) if m["params"] is not None else {}
+    if fam.at_param is not None and m["k"] is not None:  # IPrec@0.1: @ sets a parameter
+        if fam.at_param in params:
+            msg = f"{fam.name}@value sets {fam.at_param}, given twice in {text!r}. Hint: give it once."
+            raise InvalidParameterError(msg)
+        return Measure.parsed(fam.name, None, {**params, fam.at_param: m["k"]}, text)
     cutoff = _cutoff(text, m["k"])
     if fam.cutoff == "required" and cutoff is None:
         msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1)."
         raise InvalidParameterError(msg)
-    params = _split_params(m["params"], text) if m["params"] is not None else {}
     return Measure.parsed(fam.name, cutoff, params, text)
 
 

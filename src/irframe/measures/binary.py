@@ -16,10 +16,21 @@ from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
 from irframe.measures._params import JUDGED_ONLY, REL
 
-__all__ = ["TREC_CUTOFFS", "num_rel", "over_r", "per_k", "ranked", "rel_ret"]
+__all__ = [
+    "TREC_CUTOFFS",
+    "num_rel",
+    "over_r",
+    "per_k",
+    "positions",
+    "present",
+    "ranked",
+    "rel_ret",
+    "unjudged",
+]
 
 TREC_CUTOFFS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
 _OFFICIAL = ("official", "all_trec")
+_COUNTS = ("official", "all_trec", "set")  # trec_eval prints these with every group
 
 
 def ranked(m: Measure) -> pl.Expr:
@@ -51,6 +62,21 @@ def per_k(numer: pl.Expr, k: int, ctx: Ctx) -> pl.Expr:
     frame; dividing by a column is exact.
     """
     return numer / (ctx.n_retrieved() * 0 + float(k))
+
+
+def present(value: pl.Expr, ctx: Ctx) -> pl.Expr:
+    """``value``, and 0 for a query absent from the run (the engine shows it one null row)."""
+    return pl.when(ctx.n_retrieved() > 0).then(value).otherwise(0.0)
+
+
+def unjudged() -> pl.Expr:
+    """Boolean: not judged, or a negative grade (trec_eval's labels -1 and -2)."""
+    return (pl.col(K.REL) < 0).fill_null(True)
+
+
+def positions() -> pl.Expr:
+    """1-based ranks of the query's rows, as Float64."""
+    return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).cast(pl.Float64)
 
 
 def _numrelret(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -117,7 +143,7 @@ register(Family(
 ))  # fmt: skip
 register(Family(
     "R", "recall: relevant in the top k, divided by all judged relevant", _r, _REL,
-    aliases=("Recall",), trec=(TrecName("recall_{k}", cutoffs=TREC_CUTOFFS, groups=_OFFICIAL),),
+    aliases=("Recall",), trec=(TrecName("recall_{k}", cutoffs=TREC_CUTOFFS),),
     formula=r"R@k = \frac{1}{R} \sum_{i=1}^{k} [g_i \ge rel]", ir_measures="R@k",
     peers="R counts judged relevant documents the run never returned (all peers agree).",
 ))  # fmt: skip
@@ -154,11 +180,11 @@ register(Family(
 ))  # fmt: skip
 register(Family(
     "NumRelRet", "number of relevant retrieved documents (within k)", _numrelret, _REL,
-    trec=(TrecName("num_rel_ret", groups=_OFFICIAL),), aggregate="mean", trec_total="sum", kind="counts",
+    trec=(TrecName("num_rel_ret", groups=_COUNTS),), aggregate="mean", trec_total="sum", kind="counts",
     formula=r"\sum_{i \le k} [g_i \ge rel]", ir_measures="NumRelRet",
 ))  # fmt: skip
 register(Family(
     "NumRel", "number of judged relevant documents", _numrel, _REL_ONLY, "none",
-    trec=(TrecName("num_rel", groups=_OFFICIAL),), trec_total="sum", kind="counts",
+    trec=(TrecName("num_rel", groups=_COUNTS),), trec_total="sum", kind="counts",
     formula=r"R = |\{d : g_d \ge rel\}|", ir_measures="NumRel",
 ))  # fmt: skip
