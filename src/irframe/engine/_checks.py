@@ -12,7 +12,7 @@ import polars as pl
 
 from irframe.engine._aggregate import check_not_empty
 from irframe.engine._compile import N_ROWS
-from irframe.engine._plan import IN_RUN, JUDGED, N_BAD, N_INF, N_NULLDOC, Q_N, Q_NULL, Plan, dup_probe
+from irframe.engine._plan import IN_RUN, JUDGED, N_BAD, N_INF, N_NULLDOC, Q_N, Q_NULL, Plan
 from irframe.exceptions import (
     DuplicateRowsError,
     InvalidDataError,
@@ -56,8 +56,8 @@ def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
     out = {}
     if plan.dup_probe is not None:
         out["run"] = plan.dup_probe
-    if plan.qrels_rows is not None:
-        out["qrels"] = plan.qrels_rows.select(dup_probe([*plan.qrels_keys, plan.cols.doc]))
+    if plan.qrels_probe is not None:
+        out["qrels"] = plan.qrels_probe
     return out
 
 

@@ -23,7 +23,7 @@ What happens to the edge cases is decided here, once:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -31,7 +31,11 @@ from irframe import kernels as K
 from irframe._columns import RunColumns
 from irframe._options import Missing, Options
 from irframe.engine._compile import N_ROWS, PREFIX, Compiler
+from irframe.engine._keyed import GID as KGID
+from irframe.engine._keyed import Keyed, can_key, combined_hash, distinct, join_grades, keyed_rows
 from irframe.measures import Measure
+
+USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
 
 __all__ = ["GID", "IN_RUN", "JUDGED", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan", "build_plan"]
 
@@ -55,6 +59,7 @@ class Plan:
     measures: tuple[tuple[str, Measure], ...]
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
+    qrels_probe: pl.LazyFrame | None  # the same for the qrels (None: proven distinct)
     qrels_rows: pl.LazyFrame | None  # the prepared qrels (query, doc, grade) ...
     qrels_keys: tuple[str, ...]  # ... and their per-query keys, for the duplicate check
     n_segments: int | None  # presorted plan: runs of equal keys found by the order check
@@ -207,6 +212,55 @@ def _group_run(
     return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
+def _keyed(inp: _Inputs, cols: RunColumns) -> tuple[_Inputs, Keyed] | None:
+    """The keyed fast path's ordered rows (``None``: the general plan must run).
+
+    The inputs come back in memory, so the later steps do not read them again.
+    """
+    if inp.qrels is None:
+        return None
+    run, qrels = pl.collect_all([inp.rows, inp.qrels])
+    if not can_key(run, qrels, cols, inp.qkeys):
+        return None
+    if not distinct(run.select(combined_hash([*cols.keys, cols.doc])).to_series()):
+        return None  # duplicates (or a collision): the general plan's check decides
+    rel = join_grades(run, qrels, inp.qkeys, cols.doc)
+    keyed = None if rel is None else keyed_rows(run, cols, rel)
+    if keyed is None:
+        return None
+    return replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed
+
+
+def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame) -> pl.LazyFrame:
+    """ONE group_by over the keyed rows (sorted GID): the diagnostics and the kernels."""
+    rows, groups = keyed.rows, keyed.groups
+    if comp.rn:
+        rn = groups.join(
+            qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left", maintain_order="left"
+        )
+        gid = rows.get_column(KGID)
+        rows = rows.with_columns(rn.get_column(c).gather(gid) for c in sorted(comp.rn))
+    per_q = rows.group_by(KGID, maintain_order=True).agg(pl.len().alias(N_ROWS), **comp.ranked)
+    zero = pl.lit(0, dtype=pl.UInt32)
+    return (
+        groups.hstack(per_q.drop(KGID).get_columns())
+        .with_columns(zero.alias(N_BAD), zero.alias(N_NULLDOC), pl.lit(True).alias(IN_RUN))
+        .lazy()
+    )
+
+
+def _per_query(
+    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, keyed: Keyed | None
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
+    """The run's per-query table (keyed path or general plan) and the qrels' one."""
+    qstats = _qrels_stats(inp, cols, comp)
+    if keyed is not None and qstats is not None:
+        judged = qstats.collect()
+        return _group_keyed(keyed, inp, comp, judged), judged.lazy()
+    rows = _join_grades(inp, cols, opts, presorted)
+    return _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted), qstats
+
+
 def _with_expected(
     per_q: pl.LazyFrame, qstats: pl.LazyFrame | None, cols: RunColumns, *, partitions: tuple[str, ...],
     partition_values: pl.LazyFrame | None,
@@ -271,21 +325,29 @@ def build_plan(
     inp = _prepare(run, cols, qrels, qrels_cols)
     n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
     presorted = n_segments is not None
+    keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
+    fast = _keyed(inp, cols) if keyed else None
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
-    rows = _join_grades(inp, cols, opts, presorted)
-    qstats = _qrels_stats(inp, cols, comp)
-    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted)
+    if fast is not None:
+        inp = fast[0]
+    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, keyed=fast and fast[1])
+    done = presorted or fast is not None  # the kernels ran in the group_by
     partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
     table = _with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.dens, *(comp.ranked if presorted else ())]).fill_null(0),
+        pl.col([N_ROWS, *comp.dens, *(comp.ranked if done else ())]).fill_null(0),
     )
-    table = _run_kernels(table, comp, presorted).with_columns(
+    table = _run_kernels(table, comp, done).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
+    )
+    probe = fast is None  # else the keyed path proved both frames distinct
+    probes = (
+        run.select(dup_probe([*cols.keys, cols.doc])) if probe and opts.duplicates == "error" else None,
+        inp.qrels.select(dup_probe([*inp.qkeys, cols.doc])) if probe and inp.qrels is not None else None,
     )
 
     def slow() -> Plan:
@@ -297,7 +359,8 @@ def build_plan(
         cols=cols,
         measures=tuple(measures),
         allow_empty=allow_empty,
-        dup_probe=None if opts.duplicates == "first" else run.select(dup_probe([*cols.keys, cols.doc])),
+        dup_probe=probes[0],
+        qrels_probe=probes[1],
         qrels_rows=inp.qrels,
         qrels_keys=tuple(inp.qkeys),
         n_segments=n_segments,
@@ -334,7 +397,4 @@ def dup_probe(cols: Sequence[str]) -> pl.Expr:
     between columns does not collide): 2.3x cheaper than hashing a struct at 1e7 rows.
     A collision only costs the exact check that runs before any error is raised.
     """
-    row_hash = pl.col(cols[0]).hash(seed=1)
-    for i, c in enumerate(cols[1:], start=2):
-        row_hash = row_hash ^ pl.col(c).hash(seed=i)
-    return pl.len() - row_hash.n_unique()
+    return pl.len() - combined_hash(cols).n_unique()
