@@ -212,14 +212,16 @@ def _group_run(
     return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
-def _keyed(inp: _Inputs, cols: RunColumns) -> tuple[_Inputs, Keyed] | None:
+def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler) -> _Keyed | None:
     """The keyed fast path's ordered rows (``None``: the general plan must run).
 
-    The inputs come back in memory, so the later steps do not read them again.
+    The inputs come back in memory (the later steps do not read them again), with the
+    qrels' per-query table, collected alongside them.
     """
-    if inp.qrels is None:
+    qstats = _qrels_stats(inp, cols, comp)
+    if inp.qrels is None or qstats is None:
         return None
-    run, qrels = pl.collect_all([inp.rows, inp.qrels])
+    run, qrels, judged = pl.collect_all([inp.rows, inp.qrels, qstats])
     if not can_key(run, qrels, cols, inp.qkeys):
         return None
     if not distinct(run.select(combined_hash([*cols.keys, cols.doc])).to_series()):
@@ -228,7 +230,14 @@ def _keyed(inp: _Inputs, cols: RunColumns) -> tuple[_Inputs, Keyed] | None:
     keyed = None if rel is None else keyed_rows(run, cols, rel)
     if keyed is None:
         return None
-    return replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed
+    return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged)
+
+
+@dataclass(frozen=True)
+class _Keyed:
+    inp: _Inputs  # in memory
+    keyed: Keyed
+    judged: pl.DataFrame  # the qrels' per-query table
 
 
 def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame) -> pl.LazyFrame:
@@ -250,13 +259,12 @@ def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFram
 
 
 def _per_query(
-    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, keyed: Keyed | None
+    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, fast: _Keyed | None
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
     """The run's per-query table (keyed path or general plan) and the qrels' one."""
+    if fast is not None:
+        return _group_keyed(fast.keyed, inp, comp, fast.judged), fast.judged.lazy()
     qstats = _qrels_stats(inp, cols, comp)
-    if keyed is not None and qstats is not None:
-        judged = qstats.collect()
-        return _group_keyed(keyed, inp, comp, judged), judged.lazy()
     rows = _join_grades(inp, cols, opts, presorted)
     return _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted), qstats
 
@@ -320,18 +328,21 @@ def build_plan(
 
     With ``detect_order`` (in-memory input), a run whose rows are already in ranking
     order within each query (the usual shape of a search log) is detected with one cheap
-    pass and not re-sorted: the kernels run directly in the group_by of step 2.
+    pass and not re-sorted: the kernels run directly in the group_by of step 2.  Other
+    in-memory input with qrels takes the keyed path (:mod:`~irframe.engine._keyed`):
+    steps 1-2 on u64 hash keys and one ``arg_sort``, verified exactly, the kernels again
+    in one group_by; anything it does not handle falls back to the steps above.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
     presorted = n_segments is not None
     keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
-    fast = _keyed(inp, cols) if keyed else None
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
+    fast = _keyed(inp, cols, comp) if keyed else None
     if fast is not None:
-        inp = fast[0]
-    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, keyed=fast and fast[1])
+        inp = fast.inp
+    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast)
     done = presorted or fast is not None  # the kernels ran in the group_by
     partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
     table = _with_expected(
