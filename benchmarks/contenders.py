@@ -1,15 +1,19 @@
 """The contenders: each turns the same pandas (run, qrels) into per-query values of five measures.
 
 Measures (trec_eval names): ndcg_cut_10, P_10, recall_100, recip_rank, map;
-irframe labels: ``nDCG(gain=linear)@10, P@10, R@100, RR, AP``.
+irframe labels: ``nDCG(gain=linear)@10, P@10, R@100, RR, AP``.  ``irframe-polars-47`` computes
+the 47 classic trec measures (``CLASSIC_47``) instead, for the 47-vs-5 time ratio.
 
 Each contender has
 
 * ``prepare(run, qrels) -> state``  -- untimed set-up (e.g. ``pl.from_pandas`` for the
-  polars entries, a numba warm-up call for ranx);
+  polars entries, a numba warm-up call for ranx); a ``files`` contender (trec_eval) gets
+  ``prepare((qrels_path, run_path))``: the size's TREC files, written once by ``run.py``;
 * ``call(state) -> (native_result, phases)`` -- the timed work, from the contender's
   input to its *native* per-query result (a dict for pytrec_eval, a DataFrame for
   irframe ...).  ``phases`` optionally splits the time (e.g. ranx convert / evaluate);
+  a contender whose work runs in a child process (trec_eval) returns the child's wall time
+  and peak RSS as ``_seconds`` and ``_peak_bytes``;
 * ``normalize(native) -> pandas.DataFrame`` -- untimed: index ``query_id``, the five
   ``KEYS`` columns, float64; ``None`` for floors that compute no measures.
 
@@ -21,10 +25,16 @@ and the agreement check compares on the common query set.
 
 from __future__ import annotations
 
+import atexit
+import os
+import re
+import subprocess
+import tempfile
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +45,19 @@ KEYS = ["nDCG@10", "P@10", "R@100", "RR", "AP"]
 TREC = ["ndcg_cut_10", "P_10", "recall_100", "recip_rank", "map"]
 RANX = ["ndcg@10", "precision@10", "recall@100", "mrr", "map"]
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "rank"
+
+# "The 47 classic trec measures": the measures of trec_eval 10.0's ``all_trec`` set that irframe
+# computes today, at trec_eval's default cutoffs, in trec_eval's print order.  Fixed on purpose
+# (not derived from irframe's registry), so the benchmark measures the same work over commits.
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+CLASSIC_47 = [
+    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    *(f"P_{k}" for k in _CUTS), *(f"recall_{k}" for k in _CUTS), "ndcg",
+    *(f"ndcg_cut_{k}" for k in _CUTS), *(f"map_cut_{k}" for k in _CUTS),
+    *(f"success_{k}" for k in (1, 5, 10)),
+]  # fmt: skip
+assert len(CLASSIC_47) == 47
+TREC_EVAL_ENV = "IRFRAME_BENCH_TREC_EVAL"  # run.py --trec-eval PATH sets it for the workers
 
 
 @dataclass
@@ -48,6 +71,120 @@ class Contender:
     ties: str = "trec"
     ordered_only: bool = False
     available: Callable[[], str | None] = field(default=lambda: None)
+    # reads the size's TREC files: ``prepare`` gets ``(qrels_path, run_path)`` instead of frames
+    files: bool = False
+
+
+def trec_eval_args(names: Sequence[str]) -> list[str]:
+    """trec_eval ``-m`` options for measure names such as ``P_10`` or ``map``.
+
+    >>> trec_eval_args(["map", "P_5", "P_10", "ndcg_cut_10"])
+    ['-m', 'map', '-m', 'P.5,10', '-m', 'ndcg_cut.10']
+    """
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        m = re.fullmatch(r"(P|recall|ndcg_cut|map_cut|success)_(\d+)", n)
+        groups.setdefault(m[1] if m else n, []).extend([m[2]] if m else [])
+    out: list[str] = []
+    for g, cuts in groups.items():
+        out += ["-m", f"{g}.{','.join(cuts)}" if cuts else g]
+    return out
+
+
+# Runs one command and reports its wall time and peak RSS.  It runs in a fresh small interpreter
+# (``python -S``, ~10 MB) because Linux counts in a child's ``ru_maxrss`` the RSS of the process
+# that spawned it up to its ``exec`` (vfork shares the parent's memory): spawned from a worker
+# holding 1 GB of frames, trec_eval would "use" 1 GB.  argv: out_path, command...
+_LAUNCHER = """
+import os, subprocess, sys, time
+out_path, cmd = sys.argv[1], sys.argv[2:]
+with open(out_path, "wb") as out:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+proc.returncode = os.waitstatus_to_exitcode(status)
+sys.stderr.buffer.write(err[-3000:])
+print(dt, usage.ru_maxrss * 1024, proc.returncode)
+"""
+
+
+def run_child(cmd: Sequence[str], out_path: str | os.PathLike[str]) -> tuple[float, int]:
+    """Run ``cmd`` with stdout to ``out_path``: (wall seconds, the child's peak RSS in bytes).
+
+    The wall time runs from spawning the child to reaping it (``os.wait4``, which also gives the
+    peak RSS of this one child), measured by a small launcher process (see ``_LAUNCHER``).
+    """
+    import sys
+
+    p = subprocess.run(
+        [sys.executable, "-S", "-c", _LAUNCHER, str(out_path), *map(str, cmd)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        dt, peak, rc = p.stdout.split()
+    except ValueError:
+        rc = p.returncode
+        dt = peak = "nan"
+    if int(rc) != 0:
+        msg = f"{' '.join(map(str, cmd))} exited with {rc}: {p.stderr[-3000:]}"
+        raise RuntimeError(msg)
+    return float(dt), int(peak)
+
+
+def parse_trec_output(text: str) -> tuple[dict[tuple[str, str], float], int]:
+    """trec_eval's ``measure query value`` lines as {(measure, query): value}, and the fewest
+    decimals printed (4 for trec_eval, 15 for a full-precision build).  ``runid`` is skipped."""
+    out: dict[tuple[str, str], float] = {}
+    decimals = 99
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 3 or parts[0] == "runid":
+            continue
+        out[(parts[0], parts[1])] = float(parts[2])
+        if "." in parts[2]:
+            decimals = min(decimals, len(parts[2]) - parts[2].index(".") - 1)
+    return out, decimals
+
+
+def _trec_eval_available() -> str | None:
+    path = os.environ.get(TREC_EVAL_ENV)
+    if not path:
+        return "no trec_eval binary (run.py --trec-eval PATH)"
+    if not os.access(path, os.X_OK):
+        return f"trec_eval binary {path!r} not found or not executable"
+    return None
+
+
+def _trec_eval_files(files: tuple[Path, Path]) -> tuple[str, Path, Path, Path]:
+    """State of the trec_eval contender: the binary, the TREC files (written once per size by
+    run.py, untimed) and an output file."""
+    qrels_path, run_path = files
+    out = Path(tempfile.gettempdir()) / f"irframe-bench-trec_eval-{os.getpid()}.txt"
+    atexit.register(out.unlink, missing_ok=True)
+    return os.environ[TREC_EVAL_ENV], qrels_path, run_path, out
+
+
+def _trec_eval_call(state: tuple[str, Path, Path, Path]) -> tuple[Any, dict[str, float]]:
+    binary, qrels_path, run_path, out = state
+    cmd = [binary, "-c", "-q", *trec_eval_args(TREC), str(qrels_path), str(run_path)]
+    dt, peak = run_child(cmd, out)
+    return out, {"_seconds": dt, "_peak_bytes": peak}
+
+
+def _trec_eval_norm(out: Path) -> pd.DataFrame:
+    values, decimals = parse_trec_output(out.read_text())
+    rows: dict[str, dict[str, float]] = {}
+    for (m, q), v in values.items():
+        if q != "all" and m in TREC:
+            rows.setdefault(q, {})[KEYS[TREC.index(m)]] = v
+    df = pd.DataFrame.from_dict(rows, orient="index")[KEYS].astype("float64")
+    df.index.name = Q
+    df.attrs["tol"] = 0.5 * 10.0**-decimals + 1e-9  # printed rounded: half a unit of the last digit
+    return df
 
 
 def _missing(module: str) -> Callable[[], str | None]:
@@ -64,15 +201,6 @@ def _missing(module: str) -> Callable[[], str | None]:
 # --------------------------------------------------------------------------------------------
 # irframe
 # --------------------------------------------------------------------------------------------
-def _irframe_evaluate() -> Callable[..., Any]:
-    import irframe
-
-    fn = getattr(irframe, "evaluate", None)
-    if fn is None:  # engine not landed yet: hand-written polars stand-in
-        return _stub_evaluate
-    return fn
-
-
 def _irframe_available() -> str | None:
     reason = _missing("irframe")()
     if reason:
@@ -80,14 +208,8 @@ def _irframe_available() -> str | None:
     import irframe
 
     if getattr(irframe, "evaluate", None) is None:
-        return None  # runs the stub; run.py labels it
+        return "irframe.evaluate not found"
     return None
-
-
-def irframe_is_stub() -> bool:
-    import irframe
-
-    return getattr(irframe, "evaluate", None) is None
 
 
 def _irframe_cols(df: Any) -> pd.DataFrame:
@@ -110,9 +232,27 @@ def _irframe_cols(df: Any) -> pd.DataFrame:
 
 
 def _irframe_call(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
+    import irframe
+
     run, qrels = state
-    fn = _irframe_evaluate()
-    return fn(run, MEASURES, qrels, per_query=True, missing="drop"), {}
+    return irframe.evaluate(run, MEASURES, qrels, per_query=True, missing="drop"), {}
+
+
+def _irframe47_call(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
+    import irframe
+
+    run, qrels = state
+    return irframe.evaluate(run, CLASSIC_47, qrels, per_query=True, missing="drop"), {}
+
+
+def _irframe47_cols(df: Any) -> pd.DataFrame:
+    """The five benchmark measures out of the 47 (their trec_eval names), for the agreement check."""
+    if not isinstance(df, pd.DataFrame):
+        df = df.to_pandas()
+    out = df.set_index(Q)[TREC].astype("float64")
+    out.columns = KEYS
+    out.index = out.index.astype(str)
+    return out
 
 
 def _prep_polars(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[Any, Any]:
@@ -122,18 +262,8 @@ def _prep_polars(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[Any, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# hand-written polars (reference / stand-in while irframe.evaluate is missing) and the floor
+# hand-written polars (reference point) and the floors
 # --------------------------------------------------------------------------------------------
-def _stub_evaluate(run: Any, measures: list[str], qrels: Any, **_: Any) -> Any:
-    import polars as pl
-
-    as_pandas = isinstance(run, pd.DataFrame)
-    r = pl.from_pandas(run) if as_pandas else run
-    qr = pl.from_pandas(qrels) if as_pandas else qrels
-    out = polars_reference(r, qr)
-    return out.to_pandas() if as_pandas else out
-
-
 def polars_reference(run: Any, qrels: Any) -> Any:
     """The five measures as one polars ``group_by().agg`` (trec_eval semantics, drop missing)."""
     import polars as pl
@@ -445,6 +575,26 @@ CONTENDERS: dict[str, Contender] = {
             available=_irframe_available,
         ),
         Contender(
+            "irframe-polars-47",
+            _prep_polars,
+            _irframe47_call,
+            _irframe47_cols,
+            note="irframe.evaluate on polars frames with the 47 classic trec measures "
+            "(contenders.CLASSIC_47); checked on the five measures it shares with the others",
+            available=_irframe_available,
+        ),
+        Contender(
+            "trec_eval",
+            _trec_eval_files,  # type: ignore[arg-type]
+            _trec_eval_call,
+            _trec_eval_norm,
+            files=True,
+            note="trec_eval 10.0 (C) -c -q on TREC files written once per size (untimed), output to a "
+            "file; wall time of the child; extra MB = the child's peak RSS (os.wait4); agreement to "
+            "half a unit of its last printed decimal",
+            available=_trec_eval_available,
+        ),
+        Contender(
             "polars-floor",
             _prep_polars,
             _polars_floor,
@@ -515,6 +665,7 @@ CONTENDERS: dict[str, Contender] = {
 DEFAULT = [
     "irframe-pandas",
     "irframe-polars",
+    "irframe-polars-47",
     "polars-floor",
     "polars-floor-grouped",
     "polars-handwritten",

@@ -48,6 +48,7 @@ TOL = 1e-9
 TARGET_PEER = 5.0  # irframe >= 5x faster than pytrec_eval at 1e6, 1e7
 TARGET_FLOOR = 1.3  # irframe-polars <= 1.3x polars-floor
 TARGET_NUMPY = 3.0  # ordered input: irframe-polars <= 3x numpy-pass
+TARGET_47 = 1.5  # the 47 classic trec measures <= 1.5x the time of the five
 
 
 # ------------------------------------------------------------------------------------------------
@@ -81,23 +82,13 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
 
         warnings.simplefilter("ignore")
         import contenders as C
-        import synth
 
         c = C.CONTENDERS[name]
         rss0 = _status()["VmRSS"]
-        run, qrels = synth.make(rows, dpq, seed, ordered=ordered)
-        input_bytes = int(run.memory_usage(deep=True).sum() + qrels.memory_usage(deep=True).sum())
-        # warm-up on a 20-query subset: imports, JIT, thread pools
-        qids = run[C.Q].unique()[:20]
-        sub_r, sub_q = run[run[C.Q].isin(qids)], qrels[qrels[C.Q].isin(qids)]
-        c.call(c.prepare(sub_r, sub_q))
-        t0 = time.perf_counter()
-        state = c.prepare(run, qrels)
-        prep_s = time.perf_counter() - t0
-        if all(hasattr(x, "estimated_size") for x in state):  # polars frames
-            input_bytes = int(sum(x.estimated_size() for x in state))
-        if not any(x is run or x is qrels for x in state):
-            del run, qrels, sub_r, sub_q  # polars contenders: keep only their own copy
+        if c.files:
+            state, input_bytes, prep_s = _load_files(c, rows, dpq, seed)
+        else:
+            state, input_bytes, prep_s = _load_frames(c, rows, dpq, seed, ordered)
         gc.collect()
         rss_loaded = _status()["VmRSS"]
         conn.send(
@@ -106,7 +97,6 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
                 "input_bytes": input_bytes,
                 "prepare_s": prep_s,
                 "input_rss": rss_loaded - rss0,
-                "stub": C.irframe_is_stub() if name.startswith("irframe") else False,
             }
         )
         while True:
@@ -121,6 +111,9 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
             dt = time.perf_counter() - t0
             st = _status()
             extra = (st["VmHWM"] - base) if can_peak else None
+            if "_peak_bytes" in phases:  # a child process did the work: its wall time and peak RSS
+                extra = phases.pop("_peak_bytes")
+                dt = phases.pop("_seconds")
             reply: dict[str, Any] = {"time": dt, "phases": phases, "extra": extra, "peak": st["VmHWM"]}
             if msg == "check" and c.normalize is not None:
                 reply["result"] = c.normalize(native)
@@ -129,6 +122,38 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
     except BaseException as exc:  # report, don't hang the parent
         with contextlib.suppress(Exception):
             conn.send({"error": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()})
+
+
+def _load_frames(c: Any, rows: int, dpq: int, seed: int, ordered: bool) -> tuple[Any, int, float]:
+    """The contender's prepared state from the cached frames, after a warm-up on 20 queries."""
+    import contenders as C
+    import synth
+
+    run, qrels = synth.make(rows, dpq, seed, ordered=ordered)
+    input_bytes = int(run.memory_usage(deep=True).sum() + qrels.memory_usage(deep=True).sum())
+    # warm-up on a 20-query subset: imports, JIT, thread pools
+    qids = run[C.Q].unique()[:20]
+    sub_r, sub_q = run[run[C.Q].isin(qids)], qrels[qrels[C.Q].isin(qids)]
+    c.call(c.prepare(sub_r, sub_q))
+    del sub_r, sub_q
+    t0 = time.perf_counter()
+    state = c.prepare(run, qrels)
+    prep_s = time.perf_counter() - t0
+    if all(hasattr(x, "estimated_size") for x in state):  # polars frames
+        input_bytes = int(sum(x.estimated_size() for x in state))
+    return state, input_bytes, prep_s  # the frames stay alive only if the state holds them
+
+
+def _load_files(c: Any, rows: int, dpq: int, seed: int) -> tuple[Any, int, float]:
+    """A file contender's state: the size's TREC files (written by the parent); one warm-up call."""
+    import synth
+
+    files = synth.trec_files(rows, dpq, seed)
+    t0 = time.perf_counter()
+    state = c.prepare(files)
+    prep_s = time.perf_counter() - t0
+    c.call(state)  # warm-up: the page cache holds the files, as the frames are in memory for the others
+    return state, sum(f.stat().st_size for f in files), prep_s
 
 
 class Worker:
@@ -184,10 +209,12 @@ def _tied_queries(rows: int, dpq: int, seed: int, ordered: bool) -> set[str]:
 
 
 def _agreement(ref: Any, other: Any, tied: Any) -> dict[str, Any]:
+    tol = max(TOL, other.attrs.get("tol", TOL))  # values printed rounded (trec_eval: 4 decimals)
     common = ref.index.intersection(other.index)
     diff = (ref.loc[common].sort_index() - other.loc[common].sort_index()[ref.columns]).abs()
-    bad = diff.index[(diff > TOL).any(axis=1) | diff.isna().any(axis=1)]
+    bad = diff.index[(diff > tol).any(axis=1) | diff.isna().any(axis=1)]
     out = {
+        "tolerance": tol,
         "common_queries": len(common),
         "ref_only": len(ref.index.difference(other.index)),
         "other_only": len(other.index.difference(ref.index)),
@@ -208,7 +235,11 @@ def _agreement(ref: Any, other: Any, tied: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------
 # one size
 # ------------------------------------------------------------------------------------------------
-def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
+def _prepare_data(rows: int, names: list[str], args: argparse.Namespace) -> tuple[int, int, int, int]:
+    """Generate (or reuse) the cached inputs and the TREC files; print the size header.
+
+    Returns the run's rows and queries and the qrels' rows and queries.
+    """
     import contenders as C
     import synth
 
@@ -220,6 +251,8 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
     rkey = "ordered" if ordered else "run"
     if not (paths[rkey].exists() and paths["qrels"].exists()):
         synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)  # generate + cache
+    if any(C.CONTENDERS[n].files and not C.CONTENDERS[n].available() for n in names):
+        synth.trec_files(rows, args.docs_per_query, args.seed)  # written once per size, untimed
     # count without holding the frames in this (parent) process
     n_rows, n_q = (
         pl.scan_parquet(paths[rkey]).select(pl.len(), pl.col("query_id").n_unique()).collect().row(0)
@@ -232,6 +265,14 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
         f"(qrels queries {n_qq:,}; data ready in {time.perf_counter() - t0:.1f}s)",
         flush=True,
     )
+    return n_rows, n_q, n_qrels, n_qq
+
+
+def _start_workers(
+    rows: int, names: list[str], args: argparse.Namespace
+) -> tuple[dict[str, dict[str, Any]], dict[str, Worker]]:
+    """One loaded worker per available contender; the per-contender result records."""
+    import contenders as C
 
     res: dict[str, dict[str, Any]] = {}
     workers: dict[str, Worker] = {}
@@ -243,7 +284,7 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             print(f"  {n}: skipped ({why})")
             continue
         res[n] = {"note": c.note, "times": [], "phases": [], "extra": [], "error": None}
-        workers[n] = Worker(n, rows, args.docs_per_query, args.seed, ordered)
+        workers[n] = Worker(n, rows, args.docs_per_query, args.seed, args.ordered)
         # start them one at a time: loading is memory- and CPU-heavy on 2 cores
         info = workers[n].recv(args.timeout)
         if "error" in info:
@@ -251,8 +292,14 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             print(f"  {n}: failed to start: {info['error']}\n{info.get('tb', '')}")
             workers.pop(n).kill()
             continue
-        res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss", "stub")})
+        res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss")})
+    return res, workers
 
+
+def _run_rounds(
+    workers: dict[str, Worker], res: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """The interleaved timed rounds; returns round 1's normalized results per contender."""
     results: dict[str, Any] = {}
     alive = list(workers)
     for rnd in range(args.repeats):
@@ -277,14 +324,35 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             print(f"  round {rnd + 1} {n:<20} {r['time']:9.3f}s{mb}", flush=True)
     for w in workers.values():
         w.stop()
+    return results
 
-    # agreement with irframe on the common query set
+
+def _agreement_line(n: str, a: dict[str, Any]) -> str:
+    """The printed agreement line of contender ``n``."""
+    extra = ""
+    if not a["ok"] and a.get("ok_on_tie_free"):
+        extra = (
+            f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
+            f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)"
+        )
+    if a["tolerance"] > TOL:
+        extra += f" (to {a['tolerance']:.1g}: it prints rounded values)"
+    return (
+        f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
+        f"mismatched {a['mismatched_queries']:,}{extra}"
+    )
+
+
+def _check_agreement(
+    rows: int, results: dict[str, Any], res: dict[str, dict[str, Any]], args: argparse.Namespace
+) -> str | None:
+    """Compare every contender's values with irframe's on the common query set; the reference's name."""
     ref_name = next((n for n in ("irframe-pandas", "irframe-polars") if n in results), None)
     tied_cache: dict[str, set[str]] = {}
 
     def tied() -> set[str]:
         if "t" not in tied_cache:
-            tied_cache["t"] = _tied_queries(rows, args.docs_per_query, args.seed, ordered)
+            tied_cache["t"] = _tied_queries(rows, args.docs_per_query, args.seed, args.ordered)
         return tied_cache["t"]
 
     if ref_name is None and results:
@@ -295,26 +363,21 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             continue
         a = _agreement(results[ref_name], df, tied)
         res[n]["agreement"] = a
-        extra = ""
-        if not a["ok"] and a.get("ok_on_tie_free"):
-            extra = (
-                f"; all {a['mismatched_queries']} mismatches are on queries where a tied "
-                f"score mixes gains (exact on the other {a['tie_free_queries']:,} queries)"
-            )
-        print(
-            f"    {n:<20} {'OK' if a['ok'] else 'DIFF'} on {a['common_queries']:,} queries, "
-            f"mismatched {a['mismatched_queries']:,}{extra}",
-            flush=True,
-        )
+        print(_agreement_line(n, a), flush=True)
+    return ref_name
 
-    # medians and per-round ratios
-    def per_round(n: str, ref: str) -> float | None:
-        a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
-        m = min(len(a), len(b))
-        if m == 0:
-            return None
-        return statistics.median(a[i] / b[i] for i in range(m))
 
+def _per_round(res: dict[str, dict[str, Any]], n: str, ref: str) -> float | None:
+    """Median over rounds of contender ``n``'s time / ``ref``'s time in the same round."""
+    a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
+    m = min(len(a), len(b))
+    if m == 0:
+        return None
+    return statistics.median(a[i] / b[i] for i in range(m))
+
+
+def _summarize(res: dict[str, dict[str, Any]]) -> None:
+    """Add medians, peak memory and per-round ratios to every contender's record."""
     for n, r in res.items():
         ts = r.get("times") or []
         if ts:
@@ -324,11 +387,20 @@ def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[st
             r["extra_max_bytes"] = max(ex) if ex else None
             keys = r["phases"][0].keys() if r["phases"] else []
             r["phases_median"] = {k: statistics.median(p[k] for p in r["phases"]) for k in keys}
-        r["x_irframe_pandas"] = per_round(n, "irframe-pandas")
-        r["x_irframe_polars"] = per_round(n, "irframe-polars")
+        r["x_irframe_pandas"] = _per_round(res, n, "irframe-pandas")
+        r["x_irframe_polars"] = _per_round(res, n, "irframe-polars")
+
+
+def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """Benchmark every contender in ``names`` at ``rows`` rows; the size's result record."""
+    n_rows, n_q, n_qrels, n_qq = _prepare_data(rows, names, args)
+    res, workers = _start_workers(rows, names, args)
+    results = _run_rounds(workers, res, args)
+    ref_name = _check_agreement(rows, results, res, args)
+    _summarize(res)
     return {
         "rows": n_rows,
-        "ordered": ordered,
+        "ordered": args.ordered,
         "queries": n_q,
         "qrels_rows": n_qrels,
         "qrels_queries": n_qq,
@@ -462,7 +534,8 @@ def table(d: dict[str, Any]) -> str:
         elif a is None:
             agree = "n/a (computes no measure)"
         elif a["ok"]:
-            agree = f"yes ({a['common_queries']:,} q)"
+            within = f", to {a['tolerance']:.1g}" if a.get("tolerance", TOL) > TOL else ""
+            agree = f"yes ({a['common_queries']:,} q{within})"
         elif a.get("ok_on_tie_free"):
             agree = (
                 f"tie order differs: {a['mismatched_queries']:,} q (all have a tied score "
@@ -472,9 +545,8 @@ def table(d: dict[str, Any]) -> str:
             agree = f"NO: {a['mismatched_queries']:,} of {a['common_queries']:,} q"
         ph = ", ".join(f"{k} {v:.3f}" for k, v in (r.get("phases_median") or {}).items())
         err = f" ({r['error']} in a later round)" if r.get("error") else ""
-        stub = " (STUB: irframe.evaluate missing)" if r.get("stub") else ""
         lines.append(
-            f"| {n}{stub} | {r['median_s']:.3f}{err} | {_x(r.get('x_irframe_pandas'))} "
+            f"| {n} | {r['median_s']:.3f}{err} | {_x(r.get('x_irframe_pandas'))} "
             f"| {_x(r.get('x_irframe_polars'))} | "
             f"{'' if ex is None else f'{ex / 2**20:.0f}'} | {agree} | {ph} |"
         )
@@ -496,58 +568,91 @@ def table(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _c(d: dict[str, Any], n: str) -> dict[str, Any]:
+    """Contender ``n``'s record in the size result ``d`` ({} when absent)."""
+    return d["contenders"].get(n, {})
+
+
+def _unsorted_targets(rows: int, d: dict[str, Any], tag: str) -> list[str]:
+    """Target rows that only apply to unsorted input: peer speed-up, floors, 47 measures."""
+    out = []
+    if rows >= 10**6:
+        v = _c(d, "pytrec_eval").get("x_irframe_pandas")
+        out.append(
+            f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
+            f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
+            f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |"
+        )
+    f = _c(d, "polars-floor").get("x_irframe_polars")
+    if f:
+        v = 1 / f
+        out.append(
+            f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
+            f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |"
+        )
+    g = _c(d, "polars-floor-grouped").get("x_irframe_polars")
+    if g:
+        out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} | - |")
+    v = _c(d, "irframe-polars-47").get("x_irframe_polars")
+    if v:
+        out.append(
+            f"| 47 classic trec measures / 5 measures (irframe-polars) <= {TARGET_47:g} | {tag} | "
+            f"{_x(v)} | {'met' if v <= TARGET_47 else 'NOT met'} |"
+        )
+    return out
+
+
+def _trec_eval_or_numpy_target(d: dict[str, Any], tag: str) -> list[str]:
+    """The trec_eval info row when it ran; otherwise the numpy-pass target when that ran."""
+    te = _c(d, "trec_eval")
+    if te.get("x_irframe_pandas"):
+        return [
+            f"| (info) trec_eval on TREC files / irframe-pandas on frames (5 measures; see "
+            f"trecfiles.py for the CLI) | {tag} | {_x(te['x_irframe_pandas'])} | - |"
+        ]
+    f = _c(d, "numpy-pass").get("x_irframe_polars")
+    if f:
+        v = 1 / f
+        return [
+            f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
+            f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |"
+        ]
+    return []
+
+
+def _memory_targets(d: dict[str, Any], tag: str, ordered: bool) -> list[str]:
+    """Peak memory beyond the inputs: the grouped floor (info) and the irframe targets."""
+    out = []
+    fl = _c(d, "polars-floor-grouped")
+    if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
+        out.append(
+            f"| (info) polars-floor-grouped: peak memory beyond inputs "
+            f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+            f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
+            f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |"
+        )
+    for n in ("irframe-pandas", "irframe-polars"):
+        r = _c(d, n)
+        if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
+            v = r["extra_max_bytes"] / r["input_bytes"]
+            out.append(
+                f"| {n}: peak memory beyond inputs < input size "
+                f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
+                f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
+                f"{'met' if v < 1 else 'NOT met'} |"
+            )
+    return out
+
+
 def targets(latest: dict[tuple[int, bool], dict[str, Any]]) -> list[str]:
+    """The Markdown rows of the targets table, per (rows, ordered) result."""
     out = ["| target | size | value | met |", "|---|---|---:|---|"]
-
-    def c(d: dict[str, Any], n: str) -> dict[str, Any]:
-        return d["contenders"].get(n, {})
-
     for (rows, ordered), d in sorted(latest.items()):
         tag = _fmt_rows(rows)
         if not ordered:
-            if rows >= 10**6:
-                v = c(d, "pytrec_eval").get("x_irframe_pandas")
-                out.append(
-                    f"| pytrec_eval time / irframe-pandas time >= {TARGET_PEER:g} "
-                    f"(end to end from pandas) | {tag} | {_x(v) or 'n/a'} | "
-                    f"{'n/a' if v is None else ('met' if v >= TARGET_PEER else 'NOT met')} |"
-                )
-            f = c(d, "polars-floor").get("x_irframe_polars")
-            if f:
-                v = 1 / f
-                out.append(
-                    f"| irframe-polars / polars-floor <= {TARGET_FLOOR:g} | {tag} | {_x(v)} | "
-                    f"{'met' if v <= TARGET_FLOOR else 'NOT met'} |"
-                )
-            g = c(d, "polars-floor-grouped").get("x_irframe_polars")
-            if g:
-                out.append(f"| (info) irframe-polars / polars-floor-grouped | {tag} | {_x(1 / g)} | - |")
-        else:
-            f = c(d, "numpy-pass").get("x_irframe_polars")
-            if f:
-                v = 1 / f
-                out.append(
-                    f"| ordered input: irframe-polars / numpy-pass <= {TARGET_NUMPY:g} | "
-                    f"{tag} | {_x(v)} | {'met' if v <= TARGET_NUMPY else 'NOT met'} |"
-                )
-        fl = c(d, "polars-floor-grouped")
-        if fl.get("extra_max_bytes") is not None and fl.get("input_bytes"):
-            out.append(
-                f"| (info) polars-floor-grouped: peak memory beyond inputs "
-                f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                f"{fl['extra_max_bytes'] / 2**20:.0f} MB = "
-                f"{fl['extra_max_bytes'] / fl['input_bytes']:.2f} x input | - |"
-            )
-        for n in ("irframe-pandas", "irframe-polars"):
-            r = c(d, n)
-            if r.get("extra_max_bytes") is not None and r.get("input_bytes"):
-                v = r["extra_max_bytes"] / r["input_bytes"]
-                out.append(
-                    f"| {n}: peak memory beyond inputs < input size "
-                    f"({'ordered' if ordered else 'unsorted'}) | {tag} | "
-                    f"{r['extra_max_bytes'] / 2**20:.0f} MB = {v:.2f} x input | "
-                    f"{'met' if v < 1 else 'NOT met'} |"
-                )
+            out += _unsorted_targets(rows, d, tag)
+        out += _trec_eval_or_numpy_target(d, tag)
+        out += _memory_targets(d, tag, ordered)
     return out
 
 
@@ -652,7 +757,8 @@ def write_reports() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
     import contenders as C
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -667,11 +773,24 @@ def main(argv: list[str] | None = None) -> int:
         help="already-ordered input (sorted, rank column) incl. the numpy floor",
     )
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
+    ap.add_argument(
+        "--trec-eval",
+        metavar="PATH",
+        help="trec_eval binary: adds the trec_eval contender (TREC files written once per size); "
+        "build it with ../shared/tools/trec_eval/build.sh OUTDIR",
+    )
     ap.add_argument("--docs-per-query", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--on-demand", action="store_true", help="allow sizes >= 1e8 rows")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-save", action="store_true", help="print only; write no result files")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    import contenders as C
+
+    ap = _parser()
     args = ap.parse_args(argv)
 
     if args.report_only:
@@ -681,9 +800,16 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(float(s)) for s in args.rows.split(",")]
     if any(s >= 10**8 for s in sizes) and not args.on_demand:
         ap.error("1e8 rows and more only with --on-demand (needs tens of GB for the peers)")
-    names = (
+    names = list(
         args.contenders.split(",") if args.contenders else (C.DEFAULT_ORDERED if args.ordered else C.DEFAULT)
     )
+    if args.trec_eval:
+        os.environ[C.TREC_EVAL_ENV] = str(Path(args.trec_eval).resolve())  # inherited by the workers
+        why = C.CONTENDERS["trec_eval"].available()
+        if why:
+            ap.error(f"--trec-eval: {why}")
+        if not args.contenders:
+            names.append("trec_eval")
     unknown = [n for n in names if n not in C.CONTENDERS]
     if unknown:
         ap.error(f"unknown contender(s) {unknown}; known: {list(C.CONTENDERS)}")
@@ -695,8 +821,6 @@ def main(argv: list[str] | None = None) -> int:
         f"{mach['cpu']}, {mach['cores']} cores; python {mach['python']}; "
         f"import irframe {imp_ms} ms (polars {imp_pl} ms)"
     )
-    if C.irframe_is_stub():
-        print("WARNING: irframe.evaluate not found; the irframe entries run a hand-written stub")
     RESULTS.mkdir(exist_ok=True)
     for rows in sizes:
         out = bench_size(rows, names, args)
@@ -709,7 +833,6 @@ def main(argv: list[str] | None = None) -> int:
                 "machine": mach,
                 "import_ms": imp_ms,
                 "import_polars_ms": imp_pl,
-                "irframe_stub": C.irframe_is_stub(),
             }
         )
         f = RESULTS / f"{stamp}-{_fmt_rows(out['rows'])}{'-ordered' if args.ordered else ''}.json"

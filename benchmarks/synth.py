@@ -18,6 +18,11 @@ evaluation input:
 
 Generated frames are cached as parquet under ``benchmarks/.cache/``.
 
+``trec_files(rows)`` writes the same data once as TREC text files (``query Q0 doc rank
+score tag`` sorted the trec_eval way; ``query 0 doc grade``) for the file-based contenders
+(trec_eval, ``irframe eval``); ``msmarco_dev()`` is a second shape: 6,980 queries with
+~100 retrieved passages each and ~1 relevant passage per query, integer ids.
+
 Examples
 --------
 >>> run, qrels = make(2_000, docs_per_query=100, cache=False)
@@ -166,6 +171,100 @@ def make(
         CACHE.mkdir(parents=True, exist_ok=True)
         run.to_parquet(paths[key], index=False)
         qrels.to_parquet(paths["qrels"], index=False)
+    return run, qrels
+
+
+def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, run_path: Path, qrels_path: Path) -> None:
+    """Write TREC files: the run sorted the trec_eval way with ranks 1..n, the qrels as given.
+
+    Written to ``*.tmp`` and renamed, so an interrupted write never leaves a truncated file.
+    """
+    import polars as pl
+
+    r = (
+        pl.from_pandas(run[["query_id", "doc_id", "score"]])
+        .with_columns(pl.col("query_id", "doc_id").cast(pl.String))
+        .sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+        .select(
+            "query_id",
+            pl.lit("Q0").alias("iter"),
+            "doc_id",
+            (pl.int_range(1, pl.len() + 1).over("query_id")).alias("rank"),
+            "score",
+            pl.lit("bench").alias("tag"),
+        )
+    )
+    q = pl.from_pandas(qrels[["query_id", "doc_id", "relevance"]]).select(
+        pl.col("query_id").cast(pl.String),
+        pl.lit("0").alias("iter"),
+        pl.col("doc_id").cast(pl.String),
+        "relevance",
+    )
+    for frame, path in ((r, run_path), (q, qrels_path)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        frame.write_csv(tmp, separator=" ", include_header=False, quote_style="never")
+        tmp.replace(path)
+
+
+def trec_files(rows: int, docs_per_query: int = 100, seed: int = 0) -> tuple[Path, Path]:
+    """``(qrels_path, run_path)``: the data of ``make(rows, ...)`` as TREC files, written once."""
+    tag = f"r{int(rows)}-d{docs_per_query}-s{seed}"
+    run_path, qrels_path = CACHE / "trec" / f"{tag}.run", CACHE / "trec" / f"{tag}.qrels"
+    if not (run_path.exists() and qrels_path.exists()):
+        run, qrels = make(rows, docs_per_query, seed)
+        write_trec(run, qrels, run_path, qrels_path)
+    return qrels_path, run_path
+
+
+def msmarco_dev(seed: int = 0, queries: int = 6980, depth: int = 100) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A run and qrels shaped like MS MARCO passage dev (small) with a BM25-like top 100.
+
+    6,980 queries with integer-like ids, a corpus of 8.8M passages (integer-like ids, so the
+    doc-id tie-break compares them as strings), ``depth`` retrieved per query (2% of the
+    queries fewer), scores with 4 decimals (a few ties), ~1.07 relevant passages per query
+    (grade 1, no judged non-relevant), about 2/3 of the queries with one in the top 100.
+    """
+    rng = np.random.default_rng(seed)
+    qids = rng.choice(1_200_000, size=queries, replace=False)
+    n_docs = np.where(rng.random(queries) < 0.02, rng.integers(10, depth, size=queries), depth)
+    qi = np.repeat(np.arange(queries), n_docs)
+    pos = np.arange(len(qi)) - np.repeat(np.cumsum(n_docs) - n_docs, n_docs)
+    # distinct docs per query: an affine walk a*j + b mod a prime just below the corpus size
+    prime = _next_prime(8_841_000)  # ~ the MS MARCO passage corpus size
+    a = rng.integers(1, prime, size=queries)
+    b = rng.integers(0, prime, size=queries)
+    docs = (a[qi] * pos + b[qi]) % prime
+    top = rng.uniform(15.0, 35.0, size=queries)
+    # scores fall with the position: the query's top score minus a walk of small steps
+    steps = rng.exponential(0.08, size=len(qi))
+    csum = np.cumsum(steps)
+    starts = np.cumsum(n_docs) - n_docs
+    score = np.round(top[qi] - (csum - np.repeat(csum[starts] - steps[starts], n_docs)), 4)
+    # relevant passages: 1 per query (7% 2, 1% 3); a hit in the top 100 for ~2/3 of the queries
+    n_rel = 1 + (rng.random(queries) < 0.07) + (rng.random(queries) < 0.01)
+    hit = rng.random(queries) < 0.66
+    hit_rank = np.minimum(rng.geometric(0.15, size=queries), n_docs) - 1
+    rq = np.repeat(np.arange(queries), n_rel)
+    k = np.arange(len(rq)) - np.repeat(np.cumsum(n_rel) - n_rel, n_rel)
+    rdoc = (a[rq] * (depth + k) + b[rq]) % prime  # never retrieved ...
+    first = k == 0
+    rdoc[first & hit[rq]] = ((a[rq] * hit_rank[rq] + b[rq]) % prime)[first & hit[rq]]  # ... unless a hit
+    perm = rng.permutation(len(qi))
+    run = pd.DataFrame(
+        {
+            "query_id": pd.array(qids[qi[perm]].astype(str), dtype="str"),
+            "doc_id": pd.array(docs[perm].astype(str), dtype="str"),
+            "score": score[perm],
+        }
+    )
+    qrels = pd.DataFrame(
+        {
+            "query_id": pd.array(qids[rq].astype(str), dtype="str"),
+            "doc_id": pd.array(rdoc.astype(str), dtype="str"),
+            "relevance": np.ones(len(rq), dtype=np.int64),
+        }
+    )
     return run, qrels
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import CONSTRUCTORS, TREC_EVAL_TEST_DIR, NamedConstructor
+from trec_eval_oracle import TrecEval, require_trec_eval
 
 
 @pytest.fixture(params=list(CONSTRUCTORS))
@@ -27,3 +28,9 @@ def trec_eval_test_dir() -> Path:
     if not TREC_EVAL_TEST_DIR.is_dir():
         pytest.skip(f"trec_eval test data not found at {TREC_EVAL_TEST_DIR}")
     return TREC_EVAL_TEST_DIR
+
+
+@pytest.fixture
+def trec_eval() -> TrecEval:
+    """The trec_eval binary named by ``IRFRAME_TREC_EVAL`` (skip when unset or missing)."""
+    return require_trec_eval()

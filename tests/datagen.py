@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from irframe.measures import Measure
+from irframe.measures import FAMILIES, Measure
 
 DOC_IDS = ["a", "b", "B", "c", "d", "9", "10", "100", "d1", "d10", "d2", "x", "Zz", "é"]
 QUERY_IDS = ["q1", "q2", "q3", "10", "9", "Q4"]
@@ -31,7 +31,8 @@ TREC_LINEAR_FAMILIES = (
     "NumRel",
     "NumRelRet",
 )
-ALL_FAMILIES = (*TREC_LINEAR_FAMILIES, "Judged")
+# every registered family: a family the plain-Python oracle does not know fails the property tests
+ALL_FAMILIES = tuple(FAMILIES)
 
 
 @st.composite
@@ -106,6 +107,22 @@ def _custom_gains() -> st.SearchStrategy[str]:
     ).map(lambda d: "{" + ",".join(f"{g}:{v}" for g, v in sorted(d.items())) + "}")
 
 
+_PARAM_VALUES: dict[str, Any] = {}  # param name -> strategy of its written value (else its default)
+
+
+def _param_text(draw: st.DrawFn, name: str, rels: tuple[float, ...], gains: tuple[str, ...]) -> str | None:
+    """A drawn ``name=value`` for one declared parameter, or None to keep its default."""
+    if name == "rel":
+        rel = draw(st.sampled_from(rels))
+        return None if rel == 1 else f"rel={rel}"
+    if name == "gain":
+        g = draw(st.sampled_from(gains))
+        return {"exp": None, "linear": "gain=linear"}.get(g, "gains=" + draw(_custom_gains()))
+    if name in _PARAM_VALUES:
+        return f"{name}={draw(_PARAM_VALUES[name])}"
+    return None
+
+
 @st.composite
 def measure_strings(
     draw: st.DrawFn,
@@ -114,25 +131,15 @@ def measure_strings(
     rels: tuple[float, ...] = (1, 1, 2, 3, 0.5, 1.5),
     gains: tuple[str, ...] = ("exp", "linear", "custom"),
 ) -> str:
-    """One measure in ir_measures notation, with random cutoff/threshold/gain."""
-    fam = draw(st.sampled_from(families))
-    params: list[str] = []
-    if fam == "nDCG":
-        g = draw(st.sampled_from(gains))
-        if g == "linear":
-            params.append("gain=linear")
-        elif g == "custom":
-            params.append("gains=" + draw(_custom_gains()))
-    elif fam not in ("Judged", "NumRet"):
-        rel = draw(st.sampled_from(rels))
-        if rel != 1:
-            params.append(f"rel={rel}")
-    text = fam + (f"({','.join(params)})" if params else "")
-    cutoff_rule = {"P": "required", "Success": "required", "Judged": "required"}.get(fam)
-    if fam in ("Rprec", "Bpref", "NumRel"):
-        cutoff_rule = "none"
+    """One measure in ir_measures notation, with random cutoff/threshold/gain.
+
+    Read from the registry: the family's declared parameters and its cutoff rule.
+    """
+    fam = FAMILIES[draw(st.sampled_from(families))]
+    params = [t for p in fam.params if (t := _param_text(draw, p.name, rels, gains)) is not None]
+    text = fam.name + (f"({','.join(params)})" if params else "")
     k = draw(st.integers(1, 15))
-    if cutoff_rule == "required" or (cutoff_rule is None and draw(st.booleans())):
+    if fam.cutoff == "required" or (fam.cutoff == "optional" and draw(st.booleans())):
         text += f"@{k}"
     return text
 

@@ -85,6 +85,9 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
     """
     t = m.rel
     k = m.cutoff
+    if m.params.get("judged_only"):
+        # trec_eval -J: drop documents without a judgment or with a negative grade
+        ranking = [d for d in ranking if d in judged and judged[d] >= 0]
     top = ranking if k is None else ranking[:k]
     is_rel = [d in judged and judged[d] >= t for d in top]
     n_rel = sum(1 for g in judged.values() if g >= t)  # R: all judged relevant
@@ -151,6 +154,42 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
         return float(n_rel)
     if fam == "NumRelRet":
         return float(sum(is_rel))
+    return _beyond_trec(top, judged, m, is_rel, n_rel)
+
+
+def _dcg(gains: list[float]) -> float:
+    total = 0.0
+    for i, g in enumerate(gains, start=1):
+        total += g / math.log2(i + 1)
+    return total
+
+
+def _beyond_trec(
+    top: list[str], judged: dict[str, float], m: Measure, is_rel: list[bool], n_rel: int
+) -> float:
+    """The families trec_eval's all_trec does not have: DCG, IDCG, ERR, F."""
+    fam, k = m.family, m.cutoff
+    if fam == "DCG":
+        return _dcg([gain_of(judged.get(d), m) for d in top])
+    if fam == "IDCG":
+        ideal = sorted((g for g in (gain_of(x, m) for x in judged.values()) if g > 0), reverse=True)
+        return _dcg(ideal if k is None else ideal[:k])
+    if fam == "ERR":
+        g_max = m.params["g_max"]
+        total, reach = 0.0, 1.0  # reach: probability that the user gets to rank i
+        for i, d in enumerate(top, start=1):
+            g = judged.get(d)
+            g = 0.0 if g is None or g <= 0 else min(float(g), g_max)
+            stop = (2.0**g - 1.0) / 2.0**g_max
+            total += reach * stop / i
+            reach *= 1.0 - stop
+        return total
+    if fam == "F":
+        assert k is not None
+        p = sum(is_rel) / k
+        r = sum(is_rel) / n_rel if n_rel else 0.0
+        b2 = float(m.params["beta"]) ** 2
+        return (1 + b2) * p * r / (b2 * p + r) if p + r > 0 else 0.0
     raise NotImplementedError(fam)
 
 

@@ -39,7 +39,7 @@ from irframe.functions import (
     rprec,
     success,
 )
-from irframe.measures import Measure, parse_measure
+from irframe.measures import Measure, define_measure, parse_measure
 
 if TYPE_CHECKING:
     from irframe import datasets
@@ -69,6 +69,7 @@ __all__ = [
     "compare",
     "compare_report",
     "datasets",
+    "define_measure",
     "evaluate",
     "evaluate_parquet",
     "judged",

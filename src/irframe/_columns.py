@@ -65,7 +65,7 @@ def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str)
 
 
 def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric() or dtype == pl.Boolean
+    return dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)  # Null: a column of nulls only
 
 
 def _check_id(schema: pl.Schema, col: str, frame: str) -> None:

@@ -14,16 +14,12 @@ from typing import Any, Literal, get_args
 
 from irframe.exceptions import InvalidParameterError, closest
 
-__all__ = ["DEFAULT_RANK", "Duplicates", "Missing", "Options"]
+__all__ = ["COLUMN_OPTIONS", "DEFAULT_RANK", "Duplicates", "Missing", "Options"]
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
 DEFAULT_RANK = "rank"
 
-_COLUMNS = (
-    "query_col", "doc_col", "rank_col", "score_col", "relevance_col",
-    "qrels_query_col", "qrels_doc_col", "qrels_relevance_col",
-)  # fmt: skip
 _OPTIONAL_COLUMNS = ("rank_col", "qrels_query_col", "qrels_doc_col", "qrels_relevance_col")
 
 
@@ -63,7 +59,7 @@ class Options:
                 hint = closest(key, known)
                 msg = f"{where}() got an unexpected keyword argument {key!r}."
                 if hint:
-                    msg += f" Hint: did you mean {hint[0]!r}?"
+                    msg += f" Hint: did you mean {hint[0]}=...?"
                 raise InvalidParameterError(msg)
         by = _as_names(kwargs.pop("by", None), where)
         for name, value in kwargs.items():
@@ -123,3 +119,7 @@ def _check(name: str, value: object, where: str) -> None:
 def replace_options(opts: Options, **changes: Any) -> Options:
     """``dataclasses.replace`` for trusted, already-valid changes (no re-validation)."""
     return replace(opts, **changes)
+
+
+COLUMN_OPTIONS: frozenset[str] = frozenset(f.name for f in fields(Options) if f.name.endswith("_col"))
+"""The names of the column options (``query_col`` ... ``qrels_relevance_col``)."""

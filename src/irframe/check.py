@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from irframe._options import COLUMN_OPTIONS, DEFAULT_RANK, Missing, Options
 from irframe._snapshot import (
     Snapshot,
     combined,
@@ -82,10 +83,7 @@ DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
 FAIL_ON = ("significant", "any-drop")
 TIE_TOLERANCE = 1e-12  # as irframe.compare: smaller per-query deltas are float noise
 _Q = "query_id"
-_COLUMN_KEYS = frozenset(
-    {"query_col", "doc_col", "rank_col", "score_col", "relevance_col",
-     "qrels_query_col", "qrels_doc_col", "qrels_relevance_col"}
-)  # fmt: skip
+_COLUMN_KEYS = COLUMN_OPTIONS
 
 MeasureLike = str | Any  # a measure string or an irframe Measure
 
@@ -101,29 +99,23 @@ class _Run:
 
 
 def _columns(kw: Mapping[str, Any]) -> dict[str, str]:
-    """Run and qrels column names from the column keywords (defaults filled in)."""
-    q = kw.get("query_col", "query_id")
-    d = kw.get("doc_col", "doc_id")
-    rel = kw.get("relevance_col", "relevance")
+    """Run and qrels column names from the column keywords (the one Options value's defaults)."""
+    opts = Options.build("check", **kw)
+    qq, qd, qr = opts.qrels_columns
     return {
-        "query": q,
-        "doc": d,
-        "rank": kw.get("rank_col") or "rank",
-        "score": kw.get("score_col", "score"),
-        "qrels_query": kw.get("qrels_query_col") or q,
-        "qrels_doc": kw.get("qrels_doc_col") or d,
-        "qrels_relevance": kw.get("qrels_relevance_col") or rel,
+        "query": opts.query_col,
+        "doc": opts.doc_col,
+        "rank": opts.rank_col or DEFAULT_RANK,
+        "score": opts.score_col,
+        "qrels_query": qq,
+        "qrels_doc": qd,
+        "qrels_relevance": qr,
     }
 
 
 def _check_column_kwargs(kw: Mapping[str, Any], where: str) -> None:
-    for key in kw:
-        if key not in _COLUMN_KEYS:
-            near = closest(key, sorted(_COLUMN_KEYS))
-            msg = f"{where}() got an unexpected keyword argument {key!r}."
-            if near:
-                msg += f" Hint: did you mean {near[0]}=...?"
-            raise InvalidParameterError(msg)
+    """Unknown keywords raise with a did-you-mean (the options value validates them)."""
+    Options.build(where, **kw)
 
 
 def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
@@ -228,7 +220,7 @@ def snapshot(
     *,
     queries: Any = None,
     path: str | os.PathLike[str] | None = None,
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     duplicates: Literal["error", "first"] = "error",
     **column_kwargs: Any,
 ) -> Snapshot:
@@ -804,7 +796,7 @@ def check(
     test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
     correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
     allow_changed_qrels: bool = False,
-    missing: Literal["zero", "drop", "error"] | None = None,
+    missing: Missing | None = None,
     duplicates: Literal["error", "first"] = "error",
     n_moved: int = 10,
     docs_top: int = 3,

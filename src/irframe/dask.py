@@ -48,7 +48,8 @@ from irframe import engine
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.engine._aggregate import aggregates_of, check_not_empty, counts_of
 from irframe.exceptions import IrFrameError
-from irframe.measures import Measure
+from irframe.measures import Family, Measure
+from irframe.measures.user import ensure_registered, user_families
 from irframe.outofcore import bucket_expr
 from irframe.partition import (
     IN_RUN,
@@ -142,8 +143,10 @@ def _evaluate_part(
     run_schema: pl.Schema,
     qrels_schema: pl.Schema | None,
     schema: pa.Schema,
+    families: tuple[Family, ...] = (),
 ) -> pd.DataFrame:
     """One partition: pandas in, the fixed per-query schema (with flags) out."""
+    ensure_registered(families)  # user-defined measures, in a worker process
     q = None if qrels is None or qrels_schema is None else _to_polars(qrels, qrels_schema)
     parts = None if values is None else pl.from_pandas(values.reset_index(drop=True))
     table = evaluate_partition(_to_polars(run, run_schema), measures, q, partition_values=parts, options=opts)
@@ -286,7 +289,7 @@ def evaluate_options(
     meta = schema.empty_table().to_pandas()
     fn_kwargs = {
         "measures": measures, "opts": opts, "run_schema": run_schema,
-        "qrels_schema": qrels_schema, "schema": schema,
+        "qrels_schema": qrels_schema, "schema": schema, "families": user_families(measures),
     }  # fmt: skip
     per_part = run_b.map_partitions(
         _evaluate_part, qrels_b, values, meta=meta, clear_divisions=True, **fn_kwargs

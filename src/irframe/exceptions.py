@@ -11,14 +11,19 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "CliError",
     "ColumnNotFoundError",
     "DuplicateRowsError",
     "EmptyInputError",
+    "FilePermissionError",
     "InvalidDataError",
     "InvalidParameterError",
     "IrFrameError",
     "JudgmentsChangedError",
+    "MissingFileError",
     "MissingQueriesError",
+    "TableFileError",
+    "TrecFormatError",
     "UnknownMeasureError",
     "closest",
 ]
@@ -118,3 +123,26 @@ class MissingQueriesError(IrFrameError):
 
 class JudgmentsChangedError(InvalidDataError):
     """The judgments differ from those a snapshot was taken with (queries named)."""
+
+
+class TrecFormatError(InvalidDataError):
+    """A line of a TREC run or qrels file cannot be read.
+
+    The message names the file, the 1-based line number and shows the line.
+    """
+
+
+class TableFileError(InvalidDataError):
+    """A table file cannot be read: corrupt, truncated, not of its format, or unlike its siblings."""
+
+
+class MissingFileError(IrFrameError, FileNotFoundError):
+    """A path, directory or glob that names no file (also a :class:`FileNotFoundError`)."""
+
+
+class FilePermissionError(IrFrameError, PermissionError):
+    """A file exists but this process may not read it (also a :class:`PermissionError`)."""
+
+
+class CliError(Exception):
+    """A usage problem on the command line, reported as ``irframe: error: ...`` (exit code 2)."""

@@ -89,7 +89,10 @@ def evaluate(
         queries missing from the run are 0 (``missing="zero"``); run queries with no
         judgment have null values. ``per_query=False``: the mean of each measure over the
         judged queries, and ``n_queries``, ``n_missing`` (judged queries not in the run)
-        and ``n_unjudged`` (run queries without judgments, excluded).
+        and ``n_unjudged`` (run queries without judgments, excluded). An empty run (a
+        filter that selected nothing) is no error: with qrels every judged query is
+        missing from it; without, the per-query frame is empty and the means are null
+        with ``n_queries`` 0.
 
     Raises
     ------
@@ -152,6 +155,17 @@ def ndcg(
 ) -> FrameT:
     """nDCG@k per query (``gain="exp"``: 2^rel - 1; ``"linear"``: trec_eval's ndcg_cut).
 
+    Notes
+    -----
+    ``gain`` may be a mapping ``{grade: gain}`` (finite numbers; unlisted grades keep
+    their linear gain). nDCG stays in [0, 1] for non-negative gains. A negative gain
+    lowers the DCG, so nDCG can fall below 0 (it never exceeds 1: the ideal ranking
+    takes only the positive gains, and a query without any positive gain scores 0).
+    Under the default ``"exp"`` gain a grade of 1024 or more overflows float64 (2^1024):
+    evaluate raises :class:`~irframe.exceptions.InvalidDataError` naming the grade and
+    the query (more exactly: 2^grade times the query's judged documents must stay below
+    2^1024); use ``gain="linear"`` for such grades.
+
     Examples
     --------
     >>> import polars as pl, irframe
@@ -159,6 +173,9 @@ def ndcg(
     ...                     "score": [0.9, 0.8, 0.1], "relevance": [0, 3, 1]})
     >>> irframe.ndcg(run, k=3).item(0, "nDCG@3")  # (7/log2(3) + 1/log2(4)) / (7 + 1/log2(3))
     0.6442...
+    >>> # grade 0 costs 1 (the ideal ignores it): (-1 + 7/log2(3) + 1/log2(4)) / (7 + 1/log2(3))
+    >>> irframe.ndcg(run, k=3, gain={0: -1, 1: 1, 3: 7}).item(0, 1)
+    0.5132...
     """
     m = Measure("nDCG", k)
     m = m(gains=gain) if isinstance(gain, dict) else m(gain=gain)

@@ -1,9 +1,11 @@
 """Kernels: pure polars expressions evaluated inside one ``group_by(query).agg(...)``.
 
-Every expression here runs in the aggregation context of one query, over its
-documents already in ranking order, reading one prepared column ``REL``: the grade
-of each retrieved document (Float64, null = not judged).  The same expressions,
-applied to a query's judgments in any order, give the denominators (R, N, ideal DCG).
+Every expression here runs in the aggregation context of one query.  The ranking
+kernels read ``g``, the grades of the query's retrieved documents in ranking order
+(Float64, null = not judged): :func:`grades` gives it, either the prepared column
+``REL`` as it is or, for ``judged_only`` measures, with the unjudged documents removed
+(trec_eval ``-J``).  The same expressions applied to a query's judgments in any order
+(``g`` left at its default, the column ``REL``) give the denominators (R, N, ideal DCG).
 
 Kernels never validate, read files or import pandas; they return numerators whose
 denominators (number of relevant documents, ideal DCG) the engine joins per query.
@@ -14,123 +16,131 @@ from __future__ import annotations
 import polars as pl
 
 __all__ = [
+    "GRADES",
     "REL",
     "Gain",
-    "ap_sum",
+    "ap_terms",
     "bpref_sum",
-    "dcg",
+    "discounted",
+    "first_relevant",
     "gain",
-    "idcg",
+    "grades",
+    "ideal_discounted",
     "judged",
-    "reciprocal_rank",
-    "rel_ret",
+    "judged_nonrelevant",
     "relevant",
     "rprec_hits",
 ]
 
 REL = "__ir_rel"
+GRADES = pl.col(REL)
+"""The grades as prepared: every retrieved document in ranking order (or every judgment)."""
 
 Gain = str | tuple[tuple[float, float], ...]
 """A gain setting: ``"exp"`` (2^rel - 1), ``"linear"`` (rel) or explicit (grade, gain) pairs."""
 
 
-def _rel() -> pl.Expr:
-    return pl.col(REL)
+def grades(judged_only: bool = False) -> pl.Expr:
+    """The ranked grades; with ``judged_only`` without the unjudged documents.
+
+    As trec_eval's ``-J`` (and ir_measures' ``judged_only``, through pytrec_eval), a
+    document is dropped when it has no judgment or a negative grade; the others keep
+    their relative order and are re-ranked 1, 2, ... before any cutoff applies.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({REL: [1.0, None, -1.0, 0.0, 2.0]})
+    >>> df.select(grades(judged_only=True))[REL].to_list()
+    [1.0, 0.0, 2.0]
+    """
+    return GRADES.filter(GRADES >= 0) if judged_only else GRADES
 
 
 def _cut(expr: pl.Expr, k: int | None) -> pl.Expr:
     return expr if k is None else expr.head(k)
 
 
-def _positions() -> pl.Expr:
-    """1-based rank positions of the group's rows."""
-    return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32)
+def positions(g: pl.Expr = GRADES) -> pl.Expr:
+    """1-based rank positions of ``g``'s rows."""
+    return pl.int_range(1, g.len() + 1, dtype=pl.UInt32)
 
 
-def relevant(t: float) -> pl.Expr:
+def relevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
     """Boolean: the document's grade is at least ``t`` (unjudged: False)."""
-    return (_rel() >= t).fill_null(False)
+    return (g >= t).fill_null(False)
 
 
-def judged_nonrelevant(t: float) -> pl.Expr:
+def judged_nonrelevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
     """Boolean: judged with ``0 <= grade < t`` (negative grades are skipped, as by trec_eval)."""
-    r = _rel()
-    return ((r >= 0) & (r < t)).fill_null(False)
+    return ((g >= 0) & (g < t)).fill_null(False)
 
 
-def gain(g: Gain) -> pl.Expr:
+def gain(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
     """Gain of a grade: ``exp`` 2^rel - 1, ``linear`` rel, or explicit per-grade gains.
 
     Grades <= 0 and unjudged documents get 0 under ``exp``/``linear``; explicit gains
     apply to every grade >= 0 and grades not listed keep their linear gain (as
     trec_eval's ``-m ndcg.g=v``).
     """
-    r = _rel()
-    if isinstance(g, tuple):
-        mapping = dict(g)
-        value = r.replace_strict(list(mapping), list(mapping.values()), default=r, return_dtype=pl.Float64)
-        return pl.when(r >= 0).then(value).otherwise(0.0).fill_null(0.0)
-    value = pl.lit(2.0).pow(r) - 1.0 if g == "exp" else r
-    return pl.when(r > 0).then(value).otherwise(0.0).fill_null(0.0)
+    if isinstance(gn, tuple):
+        mapping = dict(gn)
+        value = g.replace_strict(list(mapping), list(mapping.values()), default=g, return_dtype=pl.Float64)
+        return pl.when(g >= 0).then(value).otherwise(0.0).fill_null(0.0)
+    value = pl.lit(2.0).pow(g) - 1.0 if gn == "exp" else g
+    return pl.when(g > 0).then(value).otherwise(0.0).fill_null(0.0)
 
 
-def _discount() -> pl.Expr:
-    """1 / log2(rank + 1) for the group's rows."""
-    return 1.0 / (pl.int_range(2, pl.len() + 2, dtype=pl.UInt32).log(2))
+def discount(g: pl.Expr = GRADES) -> pl.Expr:
+    """1 / log2(rank + 1) for ``g``'s rows."""
+    return 1.0 / (pl.int_range(2, g.len() + 2, dtype=pl.UInt32).log(2))
 
 
-def rel_ret(t: float, k: int | None) -> pl.Expr:
-    """Number of relevant documents in the top ``k``."""
-    return _cut(relevant(t), k).sum()
-
-
-def reciprocal_rank(t: float, k: int | None) -> pl.Expr:
-    """1 / rank of the first relevant document within ``k``; 0 if none."""
-    hits = _cut(relevant(t), k)
+def first_relevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
+    """The 1-based rank of the first relevant document; 0 if there is none."""
     # arg_true().first(), not arg_max(): polars 2.1's streaming engine returns the last
     # index for a boolean arg_max over [True, True] in a group_by.
-    first = hits.arg_true().first().cast(pl.Float64)
-    return pl.when(hits.any()).then(1.0 / (first + 1.0)).otherwise(0.0)
+    return (relevant(t, g).arg_true().first().cast(pl.Float64) + 1.0).fill_null(0.0)
 
 
-def ap_sum(t: float, k: int | None) -> pl.Expr:
-    """Sum of precision at each relevant rank within ``k`` (AP before dividing by R)."""
-    b = relevant(t).cast(pl.Float64)
-    return _cut(b * b.cum_sum() / _positions(), k).sum()
+def ap_terms(t: float, g: pl.Expr = GRADES) -> pl.Expr:
+    """Per rank: precision at the rank if the document is relevant, else 0 (AP's terms)."""
+    b = relevant(t, g).cast(pl.Float64)
+    return b * b.cum_sum() / positions(g)
 
 
-def dcg(g: Gain, k: int | None) -> pl.Expr:
-    """Discounted cumulative gain of the ranking, cut at ``k``."""
-    return _cut(gain(g) * _discount(), k).sum()
+def discounted(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
+    """Per rank: the gain over log2(rank + 1) (DCG's terms)."""
+    return gain(gn, g) * discount(g)
 
 
-def idcg(g: Gain, k: int | None) -> pl.Expr:
-    """Ideal DCG from a query's judged grades (every judged document), cut at ``k``.
+def ideal_discounted(gn: Gain, k: int | None = None) -> pl.Expr:
+    """Per rank of the ideal ranking of a query's judged grades (every judged document).
 
     Only positive gains enter the ideal ranking (a negative custom gain never helps).
     """
-    ideal = gain(g).clip(lower_bound=0.0).sort(descending=True)
-    return _cut(ideal * _discount(), k).sum()
+    ideal = _cut(gain(gn).clip(lower_bound=0.0).sort(descending=True), k)
+    return ideal * discount(ideal)
 
 
-def judged(k: int | None) -> pl.Expr:
-    """Number of judged documents in the top ``k``."""
-    return _cut(_rel().is_not_null(), k).sum()
+def judged(g: pl.Expr = GRADES) -> pl.Expr:
+    """Boolean: the document is judged."""
+    return g.is_not_null()
 
 
-def rprec_hits(t: float, r: pl.Expr) -> pl.Expr:
+def rprec_hits(t: float, r: pl.Expr, g: pl.Expr = GRADES) -> pl.Expr:
     """Relevant documents in the top R (R = judged relevant, a per-query scalar)."""
-    return relevant(t).head(r.fill_null(0)).sum()
+    return relevant(t, g).head(r.fill_null(0)).sum()
 
 
-def bpref_sum(t: float, r: pl.Expr, n: pl.Expr) -> pl.Expr:
+def bpref_sum(t: float, r: pl.Expr, n: pl.Expr, g: pl.Expr = GRADES) -> pl.Expr:
     """trec_eval's bpref numerator: sum over relevant retrieved docs of 1 - min(n, R)/min(N, R).
 
     ``n`` counts judged non-relevant documents ranked above; unjudged documents and
     negative grades are skipped. ``r`` and ``n`` are the query's R and N.
     """
     r = r.cast(pl.Float64)
-    above = judged_nonrelevant(t).cum_sum().cast(pl.Float64)
+    above = judged_nonrelevant(t, g).cum_sum().cast(pl.Float64)
     denom = pl.min_horizontal(n.cast(pl.Float64), r)
     term = pl.when(above == 0).then(1.0).otherwise(1.0 - above.clip(upper_bound=r) / denom)
-    return pl.when(relevant(t)).then(term).otherwise(0.0).sum()
+    return pl.when(relevant(t, g)).then(term).otherwise(0.0).sum()

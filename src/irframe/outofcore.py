@@ -23,8 +23,11 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
 import tempfile
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ from irframe._frames import to_lazy
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.engine._aggregate import aggregates_of, check_not_empty
 from irframe.exceptions import InvalidParameterError
+from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.measures import Measure
 from irframe.partition import (
     IN_RUN,
@@ -61,6 +65,9 @@ _MIN_BUCKET_BYTES = 16 * 2**20
 # Buckets of ~64 MB are also the fastest: on 1e8 rows (3.8 GB in memory) 64 buckets took
 # 81 s and 0.85 GB, 8 buckets 181 s and 1.8 GB (the per-query sort and explode stay in cache).
 _FAST_BUCKET_BYTES = 64 * 2**20
+# Every bucket costs a pass (~10 ms) even when empty: 200000 buckets on 5 rows took 11
+# minutes. The automatic choice stays far below (1 TB under a 600 MB limit: ~32500).
+MAX_BUCKETS = 65536
 _SAMPLE_ROWS = 20_000
 _UNITS = {
     "": 1, "b": 1,
@@ -128,14 +135,70 @@ def bucket_expr(column: str, buckets: int) -> pl.Expr:
     return pl.col(column).cast(pl.String).hash(seed=0) % buckets
 
 
+def _is_paths(source: Any) -> bool:
+    if isinstance(source, str | os.PathLike):
+        return True
+    return isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source)
+
+
 def _scan(source: Any, role: str) -> pl.LazyFrame:
+    """A lazy frame over ``source``; parquet files are checked (footers, schemas) first."""
+    if not _is_paths(source):
+        return to_lazy(source, role)[0]
+    check_parquet_files(expand_paths(source), role)
     if isinstance(source, str):
         return pl.scan_parquet(source)
     if isinstance(source, os.PathLike):
         return pl.scan_parquet(Path(source))
-    if isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source):
-        return pl.scan_parquet(list(source))
-    return to_lazy(source, role)[0]
+    return pl.scan_parquet(list(source))
+
+
+def _label(source: Any, role: str) -> str:
+    return f"the {role} {str(source)!r}" if _is_paths(source) else f"the {role}"
+
+
+@contextmanager
+def _reading(label: str) -> Iterator[None]:
+    """Name the input when polars fails while reading it (a corrupt data page, say)."""
+    try:
+        yield
+    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
+        msg = f"Cannot read {label}: {polars_reason(exc)}"
+        raise TableFileError(msg) from exc
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind (removing the spill files), then die of the signal."""
+
+
+@contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """While the spill files exist, SIGTERM unwinds the stack like SIGINT does.
+
+    Only when SIGTERM has its default action (a handler installed by the caller is left
+    alone) and in the main thread (the only one that may set handlers).  After the
+    ``with`` blocks inside have removed their files, the process dies of SIGTERM as it
+    would have without irframe.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise SystemExit(128 + signal.SIGTERM) from None  # if the signal is not delivered at once
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
@@ -145,6 +208,18 @@ def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
     if sample.height == 0:
         return rows, 0
     return rows, int(rows * sample.estimated_size() / sample.height)
+
+
+def _auto_buckets(
+    run_lf: pl.LazyFrame, qrels_lf: pl.LazyFrame | None, limit: int, labels: tuple[str, str]
+) -> int:
+    """:func:`choose_buckets` for the estimated in-memory size of the run and the qrels."""
+    with _reading(labels[0]):
+        size = _estimate_bytes(run_lf)[1]
+    if qrels_lf is not None:
+        with _reading(labels[1]):
+            size += _estimate_bytes(qrels_lf)[1]
+    return choose_buckets(size, limit)
 
 
 def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> None:
@@ -209,7 +284,8 @@ def evaluate_parquet(
         Target peak memory of the process (``"2GB"``, ``"512MiB"``, bytes). It decides the
         number of buckets (:func:`choose_buckets`); settings below ~0.5 GB are not honoured.
     buckets : int, optional
-        Force the number of hash buckets (``1``: evaluate in memory at once).
+        Force the number of hash buckets (``1``: evaluate in memory at once; at most
+        65536, as each bucket costs a pass even when empty).
     output : path, optional
         Write the result (per-query rows or means) to this parquet file and return a
         ``polars.LazyFrame`` scanning it.
@@ -243,17 +319,39 @@ qrels_doc_col, qrels_relevance_col, duplicates
     │ 0.5 ┆ 3         ┆ 1         ┆ 1          │
     └─────┴───────────┴───────────┴────────────┘
     """
+    opts = Options.build(
+        "evaluate_parquet", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
+        rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
+        qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+    )  # fmt: skip
+    return evaluate_options(
+        source, measures, qrels, opts, per_query, memory_limit=memory_limit, buckets=buckets,
+        output=output, tmp_dir=tmp_dir,
+    )  # fmt: skip
+
+
+def evaluate_options(
+    source: Any,
+    measures: Any,
+    qrels: Any,
+    opts: Options,
+    per_query: bool,
+    *,
+    memory_limit: int | str = "4GB",
+    buckets: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
     where = "evaluate_parquet"
     limit = parse_bytes(memory_limit)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
+    if buckets is not None and buckets > MAX_BUCKETS:
+        raise InvalidParameterError.for_value("buckets", where, f"at most {MAX_BUCKETS}", buckets)
     run_lf = _scan(source, "run")
     qrels_lf = None if qrels is None else _scan(qrels, "qrels")
-    opts = Options.build(
-        where, by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
-        score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
-        qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
-    )  # fmt: skip
     kwargs: dict[str, Any] = {"options": opts}
     # validate everything on the schemas before reading any data
     plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)
@@ -270,16 +368,15 @@ qrels_doc_col, qrels_relevance_col, duplicates
         qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
 
     if buckets is None:
-        _, size = _estimate_bytes(run_lf)
-        if qrels_lf is not None:
-            size += _estimate_bytes(qrels_lf)[1]
-        buckets = choose_buckets(size, limit)
+        buckets = _auto_buckets(
+            run_lf, qrels_lf, limit, labels=(_label(source, "run"), _label(qrels, "qrels"))
+        )
 
     labels = list(plan.labels)
     keys = list(cols.keys)
     by_cols = list(cols.by)
     partitions = list(plan.partitions)
-    with tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
+    with _cleanup_on_sigterm(), tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp:
         parts = _evaluate_buckets(
             run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
             qrels_query=qq, aggregates=aggregates,
@@ -287,7 +384,7 @@ qrels_doc_col, qrels_relevance_col, duplicates
         )  # fmt: skip
         per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
         check_not_empty(n_in_run, None if qrels_lf is None else n_judged)
-        if partitions and qrels_lf is not None and missing != "drop":
+        if partitions and qrels_lf is not None and opts.missing != "drop":
             _check_groups(stats, partition_values, partitions)
         if not per_query:
             result = combine_partials(partials, labels, by_cols, aggregates=aggregates)
@@ -327,9 +424,11 @@ def _evaluate_buckets(
     run_schema = run_lf.collect_schema()
     qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
     if buckets > 1:
-        _write_buckets(run_lf, query, buckets, tmp / "run")
+        with _reading("the run"):
+            _write_buckets(run_lf, query, buckets, tmp / "run")
         if qrels_lf is not None:
-            _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
+            with _reading("the qrels"):
+                _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
     partition_values = None
     if partitions:
         source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf
@@ -371,12 +470,3 @@ def _evaluate_buckets(
     all_partials = pl.concat(partials, how="vertical")
     all_stats = pl.concat(stats) if stats else pl.DataFrame()
     return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)
-
-
-def evaluate_options(
-    source: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, **backend_options: Any
-) -> pl.DataFrame | pl.LazyFrame:
-    """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
-    return evaluate_parquet(
-        source, measures, qrels, per_query=per_query, **opts.as_kwargs(), **backend_options
-    )

@@ -29,11 +29,12 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
+from irframe._options import Missing, Options
 from irframe.compare import ComparisonReport, moved_frame, system_means, system_names
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measure
@@ -72,7 +73,7 @@ def plot_deltas(
     ax: Axes | None = None,
     label_queries: bool | None = None,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> Axes:
     """Bar chart of the per-query change ``system - baseline``, sorted by the change.
@@ -127,7 +128,7 @@ def plot_deltas(
         missing=missing,
         **column_kwargs,
     )
-    query_col = column_kwargs.get("query_col", "query_id")
+    query_col = Options.build("plot_deltas", **column_kwargs).query_col
     frame = frame.sort(["delta", query_col], descending=[True, False])
     delta = frame.get_column("delta").to_numpy()
     colors = np.where(delta > 0, _GAIN, np.where(delta < 0, _LOSS, _TIE))
@@ -161,7 +162,7 @@ def plot_at_k(
     systems: Sequence[str] | None = None,
     ax: Axes | None = None,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> Axes:
     """A measure at each cutoff ``k`` (e.g. nDCG@1 ... nDCG@20), one line per system.

@@ -35,7 +35,8 @@ from irframe import engine
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
 from irframe.engine._aggregate import GM_FLOOR, aggregates_of
 from irframe.exceptions import IrFrameError
-from irframe.measures import Measure
+from irframe.measures import Family, Measure
+from irframe.measures.user import ensure_registered, user_families
 from irframe.partition import IN_RUN, JUDGED, evaluate_partition, output_schema
 
 if TYPE_CHECKING:
@@ -83,8 +84,10 @@ def _evaluate_partitions(
     opts: Options,
     values: pa.Table | None,
     schema: pa.Schema,
+    families: tuple[Family, ...] = (),
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow``'s function: one partition's stacked rows in, per-query rows out."""
+    ensure_registered(families)  # user-defined measures, in the Python worker
     table = pa.Table.from_batches(list(batches), schema=stacked_schema)
     df = pl.DataFrame(table)
     run = df.filter(pl.col(ROLE) == 0).select(run_cols)
@@ -222,11 +225,12 @@ def evaluate_options(
         values = run.select(*plan.partitions).distinct().toArrow()
     n = num_partitions or _default_parallelism(spark)
     stacked_schema = _arrow_schema(stacked.schema)
+    families = user_families(measures)
 
     def fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return _evaluate_partitions(
             batches, stacked_schema=stacked_schema, run_cols=run_cols, qrels_cols=qrels_cols,
-            measures=measures, opts=opts, values=values, schema=schema,
+            measures=measures, opts=opts, values=values, schema=schema, families=families,
         )  # fmt: skip
 
     per_part = stacked.repartition(n, KEY).mapInArrow(fn, from_arrow_schema(schema))

@@ -103,8 +103,12 @@ def test_errors_match_single_machine(tmp_path: Path) -> None:
     path = _write(case, tmp_path)
     with pytest.raises(MissingQueriesError, match="missing from the run"):
         irframe.evaluate_parquet(path, MEASURES, case.qrels, missing="error", buckets=3)
-    with pytest.raises(EmptyInputError, match="no rows"):
-        irframe.evaluate_parquet(pl.scan_parquet(path).head(0), MEASURES, case.qrels, buckets=3)
+    # an empty run is normal (issue 15 item 8): every judged query is missing from it
+    empty = irframe.evaluate_parquet(pl.scan_parquet(path).head(0), MEASURES, case.qrels, buckets=3)
+    assert case.qrels is not None
+    n_judged = case.qrels.get_column("query_id").n_unique()
+    assert empty.select("n_queries", "n_missing", "n_unjudged").row(0) == (n_judged, n_judged, 0)
+    assert empty.select(MEASURES).row(0) == (0.0,) * len(MEASURES)
     with pytest.raises(EmptyInputError, match="No query of the run is in the qrels"):
         irframe.evaluate_parquet(path, MEASURES, case.qrels.head(0), buckets=3)  # type: ignore[union-attr]
     with pytest.raises(irframe.IrFrameError, match="doc_col"):
@@ -172,3 +176,77 @@ def test_peak_memory_follows_the_setting(tmp_path: Path) -> None:
     assert peaks["600MB"] < parse_bytes("600MB"), peaks
     assert peaks["600MB"] < peaks["16GB"] / 2, peaks
     assert means[0] == pytest.approx(means[1], rel=1e-12)
+
+
+# --- files that cannot be read, and signals -----------------------------------------------------
+def test_unreadable_parquet_inputs_name_the_file(tmp_path: Path) -> None:
+    from irframe.io._files import TableFileError
+    from irframe.io._source import MissingFileError
+
+    case = CASES[0]
+    path = _write(case, tmp_path)
+    # a glob matching nothing
+    with pytest.raises(MissingFileError, match=r"No file matches .*nope-\*\.parquet"):
+        irframe.evaluate_parquet(tmp_path / "nope-*.parquet", MEASURES, case.qrels)
+    # a truncated file among good ones
+    good = (path / "part-1.parquet").read_bytes()
+    (path / "part-1.parquet").write_bytes(good[: len(good) // 2])
+    with pytest.raises(TableFileError, match=r"part-1\.parquet.*corrupt, truncated or not a parquet"):
+        irframe.evaluate_parquet(path / "*.parquet", MEASURES, case.qrels, buckets=3)
+    (path / "part-1.parquet").write_bytes(good)
+    # a file that is not parquet at all, as the qrels
+    (tmp_path / "qrels.parquet").write_text("query_id doc_id relevance\n")
+    with pytest.raises(TableFileError, match=r"qrels file .*qrels\.parquet"):
+        irframe.evaluate_parquet(path / "part-*.parquet", MEASURES, tmp_path / "qrels.parquet")
+    # files whose schemas differ
+    other = pl.read_parquet(path / "part-2.parquet").with_columns(pl.col("score").cast(pl.Float32))
+    other.write_parquet(path / "part-2.parquet")
+    with pytest.raises(TableFileError, match=r"part-2\.parquet' has column 'score' as Float32"):
+        irframe.evaluate_parquet(path / "part-*.parquet", MEASURES, case.qrels)
+
+
+_SIGNAL_CHILD = """
+import signal, sys, time, polars as pl, irframe, irframe.outofcore as oc
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
+run = pl.DataFrame({"query_id": [f"q{i % 50}" for i in range(5000)],
+                    "doc_id": [f"d{i}" for i in range(5000)], "score": [float(i) for i in range(5000)]})
+run.write_parquet(sys.argv[1] + "/run.parquet")
+real = oc.evaluate_partition
+def slow(*args, **kwargs):
+    print("spilled", flush=True)   # the buckets are on disk now
+    time.sleep(60)
+    return real(*args, **kwargs)
+oc.evaluate_partition = slow
+irframe.evaluate_parquet(sys.argv[1] + "/run.parquet", ["P@5"], run.with_columns(relevance=1),
+                         buckets=8, tmp_dir=sys.argv[2])
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_signal_removes_spill_files(tmp_path: Path, sig: str) -> None:
+    import signal
+
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    with subprocess.Popen(
+        [sys.executable, "-c", _SIGNAL_CHILD, str(tmp_path), str(spill)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as proc:  # fmt: skip
+        assert proc.stdout is not None
+        try:
+            ready = proc.stdout.readline().strip()
+            spilled = any(spill.rglob("*.parquet"))  # the bucket files exist
+            proc.send_signal(getattr(signal, sig))
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert ready == "spilled", err
+    assert spilled
+    if sig == "SIGTERM":
+        assert proc.returncode == -signal.SIGTERM, err  # still dies of the signal
+    else:
+        assert proc.returncode != 0
+    assert list(spill.iterdir()) == []

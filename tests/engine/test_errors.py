@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import irframe
-from helpers import NamedConstructor
+from helpers import NamedConstructor, to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -200,10 +200,12 @@ def _force(out: Any) -> Any:
     return out.collect() if hasattr(out, "collect") else out
 
 
-def test_empty_run(constructor: NamedConstructor) -> None:
+def test_empty_run_scores_every_judged_query_zero(constructor: NamedConstructor) -> None:
+    # issue 15 item 8 (was: EmptyInputError "The run has no rows"): an empty run is the
+    # result of a filter that selected nothing; both judged queries are missing from it
     empty_run = constructor(RUN).head(0)  # typed columns, no rows
-    with pytest.raises(EmptyInputError, match="run"):
-        _force(irframe.evaluate(empty_run, ["AP"], constructor(QRELS)))
+    got = to_polars(_force(irframe.evaluate(empty_run, ["AP"], constructor(QRELS))))
+    assert got.to_dicts() == [{"AP": 0.0, "n_queries": 2, "n_missing": 2, "n_unjudged": 0}]
 
 
 def test_empty_qrels(constructor: NamedConstructor) -> None:

@@ -40,7 +40,7 @@ from irframe.cli import demo as _demo_cmd
 from irframe.cli import eval as _eval_cmd
 from irframe.cli import measures as _measures_cmd
 from irframe.cli import snapshot as _snapshot_cmd
-from irframe.cli._common import EXIT_USAGE, CliError, SubParsers, render_table
+from irframe.cli._common import EXIT_USAGE, CliError, SubParsers, load_plugins, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
 from irframe.cli._measures_util import render_trec, resolve_measures
 
@@ -157,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     debug = bool(getattr(args, "debug", False))
     try:
+        load_plugins(getattr(args, "plugin", None) or [])
         return int(args.func(args))
     except KeyboardInterrupt:
         print("irframe: interrupted", file=sys.stderr)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from irframe.cli._measures_util import resolve_measures
+from irframe.exceptions import CliError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -23,6 +24,7 @@ __all__ = [
     "FORMATS",
     "CliError",
     "SubParsers",
+    "load_plugins",
     "render_table",
 ]
 
@@ -36,10 +38,6 @@ TEXT_PRECISION: int | None = None
 SubParsers = Any  # argparse._SubParsersAction, private in typeshed
 
 
-class CliError(Exception):
-    """A usage problem reported as ``irframe: error: ...`` (exit code 2)."""
-
-
 # --- options ------------------------------------------------------------------------------
 def _common() -> argparse.ArgumentParser:
     """Options every subcommand accepts."""
@@ -50,7 +48,45 @@ def _common() -> argparse.ArgumentParser:
         action="store_true",
         help="report slow reads on stderr even when it is not a terminal",
     )
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module (dotted name or .py file) that defines measures with "
+        "irframe.define_measure; repeatable",
+    )
     return p
+
+
+def load_plugins(names: Sequence[str]) -> None:
+    """Import each ``--plugin``: a dotted module name, or a path to a ``.py`` file."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    for name in names:
+        try:
+            if name.endswith(".py"):
+                path = Path(name)
+                if not path.is_file():
+                    msg = f"--plugin {name}: no such file. Hint: a .py file or an importable module name."
+                    raise CliError(msg)
+                spec = importlib.util.spec_from_file_location(f"irframe_plugin_{path.stem}", path)
+                if spec is None or spec.loader is None:
+                    msg = f"--plugin {name}: cannot load it as a Python module."
+                    raise CliError(msg)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+            else:
+                importlib.import_module(name)
+        except ImportError as exc:
+            msg = (
+                f"--plugin {name}: cannot import it ({exc}). Hint: a module on PYTHONPATH "
+                "(e.g. mypkg.measures) or a path to a .py file."
+            )
+            raise CliError(msg) from exc
 
 
 def _number(text: str) -> float:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import polars as pl
 
 from irframe._checks import check_level, check_resamples, check_seed
+from irframe._options import Missing, Options
 from irframe.compare._pairing import (
     _BASE,
     _BSYS,
@@ -218,7 +219,7 @@ def compare_report(
     ci_method: Literal["percentile", "bca"] = "percentile",
     seed: int = 0,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> ComparisonReport:
     """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
@@ -264,11 +265,12 @@ def compare_report(
         missing=missing,
         system_col=system_col,
     )
+    opts = Options.build(_WHERE, missing=settings.missing, **column_kwargs)
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
-    stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, column_kwargs)
+    stacked, qrels = _align_query_attributes(_stack(runs, system_col, _WHERE), qrels, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
-    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, column_kwargs=column_kwargs)
+    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, opts=opts)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -277,7 +279,7 @@ def compare_report(
         by=by_cols,
         missing=settings.missing,
         system_col=system_col,
-        column_kwargs=column_kwargs,
+        opts=opts,
     )
     paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
     records = [_compare_one(row, by_cols, settings) for row in paired.iter_rows(named=True)]
@@ -320,7 +322,7 @@ def compare(
     ci_method: Literal["percentile", "bca"] = "percentile",
     seed: int = 0,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> Any:
     """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.

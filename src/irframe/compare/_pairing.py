@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from irframe._frames import Origin, to_lazy
+from irframe._options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
@@ -115,7 +116,7 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> _Stacked:
 
 
 def _align_query_attributes(
-    stacked: _Stacked, qrels: Any, by: Sequence[str], column_kwargs: Mapping[str, Any]
+    stacked: _Stacked, qrels: Any, by: Sequence[str], opts: Options
 ) -> tuple[_Stacked, Any]:
     """Give runs and qrels every ``by`` column, so that evaluate() treats them as query attributes.
 
@@ -128,8 +129,7 @@ def _align_query_attributes(
     schema = stacked.lf.collect_schema()
     qlf, _ = to_lazy(qrels, role="qrels")
     qschema = qlf.collect_schema()
-    query_col = column_kwargs.get("query_col", "query_id")
-    qq = column_kwargs.get("qrels_query_col") or query_col
+    query_col, qq = opts.query_col, opts.qrels_columns[0]
     if query_col not in schema or qq not in qschema:
         return stacked, qrels  # evaluate() names the missing column
     to_run = [b for b in by if b not in schema and b in qschema]
@@ -238,19 +238,17 @@ def _per_query_long(
     by: Sequence[str],
     missing: str,
     system_col: str,
-    column_kwargs: dict[str, Any],
+    opts: Options,
 ) -> tuple[pl.DataFrame, str]:
     """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
-    query_col = column_kwargs.get("query_col", "query_id")
+    query_col = opts.query_col
     with _user_terms(system_col):
         pq = evaluate(
             stacked.lf,
             list(measures),
             qrels,
-            by=[_SYS, *by],
             per_query=True,
-            missing=missing,  # type: ignore[arg-type]
-            **column_kwargs,
+            **opts.with_(by=[_SYS, *by], missing=missing).as_kwargs(),
         )
         df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
     long = df.unpivot(index=[_SYS, *by, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL)
@@ -263,13 +261,13 @@ def _check_shared_queries(
     pairs: Sequence[tuple[str, str]],
     *,
     where: str,
-    column_kwargs: Mapping[str, Any],
+    opts: Options,
 ) -> None:
     """Raise when a (system, baseline) pair has no judged query in both runs: nothing to pair.
 
     A query is judged when the qrels have it (without qrels: when the runs have it).
     """
-    query_col = column_kwargs.get("query_col", "query_id")
+    query_col = opts.query_col
     if query_col not in stacked.lf.collect_schema():
         return  # evaluate() names the missing column
     judged = stacked.lf.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY)).unique().collect()
@@ -277,7 +275,7 @@ def _check_shared_queries(
         return  # evaluate() names the rows with a null query id
     if qrels is not None:
         qlf, _ = to_lazy(qrels, role="qrels")
-        qq = column_kwargs.get("qrels_query_col") or query_col
+        qq = opts.qrels_columns[0]
         if qq not in qlf.collect_schema():
             return
         qkeys = qlf.select(pl.col(qq).cast(pl.String).alias(_QKEY)).unique().collect()
@@ -394,13 +392,14 @@ def system_means(
     >>> system_means(runs, qrels, ["P@1"]).select("system", "P@1").rows()
     [('x', 0.5), ('y', 1.0)]
     """
+    opts = Options.build("system_means", missing=missing, **column_kwargs)
     stacked = _stack(runs, system_col, "system_means")
     listed = [measures] if isinstance(measures, str | Measure) else list(measures)
     parts = []
     with _user_terms(system_col):  # one system at a time: systems may answer disjoint queries
         for name in stacked.systems:
             run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
-            means = evaluate(run, listed, qrels, missing=missing, **column_kwargs)  # type: ignore[arg-type]
+            means = evaluate(run, listed, qrels, **opts.as_kwargs())
             df = means.collect() if isinstance(means, pl.LazyFrame) else means
             parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
     return pl.concat(parts, how="vertical")

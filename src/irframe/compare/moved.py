@@ -6,13 +6,14 @@ The top documents follow the one ranking rule of :func:`irframe._columns.ranking
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
 from irframe._columns import ranking_order
 from irframe._frames import Origin, from_lazy, to_lazy
+from irframe._options import Missing, Options
 from irframe.compare._pairing import (
     _BASE,
     _DELTA,
@@ -92,7 +93,7 @@ def moved(
     text_col: str = "text",
     docs_top: int = 3,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> Any:
     """The queries that moved most between the baseline and each system, to read what changed.
@@ -175,7 +176,7 @@ def moved_frame(
     text_col: str = "text",
     docs_top: int = 3,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> pl.DataFrame:
     """:func:`moved` as a polars DataFrame, whatever the runs' frame type (for plots).
@@ -295,11 +296,11 @@ def _with_top_docs(
     *,
     query_col: str,
     docs_top: int,
-    column_kwargs: Mapping[str, Any],
+    opts: Options,
 ) -> pl.DataFrame:
     """Add ``baseline_docs`` and ``system_docs``: the top documents of both sides, with grades."""
-    doc_col = column_kwargs.get("doc_col", "doc_id")
-    grades = _grades(stacked.lf, qrels, query_col, doc_col, column_kwargs)
+    doc_col = opts.doc_col
+    grades = _grades(stacked.lf, qrels, query_col, doc_col, opts)
     keys = pl.concat(
         [
             out.select(pl.col("system").alias(_SYS), _QKEY),
@@ -312,8 +313,8 @@ def _with_top_docs(
         grades,
         query_col=query_col,
         doc_col=doc_col,
-        rank_col=column_kwargs.get("rank_col", "rank"),
-        score_col=column_kwargs.get("score_col", "score"),
+        rank_col=opts.rank_col,
+        score_col=opts.score_col,
         k=docs_top,
     )
     if top is None:
@@ -337,7 +338,7 @@ def _moved(
     text_col: str = "text",
     docs_top: int = 3,
     system_col: str = "system",
-    missing: Literal["zero", "drop", "error"] = "zero",
+    missing: Missing = "zero",
     **column_kwargs: Any,
 ) -> tuple[pl.DataFrame, Origin]:
     """:func:`moved` as a polars DataFrame, with the origin of the runs."""
@@ -347,7 +348,8 @@ def _moved(
     base_name = _resolve_baseline(baseline, stacked.systems, where)
     others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
     pairs = [(s, base_name) for s in others]
-    _check_shared_queries(stacked, qrels, pairs, where=where, column_kwargs=column_kwargs)
+    opts = Options.build(where, missing=missing, **column_kwargs)
+    _check_shared_queries(stacked, qrels, pairs, where=where, opts=opts)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -356,7 +358,7 @@ def _moved(
         by=[],
         missing=missing,
         system_col=system_col,
-        column_kwargs=column_kwargs,
+        opts=opts,
     )
     out = _largest_moves(long, stacked, base_name, others, query_col=query_col, n=n)
     if queries is not None:
@@ -369,7 +371,7 @@ def _moved(
             base_name,
             query_col=query_col,
             docs_top=docs_top,
-            column_kwargs=column_kwargs,
+            opts=opts,
         )
     out = out.drop(_QKEY)
     if system_col != "system" and system_col not in out.columns:
@@ -382,10 +384,10 @@ def _grades(
     qrels: Any,
     query_col: str,
     doc_col: str,
-    column_kwargs: Mapping[str, Any],
+    opts: Options,
 ) -> pl.LazyFrame | None:
     """(query, doc, __ir_grade) as strings/numbers, from the qrels or the run's grades."""
-    rel_col = column_kwargs.get("relevance_col", "relevance")
+    rel_col = opts.relevance_col
     if qrels is None:
         schema = run.collect_schema()
         if rel_col not in schema:
@@ -393,9 +395,7 @@ def _grades(
         src, qc, dc, rc = run, query_col, doc_col, rel_col
     else:
         src, _ = to_lazy(qrels, role="qrels")
-        qc = column_kwargs.get("qrels_query_col") or query_col
-        dc = column_kwargs.get("qrels_doc_col") or doc_col
-        rc = column_kwargs.get("qrels_relevance_col") or rel_col
+        qc, dc, rc = opts.qrels_columns
         schema = src.collect_schema()
         if any(c not in schema for c in (qc, dc, rc)):
             return None

@@ -122,15 +122,20 @@ def summarize_table(
 
 
 def check_not_empty(n_run_queries: int, n_judged_queries: int | None) -> None:
-    """The empty-input rule, for every backend: a run with no rows, or (with qrels,
-    ``n_judged_queries`` not None) no judged query at all, is an error."""
-    if n_run_queries == 0:
-        msg = "The run has no rows. Hint: check the filter that produced it."
-        raise EmptyInputError(msg)
-    if n_judged_queries == 0:
+    """The empty-input rule, for every backend.
+
+    An empty run is normal (a filter that selected nothing): every judged query is
+    missing from it (scored 0 under ``missing="zero"``, left out under ``"drop"``), and
+    without qrels the per-query table is empty and the means are null with
+    ``n_queries`` 0.  What is refused: qrels (``n_judged_queries`` not None) without
+    any judged query while the run has queries, since every measure would be null.
+    """
+    if n_run_queries > 0 and n_judged_queries == 0:
         msg = (
-            "No query of the run is in the qrels (and the qrels are empty or share no "
-            "query id with it). Hint: check that both use the same query ids."
+            f"No query of the run is in the qrels: the qrels have no rows, and the run has "
+            f"{n_run_queries} queries, so no measure could be computed. Hint: check the file "
+            "or the filter that produced the qrels (an empty run with empty qrels gives "
+            "n_queries 0)."
         )
         raise EmptyInputError(msg)
 

@@ -12,7 +12,17 @@ import polars as pl
 
 from irframe.engine._aggregate import check_not_empty
 from irframe.engine._compile import N_ROWS
-from irframe.engine._plan import IN_RUN, JUDGED, N_BAD, N_INF, N_NULLDOC, Q_N, Q_NULL, Plan
+from irframe.engine._plan import (
+    IN_RUN,
+    JUDGED,
+    MAX_GRADE,
+    N_BAD,
+    N_INF,
+    N_NULLDOC,
+    Q_N,
+    Q_NULL,
+    Plan,
+)
 from irframe.exceptions import (
     DuplicateRowsError,
     InvalidDataError,
@@ -86,6 +96,7 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     """
     if probes is None:
         probes = {k: int(f.collect().item()) for k, f in _probes(plan).items()}
+    _check_gain_overflow(plan, df)
     in_run = df.filter(pl.col(IN_RUN))
     if plan.allow_empty and in_run.height == 0:
         return
@@ -93,11 +104,13 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     _check_duplicates(plan, probes.get("run", 0))
     if plan.has_qrels:
         _check_qrels(plan, df, probes.get("qrels", 0))
+    if not plan.allow_empty:
+        n_judged = df.filter(pl.col(JUDGED)).height if plan.has_qrels else None
+        check_not_empty(in_run.height, n_judged)
 
 
 def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
     keys = list(plan.keys)
-    check_not_empty(0 if in_run.height == 0 else int(in_run.get_column(N_ROWS).sum()), None)
     null_keys = in_run.filter(pl.any_horizontal(pl.col(keys).is_null()))
     if null_keys.height:
         n = int(null_keys.get_column(N_ROWS).sum())
@@ -133,6 +146,39 @@ def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
         raise InvalidDataError(msg)
 
 
+def _check_gain_overflow(plan: Plan, df: pl.DataFrame) -> None:
+    """Grades too large for the exp gain: 2^grade summed over a query's documents must stay
+    a finite float64 (2^1024 is not), else nDCG is NaN or silently 0.
+
+    The bound is 2^max_grade x (the query's judged rows) < 2^1024, which bounds every
+    DCG and ideal DCG of the query; in practice grades up to about 1000 pass.
+    """
+    if MAX_GRADE not in df.columns:
+        return
+    n = pl.col(Q_N if plan.has_qrels else N_ROWS).cast(pl.Float64)
+    over = df.filter((pl.lit(2.0).pow(pl.col(MAX_GRADE)) * n).is_infinite())
+    if over.height == 0:
+        return
+    over = over.sort(MAX_GRADE, *plan.keys, descending=[True] + [False] * len(plan.keys))
+    worst = over.row(0, named=True)
+    grade = worst[MAX_GRADE]
+    shown = int(grade) if float(grade).is_integer() and abs(grade) < 2**53 else grade
+    n_rows = int(worst[Q_N if plan.has_qrels else N_ROWS])
+    where = "qrels" if plan.has_qrels else "run"
+    measures = ", ".join(repr(label) for label in plan.exp_gain)
+    msg = (
+        f"The {where} column {plan.grade_col!r} has grade {shown} in query "
+        f"{worst[plan.cols.query]!r} ({n_rows} {where} rows; queries with such grades: "
+        f"{_examples(sorted(set(over.get_column(plan.cols.query).to_list()), key=str))}): "
+        f"the exp gain 2^grade - 1 of "
+        f"{measures} overflows float64 (2^1024 is infinite) when summed over the query, and "
+        "nDCG would be NaN. Hint: use the linear gain, e.g. 'nDCG(gain=linear)@10' "
+        "(trec_eval's; on the command line --gain linear), or explicit gains such as "
+        "'nDCG(gains={1:1,2:3})@10'."
+    )
+    raise InvalidDataError(msg)
+
+
 def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
     query = plan.cols.query
     judged = df.filter(pl.col(JUDGED))
@@ -151,8 +197,6 @@ def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
         )
         raise InvalidDataError(msg)
     _check_qrels_duplicates(plan, probe)
-    if not plan.allow_empty:
-        check_not_empty(1, judged.height)
     if plan.partitions and plan.missing != "drop" and not plan.allow_empty:
         # (a partition of a larger run cannot tell: the backends check all partitions)
         _check_partitions(plan, df)

@@ -5,7 +5,10 @@ A family's ``compile(measure, ctx)`` asks this :class:`Compiler` (the engine's
 
 - over the judgments (any order): denominators such as R or the ideal DCG;
 - over the ranking (the retrieved documents' grades, in ranking order): numerators;
-- other measures' values (``ctx.value``), compiled once and shared.
+- other measures' values (``ctx.value``), compiled once and shared;
+- sums over the top k (``ctx.cumulative``): one cumulative pass per measure without
+  its cutoff, kept as a per-query list, serves every cutoff (``P@5 ... P@1000`` cost
+  one pass, not nine).
 
 Every intermediate column is keyed by the canonical string of the measure it belongs
 to, so two measures that differ in any parameter never share a column, and the same
@@ -37,7 +40,17 @@ class Compiler:
         self.dens: dict[str, pl.Expr] = {}  # over the judgments, any order
         self.ranked: dict[str, pl.Expr] = {}  # over the ranking, in order
         self.rn: set[str] = set()  # judgment columns the ranking kernels read
+        self.lists: set[str] = set()  # list-valued columns (cumulative sums, judged grades)
         self._values: dict[Measure, pl.Expr] = {}
+
+    def scalar(self, cols: dict[str, pl.Expr]) -> list[str]:
+        """The names of ``cols`` that hold one number per query (not a list)."""
+        return [c for c in cols if c not in self.lists]
+
+    @property
+    def rn_lists(self) -> bool:
+        """True when a ranking kernel reads a list-valued judgment column."""
+        return bool(self.rn & self.lists)
 
     @staticmethod
     def key(m: Measure, name: str) -> str:
@@ -61,6 +74,38 @@ class Compiler:
         key = self.key(m, name)
         self.ranked[key] = expr
         return pl.col(key).cast(pl.Float64)
+
+    def cumulative(
+        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
+    ) -> pl.Expr:
+        """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
+
+        Keyed by ``m`` without its cutoff: every cutoff of the measure reads one
+        cumulative sum (a per-query list), taken at ``min(k, rows)``.
+        """
+        text = str(m)
+        base = text.rpartition("@")[0] if m.cutoff is not None else text
+        target = self.dens if judgments else self.ranked
+        if k is None:
+            key = f"{PREFIX}{base}:{name}:sum"
+            target[key] = expr.sum()
+            return pl.col(key).cast(pl.Float64)
+        key = f"{PREFIX}{base}:{name}:cum"
+        target[key] = expr.cum_sum()
+        self.lists.add(key)
+        col = pl.col(key)
+        at = col.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
+        return col.list.get(at, null_on_oob=True).fill_null(0).cast(pl.Float64)
+
+    def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """Every judged grade of the query (a list per query), usable inside ranking kernels."""
+        key = self.key(m, name)
+        self.dens[key] = expr
+        self.lists.add(key)
+        if self.inline_rn:
+            return expr
+        self.rn.add(key)
+        return pl.col(key).first().explode()
 
     def value(self, m: Measure) -> pl.Expr:
         if m not in self._values:

@@ -16,6 +16,8 @@ What happens to the edge cases is decided here, once:
 - a run query with no judgments: not judged, so its measures are null; it is excluded
   from the means and counted in ``n_unjudged``.
 - a judged query with no relevant document: every measure is 0 and it counts.
+- an empty run is normal: every judged query is missing from it (see
+  :func:`~irframe.engine._aggregate.check_not_empty` for the one empty input refused).
 - ``by`` columns that the qrels also carry are query attributes (join keys); the others
   partition the run (systems), and missing queries are filled in per partition.
 """
@@ -37,7 +39,10 @@ from irframe.measures import Measure
 
 USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
 
-__all__ = ["GID", "IN_RUN", "JUDGED", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan", "build_plan"]
+__all__ = [
+    "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL", "Plan",
+    "build_plan", "exp_gain_labels",
+]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
 N_NULLDOC = PREFIX + "nnulldoc"
@@ -48,6 +53,7 @@ IN_RUN = PREFIX + "in_run"
 RANKED = PREFIX + "ranked"
 GID = PREFIX + "gid"
 JUDGED = PREFIX + "judged"
+MAX_GRADE = PREFIX + "maxgrade"  # per query, only when an exp-gain measure is asked
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,8 @@ class Plan:
     missing: Missing
     run: pl.LazyFrame
     qrels_query: str
+    grade_col: str  # where the grades come from: the qrels' relevance column, or the run's
+    exp_gain: tuple[str, ...]  # labels of the measures using the exp gain (2^grade - 1)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -159,22 +167,24 @@ def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool)
     return rows
 
 
-def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler) -> pl.LazyFrame | None:
+def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> pl.LazyFrame | None:
     """Per judged query: counts for the input checks and the measures' denominators."""
     if inp.qrels is None:
         return None
     rel = pl.col(K.REL)
+    extra = {MAX_GRADE: rel.max()} if exp_gain else {}
     return inp.qrels.group_by(inp.qkeys).agg(
         **{
             Q_N: pl.len(),
             Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
             JUDGED: pl.lit(True),
         },
+        **extra,
         **comp.dens,
     )
 
 
-def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
+def _diagnostics(inp: _Inputs, cols: RunColumns, exp_gain: bool) -> dict[str, pl.Expr]:
     """Per run query: rows, and the rows that cannot be ranked or identified."""
     order_col = pl.col(cols.order_col)
     bad = order_col.is_null().sum()
@@ -183,16 +193,23 @@ def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
     diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
     if inp.qrels is None:
         diag[N_INF] = pl.col(K.REL).is_infinite().sum()
+        if exp_gain:
+            diag[MAX_GRADE] = pl.col(K.REL).max()
     return diag
+
+
+def exp_gain_labels(measures: Sequence[tuple[str, Measure]]) -> tuple[str, ...]:
+    """The measures whose gain is ``2^grade - 1``, which overflows for large grades."""
+    return tuple(label for label, m in measures if m.params.get("gain") == "exp")
 
 
 def _group_run(
     rows: pl.LazyFrame, inp: _Inputs, cols: RunColumns, comp: Compiler, *, qstats: pl.LazyFrame | None,
-    presorted: bool,
+    presorted: bool, exp_gain: bool,
 ) -> pl.LazyFrame:  # fmt: skip
     """ONE group_by over the run: ranked grades (or, presorted, the kernels themselves)."""
     keys = list(cols.keys)
-    diag = _diagnostics(inp, cols)
+    diag = _diagnostics(inp, cols, exp_gain)
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
@@ -212,13 +229,14 @@ def _group_run(
     return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
-def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler) -> _Keyed | None:
+def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _Keyed | None:
     """The keyed fast path's ordered rows (``None``: the general plan must run).
 
     The inputs come back in memory (the later steps do not read them again), with the
-    qrels' per-query table, collected alongside them.
+    qrels' per-query table, collected alongside them.  Not for list-valued judgments
+    read by ranking kernels (copied onto every row, they would cost rows x judgments).
     """
-    qstats = _qrels_stats(inp, cols, comp)
+    qstats = _qrels_stats(inp, cols, comp, exp_gain)
     if inp.qrels is None or qstats is None:
         return None
     run, qrels, judged = pl.collect_all([inp.rows, inp.qrels, qstats])
@@ -259,14 +277,16 @@ def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFram
 
 
 def _per_query(
-    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, fast: _Keyed | None
+    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, fast: _Keyed | None,
+    exp_gain: bool,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
     """The run's per-query table (keyed path or general plan) and the qrels' one."""
     if fast is not None:
         return _group_keyed(fast.keyed, inp, comp, fast.judged), fast.judged.lazy()
-    qstats = _qrels_stats(inp, cols, comp)
+    qstats = _qrels_stats(inp, cols, comp, exp_gain)
     rows = _join_grades(inp, cols, opts, presorted)
-    return _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted), qstats
+    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=exp_gain)
+    return per_q, qstats
 
 
 def _with_expected(
@@ -328,10 +348,8 @@ def build_plan(
 
     With ``detect_order`` (in-memory input), a run whose rows are already in ranking
     order within each query (the usual shape of a search log) is detected with one cheap
-    pass and not re-sorted: the kernels run directly in the group_by of step 2.  Other
-    in-memory input with qrels takes the keyed path (:mod:`~irframe.engine._keyed`):
-    steps 1-2 on u64 hash keys and one ``arg_sort``, verified exactly, the kernels again
-    in one group_by; anything it does not handle falls back to the steps above.
+    pass and not re-sorted.  Other in-memory input with qrels takes the keyed path
+    (:mod:`~irframe.engine._keyed`); both run the kernels in the group_by of step 2.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
@@ -339,10 +357,15 @@ def build_plan(
     keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
-    fast = _keyed(inp, cols, comp) if keyed else None
+    if presorted and comp.rn_lists and qrels is not None:
+        # the judged grades as a list on every run row would cost rows x judgments
+        again = {"partition_values": partition_values, "allow_empty": allow_empty}
+        return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
+    exp_gain = exp_gain_labels(measures)
+    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
     if fast is not None:
         inp = fast.inp
-    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast)
+    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast, exp_gain=bool(exp_gain))
     done = presorted or fast is not None  # the kernels ran in the group_by
     partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
     table = _with_expected(
@@ -350,16 +373,12 @@ def build_plan(
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.dens, *(comp.ranked if done else ())]).fill_null(0),
+        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if done else ())]).fill_null(0),
     )
     table = _run_kernels(table, comp, done).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
-    probe = fast is None  # else the keyed path proved both frames distinct
-    probes = (
-        run.select(dup_probe([*cols.keys, cols.doc])) if probe and opts.duplicates == "error" else None,
-        inp.qrels.select(dup_probe([*inp.qkeys, cols.doc])) if probe and inp.qrels is not None else None,
-    )
+    probes = _dup_probes(run, inp, cols, check_run=opts.duplicates == "error" and fast is None, keyed=fast)
 
     def slow() -> Plan:
         again = {"opts": opts, "partition_values": partition_values, "allow_empty": allow_empty}
@@ -380,7 +399,19 @@ def build_plan(
         missing=opts.missing,
         run=run,
         qrels_query=inp.qrels_query,
+        grade_col=qrels_cols[2] if qrels_cols is not None else str(cols.relevance),
+        exp_gain=exp_gain,
     )
+
+
+def _dup_probes(
+    run: pl.LazyFrame, inp: _Inputs, cols: RunColumns, *, check_run: bool, keyed: _Keyed | None
+) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:  # fmt: skip
+    """The duplicate probes of the run and the qrels (the keyed path proved both distinct)."""
+    run_probe = run.select(dup_probe([*cols.keys, cols.doc])) if check_run else None
+    if inp.qrels is None or keyed is not None:
+        return run_probe, None
+    return run_probe, inp.qrels.select(dup_probe([*inp.qkeys, cols.doc]))
 
 
 def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:

@@ -1,35 +1,51 @@
-"""Open what the caller gives us (a path, ``-``-less file object, gzip or not) for polars."""
+"""Open what the caller gives us (a path, a file object, gzip or not) as a stream of bytes."""
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
-from irframe.exceptions import InvalidDataError
+from irframe.exceptions import (
+    FilePermissionError,
+    MissingFileError,
+    TrecFormatError,
+)
 
-__all__ = ["PathOrFile", "Source", "TrecFormatError", "open_source", "strip_suffixes"]
+__all__ = [
+    "FilePermissionError",
+    "MissingFileError",
+    "PathOrFile",
+    "Source",
+    "TrecFormatError",
+    "open_source",
+    "strip_suffixes",
+]
 
 PathOrFile = str | os.PathLike[str] | IO[str] | IO[bytes]
 
 _TEXT_SUFFIXES = frozenset({"run", "runs", "trec", "txt", "res", "qrels", "tsv", "csv", "test"})
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
-class TrecFormatError(InvalidDataError):
-    """A line of a TREC run or qrels file cannot be read.
+class ByteReader(Protocol):
+    """Anything with ``read(n) -> bytes``."""
 
-    The message names the file, the 1-based line number and shows the line.
-    """
+    def read(self, n: int = -1, /) -> bytes:
+        """Up to ``n`` bytes; ``b""`` at the end."""
+        ...
 
 
 @dataclass(frozen=True)
 class Source:
-    """A readable source: ``data`` is a path string (plain file) or the decoded bytes."""
+    """A readable source: ``stream`` yields the (decompressed) bytes, ``name`` is for messages."""
 
-    data: str | bytes
+    stream: ByteReader
     name: str
 
 
@@ -62,28 +78,76 @@ def strip_suffixes(name: str) -> str:
     return base
 
 
+class _Prefixed:
+    """Bytes from a file object (text files are encoded as UTF-8), after ``head``."""
+
+    def __init__(self, head: bytes, raw: Any) -> None:
+        self._head = head
+        self._raw = raw
+
+    def read(self, n: int = -1, /) -> bytes:
+        if self._head:
+            if n < 0:
+                out, self._head = self._head + _as_bytes(self._raw.read()), b""
+                return out
+            out, self._head = self._head[:n], self._head[n:]
+            if len(out) < n:  # a whole block, not just the peeked bytes
+                out += _as_bytes(self._raw.read(n - len(out)))
+            return out
+        return _as_bytes(self._raw.read(n))
+
+    def seek(self, n: int, /) -> int:
+        """Not seekable (a pipe or a half-read file): gzip reads forward only."""
+        msg = "irframe reads TREC files forward only"
+        raise io.UnsupportedOperation(msg)
+
+
+def _as_bytes(chunk: str | bytes | None) -> bytes:
+    if chunk is None:  # a non-blocking stream with nothing ready: treat as the end
+        return b""
+    return chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
+
+
+def _decompressed(raw: Any) -> ByteReader:
+    """A reader of ``raw``'s bytes, gunzipped (streaming) when they start with gzip's magic."""
+    head = b""
+    while len(head) < len(_GZIP_MAGIC):
+        more = _as_bytes(raw.read(len(_GZIP_MAGIC) - len(head)))
+        if not more:
+            break
+        head += more
+    stream = _Prefixed(head, raw)
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return stream
+
+
+def _open_path(path: Path, name: str) -> IO[bytes]:
+    if path.is_dir() or not path.exists():
+        what = "a directory" if path.is_dir() else "not found"
+        msg = f"Cannot read {name!r}: {what}."
+        raise MissingFileError(msg)
+    try:
+        return path.open("rb")
+    except PermissionError:
+        msg = f"Cannot read {name!r}: permission denied. Hint: check the file's permissions (ls -l)."
+        raise FilePermissionError(msg) from None
+
+
 @contextmanager
 def open_source(path_or_file: PathOrFile) -> Iterator[Source]:
-    """Yield a :class:`Source` for polars: a file path, or the bytes of a file object.
+    """Yield a :class:`Source` streaming the bytes of a path or an open file.
 
-    Gzip is not handled here: polars detects it by its magic bytes, whatever the name,
-    and decompresses in its own (multi-threaded) reader.
+    Gzip is detected by its magic bytes, whatever the name, and decompressed as the
+    bytes are read (a gzip bomb is never inflated in memory at once).  Named pipes and
+    ``/dev/stdin`` are read like files.
     """
     if isinstance(path_or_file, str | os.PathLike):
-        path = Path(path_or_file)
         name = str(path_or_file)
-        if path.is_dir() or not path.exists():
-            what = "a directory" if path.is_dir() else "not found"
-            msg = f"Cannot read {name!r}: {what}."
-            raise FileNotFoundError(msg)
-        if not path.is_file():  # a pipe, e.g. <(zcat run.gz) or /dev/stdin
-            yield Source(path.read_bytes(), name)
-            return
-        yield Source(str(path) if path.stat().st_size else b"", name)
+        with _open_path(Path(path_or_file), name) as fh:
+            yield Source(_decompressed(fh), name)
         return
     if not hasattr(path_or_file, "read"):
         msg = f"Expected a path (str or pathlib.Path) or an open file, got {type(path_or_file).__name__}."
         raise TypeError(msg)
-    raw: Any = path_or_file.read()
-    data = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
-    yield Source(data, _display_name(path_or_file))
+    yield Source(_decompressed(path_or_file), _display_name(path_or_file))

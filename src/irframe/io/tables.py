@@ -18,8 +18,16 @@ from typing import Literal
 import polars as pl
 
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
+from irframe.io._files import (
+    TableFileError,
+    check_parquet_files,
+    expand_paths,
+    find_bad_json_line,
+    polars_reason,
+)
+from irframe.io._source import FilePermissionError
 
-__all__ = ["TableFormat", "detect_format", "read_table", "scan_table"]
+__all__ = ["TableFileError", "TableFormat", "detect_format", "read_table", "scan_table"]
 
 TableFormat = Literal["parquet", "csv", "tsv", "jsonl", "json"]
 
@@ -70,10 +78,16 @@ def _resolve_format(path: str | os.PathLike[str], fmt: str | None, where: str) -
     return found
 
 
-def _check_path(path: str | os.PathLike[str]) -> None:
-    if not Path(path).is_file():
-        msg = f"Cannot read {str(path)!r}: not found."
-        raise FileNotFoundError(msg)
+def _files(path: str | os.PathLike[str], fmt: TableFormat) -> list[Path]:
+    """The files behind ``path`` (a file or a glob), checked as far as can be without reading."""
+    files = expand_paths(path)
+    for f in files:
+        if not os.access(f, os.R_OK):
+            msg = f"Cannot read {str(f)!r}: permission denied. Hint: check the file's permissions (ls -l)."
+            raise FilePermissionError(msg)
+    if fmt == "parquet":
+        check_parquet_files(files)
+    return files
 
 
 def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
@@ -82,24 +96,37 @@ def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
     return {inverse.get(c, c): pl.String() for c in _ID_COLUMNS}
 
 
-def _scan(path: str | os.PathLike[str], fmt: TableFormat, mapping: Mapping[str, str]) -> pl.LazyFrame:
-    path = Path(path)
+def _scan(files: list[Path], fmt: TableFormat, mapping: Mapping[str, str]) -> pl.LazyFrame:
+    source: Path | list[Path] = files[0] if len(files) == 1 else files
     sep = "," if fmt == "csv" else "\t"
     if fmt == "parquet":
-        return pl.scan_parquet(path)
+        return pl.scan_parquet(source)
     if fmt in ("csv", "tsv"):
         # header names are only known after reading; overrides for absent names are ignored
-        header = pl.scan_csv(path, separator=sep, n_rows=0).collect_schema()
+        header = pl.scan_csv(files[0], separator=sep, n_rows=0).collect_schema()
         overrides = {k: v for k, v in _string_overrides(mapping).items() if k in header}
         return pl.scan_csv(
-            path,
+            source,
             separator=sep,
             schema_overrides=overrides,
             infer_schema_length=10_000,
         )
     if fmt == "jsonl":
-        return pl.scan_ndjson(path, infer_schema_length=10_000)
-    return pl.read_json(path).lazy()
+        return pl.scan_ndjson(source, infer_schema_length=10_000)
+    return pl.concat([pl.read_json(f) for f in files], how="vertical").lazy()
+
+
+def _read_error(exc: BaseException, files: list[Path], fmt: TableFormat) -> TableFileError:
+    """The error to raise when polars cannot read ``files``: the file (and line) to blame."""
+    if fmt == "jsonl":
+        for f in files:
+            bad = find_bad_json_line(f)
+            if bad is not None:
+                lineno, line, reason = bad
+                shown = line if len(line) <= 200 else line[:200] + "..."
+                return TableFileError(f"{f}:{lineno}: malformed JSON line: {reason}: {shown!r}")
+    where = repr(str(files[0])) if len(files) == 1 else f"{len(files)} files from {str(files[0])!r} on"
+    return TableFileError(f"Cannot read {where} as {fmt}: {polars_reason(exc)}")
 
 
 def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> pl.LazyFrame:
@@ -128,7 +155,7 @@ def scan_table(
     Parameters
     ----------
     path : str or Path
-        The file.
+        The file, or a glob (``"logs/*.parquet"``) of files with one schema.
     columns : mapping of str to str, optional
         ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
     format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
@@ -143,6 +170,13 @@ def scan_table(
     ColumnNotFoundError
         When a column named in ``columns`` is not in the file (checked on the schema,
         before reading any data).
+    TableFileError
+        When a parquet file is corrupt, truncated or not parquet, or the files of a glob
+        differ in schema (checked on the footers).  Problems found only while reading the
+        data (a malformed CSV or JSON line) surface when the frame is collected; use
+        :func:`read_table` to have them name the file and line.
+    MissingFileError
+        When the path or glob names no file (also a ``FileNotFoundError``).
 
     Examples
     --------
@@ -154,8 +188,12 @@ def scan_table(
     """
     mapping = dict(columns or {})
     fmt = _resolve_format(path, format, "scan_table")
-    _check_path(path)
-    return _apply_mapping(_scan(path, fmt, mapping), mapping, str(path))
+    files = _files(path, fmt)
+    try:
+        lf = _scan(files, fmt, mapping)
+        return _apply_mapping(lf, mapping, str(path))
+    except (pl.exceptions.PolarsError, OSError) as exc:  # a header or schema that cannot be read
+        raise _read_error(exc, files, fmt) from None
 
 
 def read_table(
@@ -169,7 +207,8 @@ def read_table(
     Parameters
     ----------
     path : str or Path
-        The file; the format is taken from its extension unless ``format`` is given.
+        The file, or a glob of files with one schema; the format is taken from the
+        extension unless ``format`` is given.
     columns : mapping of str to str, optional
         ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
         Other columns are kept as they are.
@@ -186,6 +225,11 @@ def read_table(
     ColumnNotFoundError
         When a column named in ``columns`` is not in the file; the message names the
         file and lists the columns it has.
+    TableFileError
+        When a file cannot be read (corrupt, truncated, not of its format, a schema
+        unlike its siblings'); for JSON lines the message names the file and the line.
+    MissingFileError
+        When the path or glob names no file (also a ``FileNotFoundError``).
 
     Examples
     --------
@@ -203,4 +247,9 @@ def read_table(
     │ 301      ┆ d2     ┆ 0         │
     └──────────┴────────┴───────────┘
     """
-    return scan_table(path, columns=columns, format=format).collect()
+    lf = scan_table(path, columns=columns, format=format)
+    try:
+        return lf.collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        fmt = _resolve_format(path, format, "read_table")
+        raise _read_error(exc, expand_paths(path), fmt) from None

@@ -2,40 +2,71 @@
 
 Parsing rules (the same for every reader here):
 
-* Fields are separated by any run of ASCII whitespace (spaces, tabs, ``\\r`` of CRLF files).
-* Blank lines are skipped; so are comment lines, whose first non-blank character is ``#``
-  (trec_eval 10.0).  A ``#`` inside a field (``CR#93E-1860``) is data.
+* Lines end with ``\n``, ``\r\n`` or a lone ``\r`` (classic Mac OS files).  Fields are
+  separated by any run of ASCII whitespace (space, tab, vertical tab, form feed).
+* Blank lines are skipped, always; so are comment lines, whose first non-blank
+  character is ``#`` (trec_eval 10.0).  A ``#`` inside a field (``CR#93E-1860``) is data.
 * Run lines have **six or more** fields ``query iter doc rank score tag``; fields after the
   sixth are ignored and so are ``iter`` and ``rank`` (trec_eval ranks by score).
 * Qrels lines have **exactly four** fields ``query iter doc relevance``.
 * Scores are parsed as float64 (no precision lost: ``0.1234567891`` and ``0.1234567892``
-  stay distinct).  Unlike C's ``atof`` used by trec_eval, a score that is not a number
-  (``1.5x``, ``high``) is an error rather than being read as its numeric prefix or 0.
+  stay distinct).
 * Grades are read as int64.  If a grade is fractional (``0.5``) the whole column is kept
-  as float64 instead of being truncated like trec_eval's ``atol``; the engine decides
-  what a fractional grade means.
-* Gzip files are detected by their magic bytes, whatever their name.
-* A malformed line raises :class:`TrecFormatError` naming the file, the 1-based line
-  number and showing the line.
+  as float64 instead of being truncated; the engine decides what a fractional grade means.
+* Gzip files are detected by their magic bytes, whatever their name, and decompressed
+  while reading.  A UTF-8 byte-order mark at the start of the file is skipped.
+* The text must be UTF-8 (any valid UTF-8, ``U+FFFD`` included).  A NUL byte or another
+  control byte that is not whitespace (``\x01``-``\x08``, ``\x0e``-``\x1f``) is
+  binary data: an error.
+* A line longer than 1 MiB (:data:`irframe.io._lines.LINE_LIMIT`) is an error: no TREC
+  line is that long, and refusing it early keeps a wrong or hostile file (one huge line,
+  a gzip bomb) from taking gigabytes.  Reading holds a few MiB of the file at a time, so
+  memory follows the size of the result, not of the file.
+* A malformed line raises :class:`TrecFormatError` naming the file and the 1-based line
+  number (blank and comment lines counted, as an editor shows) and quoting the whole line.
 
-The files are parsed by polars (one string column per line, then one regular
-expression), not by a Python loop: ten million run lines read in a few seconds.
+Divergences from trec_eval
+--------------------------
+Every place where these readers do not read a file as trec_eval 10.0 does, on purpose:
+
+* **A query id starting with** ``#``: the line is a comment and skipped, as in
+  trec_eval 10.0 (older trec_eval versions and other tools read it as data).
+* **A score that is not a number** (``1.5x``, ``high``, ``nan``) is an error; trec_eval's
+  ``atof`` reads its numeric prefix, or 0.
+* **A grade written as a float** (``1e2``, ``2.0``) is read as its value, 100 and 2;
+  trec_eval's ``atol`` reads the integer prefix, 1 and 2.  A fractional grade (``0.5``)
+  is kept as a float rather than truncated to 0.
+* **Odd bytes**: a NUL or control byte, text that is not UTF-8 and lines over 1 MiB are
+  errors; trec_eval reads them as data (or stops at a NUL).
+* **A lone** ``\r`` ends a line; trec_eval reads it as whitespace inside one line.
+* **A UTF-8 byte-order mark** at the start is skipped; trec_eval keeps it in the first id.
+
+The files are split by polars' CSV reader when their fields are separated by single spaces
+or single tabs (the common case), and otherwise by one regular expression in polars;
+never by a Python loop over lines.  Both give the same rows.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
+from irframe._columns import ranking_order
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
+from irframe.io._parse import QRELS, RUN, VALUE, WS, read_lines
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
+    "Backend",
     "TrecFormatError",
     "read_trec_qrels",
     "read_trec_run",
@@ -44,106 +75,18 @@ __all__ = [
     "write_trec_run",
 ]
 
-# trec_eval splits with C isspace(): space, \t, \n, \v, \f, \r.  Explicit classes are
-# much faster than \s / \S in the polars (Rust) regex engine.
-_WS = r"[ \t\r\n\x0B\x0C]"
-_FIELD = r"[^ \t\r\n\x0B\x0C]+"
-_RUN_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD})"
-_QRELS_RE = rf"^{_WS}*({_FIELD}){_WS}+{_FIELD}{_WS}+({_FIELD}){_WS}+({_FIELD}){_WS}*$"
-_LINE = "__irframe_line"
-_LINENO = "__irframe_lineno"
-_SUSPECT = "__irframe_suspect"
+Backend = Literal["polars", "pandas"]
+_BACKENDS = ("polars", "pandas")
 
 
-def _parse(
-    source: str | bytes,
-    *,
-    name: str,
-    pattern: str,
-    fields: Sequence[str],
-    what: str,
-    numeric: tuple[str, pl.DataType, str],
-) -> pl.DataFrame:
-    """Split each line with ``pattern`` into ``fields``, cast the numeric field, check every line.
-
-    One lazy polars query does it all (no Python loop): read one string per physical
-    line, extract the fields with a regular expression, cast the number.  Blank and
-    comment lines are the only lines allowed not to match; any other line, a number
-    that does not parse or binary data raises :class:`TrecFormatError` with its
-    physical 1-based line number (comments and blank lines counted, as an editor shows).
-    """
-    text_col, dtype, label = numeric
-    first = pl.col(fields[0])
-    has_junk = pl.col(_LINE).str.contains("[\x00\ufffd]")  # NUL, or bytes that are not UTF-8
-    value = pl.col(text_col).cast(dtype, strict=False)
-    bad_value = value.is_null() | value.is_nan() if dtype.is_float() else value.is_null()
-    lf = (
-        pl.scan_csv(
-            source,
-            has_header=False,
-            separator="\x1f",  # one column per line (a unit separator ends the line's text)
-            quote_char=None,
-            schema={_LINE: pl.String},
-            encoding="utf8-lossy",
-            truncate_ragged_lines=True,
-            row_index_name=_LINENO,
-            row_index_offset=1,
-            raise_if_empty=False,
-        )
-        .with_columns(pl.col(_LINE).str.extract_groups(pattern).alias("__g"))
-        .unnest("__g")
-        .rename(dict(zip([str(i + 1) for i in range(len(fields))], fields, strict=True)))
-        .filter(first.is_null() | ~first.str.starts_with("#"))  # comments with enough fields
-        .with_columns(value.alias("__value"))
-        .with_columns(
-            # the text of suspicious lines only (null elsewhere keeps this cheap)
-            pl.when(first.is_null() | has_junk | (first.is_not_null() & bad_value))
-            .then(pl.col(_LINE))
-            .alias(_SUSPECT)
-        )
-        .drop(_LINE)
-    )
-    try:
-        df = lf.collect(engine="streaming")
-    except (pl.exceptions.PolarsError, OSError) as exc:  # e.g. a truncated gzip stream
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        msg = f"Cannot read {name!r} as text (corrupt or truncated gzip?): {first_line}"
-        raise TrecFormatError(msg) from None
-    suspects = df.filter(pl.col(_SUSPECT).is_not_null())
-    if suspects.height:
-        skip = pl.col(_SUSPECT).str.contains(r"^[ \t\r\n\x0B\x0C]*(#|$)")
-        bad = suspects.filter(first.is_not_null() | ~skip)
-        if bad.height:
-            row = bad.row(0, named=True)
-            line = str(row[_SUSPECT])
-            if "\x00" in line:
-                reason = "binary data (a NUL byte) in a text file"
-            elif "\ufffd" in line:
-                reason = "not UTF-8 text (binary data?)"
-            elif row[fields[0]] is None:
-                expected, layout = _EXPECTED[what]
-                reason = (
-                    f"expected {expected} whitespace-separated fields ({layout}), found {len(line.split())}"
-                )
-            else:
-                reason = f"the {label} {row[text_col]!r} is not a number"
-            _raise_bad(row[_LINENO], line, name=name, what=what, reason=reason, n_more=bad.height - 1)
-        df = df.filter(first.is_not_null())
-    return df.drop(_SUSPECT)
+def _check_backend(backend: object, where: str) -> None:
+    if backend not in _BACKENDS:
+        raise InvalidParameterError.for_value("backend", where, "'polars' or 'pandas'", backend)
 
 
-_EXPECTED = {
-    "run": ("at least 6", "query iter doc rank score tag"),
-    "qrels": ("exactly 4", "query iter doc relevance"),
-}
-
-
-def _raise_bad(lineno: int, line: str, *, name: str, what: str, reason: str, n_more: int) -> None:
-    line = line.rstrip("\r\n")
-    shown = line if len(line) <= 120 else line[:117] + "..."
-    more = f" ({n_more} more malformed line(s) follow)" if n_more > 0 else ""
-    msg = f"{name}:{lineno}: malformed {what} line: {reason}: {shown!r}{more}."
-    raise TrecFormatError(msg)
+def _out(df: pl.DataFrame, backend: Backend) -> Any:
+    """``df`` as the asked backend's frame (pandas is imported only when asked for)."""
+    return df.to_pandas() if backend == "pandas" else df
 
 
 def _system_name(system: bool | str) -> str | None:
@@ -159,7 +102,17 @@ def _system_name(system: bool | str) -> str | None:
     raise err
 
 
-def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl.DataFrame:
+@overload
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = ..., backend: Literal["polars"] = ...
+) -> pl.DataFrame: ...
+@overload
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = ..., backend: Literal["pandas"]
+) -> pd.DataFrame: ...
+def read_trec_run(
+    path_or_file: PathOrFile, *, system: bool | str = False, backend: Backend = "polars"
+) -> pl.DataFrame | pd.DataFrame:
     """Read a TREC run file (``query Q0 doc rank score tag``) into a polars DataFrame.
 
     Parameters
@@ -169,10 +122,12 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     system : bool or str, default False
         Also return the run tag (the sixth field, per line) as a column named
         ``"system"`` (``True``) or with the given name.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         Columns ``query_id`` (str), ``doc_id`` (str), ``score`` (f64) and optionally the
         tag column (str), in file order.  The rank field is not returned: like trec_eval,
         irframe ranks by score (ties: doc_id descending).
@@ -180,8 +135,9 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     Raises
     ------
     TrecFormatError
-        For a line with fewer than six fields, a score that is not a number, or binary
-        data; the message gives the file, line number and line.
+        For a line with fewer than six fields, a score that is not a number, binary
+        data or a line over 1 MiB; the message gives the file, line number and line.
+        See the module's "Divergences from trec_eval".
 
     See Also
     --------
@@ -208,26 +164,36 @@ def read_trec_run(path_or_file: PathOrFile, *, system: bool | str = False) -> pl
     └──────────┴────────┴───────┴────────┘
     """
     tag_col = _system_name(system)
+    _check_backend(backend, "read_trec_run")
     with open_source(path_or_file) as src:
-        df = _parse(
-            src.data,
-            name=src.name,
-            pattern=_RUN_RE,
-            fields=["query_id", "doc_id", "_score_text", "_tag"],
-            what="run",
-            numeric=("_score_text", pl.Float64(), "score"),
-        ).rename({"__value": "score"})
+        df = read_lines(src, RUN).rename({VALUE: "score"})
     cols = ["query_id", "doc_id", "score"]
-    if tag_col is None:
-        return df.select(cols)
-    return df.select(*cols, pl.col("_tag").alias(tag_col))
+    if tag_col is not None:
+        cols.append(tag_col)
+        df = df.rename({"_tag": tag_col})
+    return _out(df.select(cols), backend)
 
 
+@overload
+def read_trec_runs(
+    paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
+    *,
+    system: str = ...,
+    backend: Literal["polars"] = ...,
+) -> pl.DataFrame: ...
+@overload
+def read_trec_runs(
+    paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
+    *,
+    system: str = ...,
+    backend: Literal["pandas"],
+) -> pd.DataFrame: ...
 def read_trec_runs(
     paths: Sequence[PathOrFile] | Mapping[str, PathOrFile],
     *,
     system: str = "system",
-) -> pl.DataFrame:
+    backend: Backend = "polars",
+) -> pl.DataFrame | pd.DataFrame:
     """Read several TREC runs and stack them with a system column.
 
     The system name of each file is, in this order of preference:
@@ -246,10 +212,12 @@ def read_trec_runs(
         The run files.
     system : str, default "system"
         Name of the system column.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         ``system`` (str), ``query_id`` (str), ``doc_id`` (str), ``score`` (f64), files
         in the given order.
 
@@ -273,6 +241,7 @@ def read_trec_runs(
     if not system:
         err = InvalidParameterError.for_value("system", "read_trec_runs", "a column name", system)
         raise err
+    _check_backend(backend, "read_trec_runs")
     items: list[tuple[str | None, PathOrFile]]
     if isinstance(paths, Mapping):
         items = [(str(k), v) for k, v in paths.items()]
@@ -301,13 +270,14 @@ def read_trec_runs(
                     "Hint: pass a mapping, read_trec_runs({'bm25': path1, 'dense': path2})."
                 )
                 raise InvalidParameterError(msg)
-    return pl.concat(
+    stacked = pl.concat(
         [
             f.select(pl.lit(n, dtype=pl.String).alias(system), "query_id", "doc_id", "score")
             for n, f in zip(names, frames, strict=True)
         ],
         how="vertical",
     )
+    return _out(stacked, backend)
 
 
 def _name_of(obj: PathOrFile, i: int) -> str:
@@ -317,24 +287,31 @@ def _name_of(obj: PathOrFile, i: int) -> str:
     return str(name) if isinstance(name, str) and name else f"run{i + 1}"
 
 
-def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
+@overload
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["polars"] = ...) -> pl.DataFrame: ...
+@overload
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["pandas"]) -> pd.DataFrame: ...
+def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
     """Read a TREC qrels file (``query iter doc relevance``) into a polars DataFrame.
 
     Parameters
     ----------
     path_or_file : str, Path or file object
         A path, or an open text or binary file.  Gzip is detected from the content.
+    backend : {"polars", "pandas"}, default "polars"
+        The frame type returned (pandas is imported only when asked for).
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or pandas.DataFrame
         ``query_id`` (str), ``doc_id`` (str), ``relevance`` (i64; f64 when a grade is
         fractional), in file order.  Negative grades are kept as they are.
 
     Raises
     ------
     TrecFormatError
-        For a line without exactly four fields or with a grade that is not a number.
+        For a line without exactly four fields, with a grade that is not a number,
+        binary data or a line over 1 MiB.  See the module's "Divergences from trec_eval".
 
     Examples
     --------
@@ -351,16 +328,10 @@ def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
     │ q2       ┆ d7     ┆ -1        │
     └──────────┴────────┴───────────┘
     """
+    _check_backend(backend, "read_trec_qrels")
     with open_source(path_or_file) as src:
-        df = _parse(
-            src.data,
-            name=src.name,
-            pattern=_QRELS_RE,
-            fields=["query_id", "doc_id", "_rel_text"],
-            what="qrels",
-            numeric=("_rel_text", pl.Float64(), "relevance grade"),
-        ).rename({"__value": "_rel_float"})
-        df = df.with_columns(pl.col("_rel_text").cast(pl.Int64, strict=False).alias("_rel_int"))
+        df = read_lines(src, QRELS).rename({VALUE: "_rel_float"})
+    df = df.with_columns(pl.col("_text").cast(pl.Int64, strict=False).alias("_rel_int"))
     if df["_rel_int"].null_count() == 0:
         rel = pl.col("_rel_int")
     elif (df["_rel_float"] == df["_rel_float"].round(0)).all():
@@ -369,7 +340,7 @@ def read_trec_qrels(path_or_file: PathOrFile) -> pl.DataFrame:
             rel = pl.col("_rel_float")
     else:
         rel = pl.col("_rel_float")
-    return df.select("query_id", "doc_id", rel.alias("relevance"))
+    return _out(df.select("query_id", "doc_id", rel.alias("relevance")), backend)
 
 
 # --- writers -----------------------------------------------------------------------------
@@ -395,19 +366,27 @@ def _write_text(lines: pl.DataFrame, path: str | os.PathLike[str]) -> None:
         lines.write_csv(target, include_header=False, quote_style="never")
 
 
-def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str) -> None:
-    for col in cols:
+def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str, names: Sequence[str] = ()) -> None:
+    """Refuse values a TREC file cannot hold: nulls, empty strings, whitespace."""
+    for i, col in enumerate(cols):
         s = df[col]
+        shown = names[i] if i < len(names) else col
         if s.null_count():
             msg = (
-                f"The {frame} has {s.null_count()} null value(s) in column {col!r}; "
+                f"The {frame} has {s.null_count()} null value(s) in column {shown!r}; "
                 "TREC files cannot hold them."
             )
             raise TrecFormatError(msg)
-        if s.dtype == pl.String and s.str.contains(_WS).any():
-            bad = s.filter(s.str.contains(_WS))[0]
+        if s.dtype == pl.String and (s.str.len_bytes() == 0).any():
             msg = (
-                f"The {frame} column {col!r} has a value with whitespace ({bad!r}); "
+                f"The {frame} column {shown!r} has an empty value; a TREC file would lose "
+                "the field. Hint: fill it, e.g. pl.col(...).replace('', 'unknown')."
+            )
+            raise TrecFormatError(msg)
+        if s.dtype == pl.String and s.str.contains(WS).any():
+            bad = s.filter(s.str.contains(WS))[0]
+            msg = (
+                f"The {frame} column {shown!r} has a value with whitespace ({bad!r}); "
                 "TREC files are whitespace-separated. Hint: replace the spaces first."
             )
             raise TrecFormatError(msg)
@@ -426,9 +405,11 @@ def write_trec_run(
 ) -> None:
     """Write a run as a TREC run file ``query Q0 doc rank score tag``.
 
-    Documents are written in the table's evaluation order: by ``rank_col`` when the
-    frame has it, otherwise by score descending with ties broken by doc_id descending
-    (trec_eval's order).  Ranks are rewritten 1..n per query.  The score written is the
+    Documents are written in the table's evaluation order, the one ranking rule of
+    :func:`irframe._columns.ranking_order`: by ``rank_col`` ascending when the frame has
+    it, otherwise by score descending; ties (of rank or of score) broken by doc_id
+    descending in byte order, integer ids compared as strings (trec_eval's order).
+    Ranks are rewritten 1..n per query.  The score written is the
     frame's score when sorting by it gives the same order (so trec_eval, which ignores
     ranks, sees the same ranking); when there is no score column, or the scores
     disagree with the rank column, the score written is ``n - rank + 1`` so that the
@@ -442,7 +423,7 @@ def write_trec_run(
     path : str or Path
         Output file.
     tag : str, default "irframe"
-        Run tag written in the sixth field.
+        Run tag written in the sixth field: non-empty, without whitespace.
     tag_col : str, optional
         Take the tag from this column instead (e.g. ``"system"``).
     query_col, doc_col, score_col, rank_col : str
@@ -461,11 +442,44 @@ def write_trec_run(
     q1 Q0 a 3 1.0 demo
     """
     frame = _to_polars(df, "run")
+    _check_run_frame(frame, tag=tag, tag_col=tag_col, query_col=query_col, doc_col=doc_col,
+                     score_col=score_col, rank_col=rank_col)  # fmt: skip
+    q, d = "__q", "__d"
+    f = frame.with_columns(
+        pl.col(query_col).cast(pl.String).alias(q),
+        pl.col(doc_col).cast(pl.String).alias(d),
+        pl.int_range(pl.len()).alias("__pos"),
+    )
+    _check_ids(f, [q, d], "run", [query_col, doc_col])
+    if tag_col is not None:
+        tags = f.select(pl.col(tag_col).cast(pl.String).alias("__t"))
+        _check_ids(tags, ["__t"], "run", [tag_col])
+    _check_run_duplicates(f, q, d, query_col, doc_col)
+    has_rank, has_score = rank_col in frame.columns, score_col in frame.columns
+    if has_score:
+        f = f.with_columns(pl.col(score_col).cast(pl.Float64).alias("__s"))
+    f = f.with_columns(pl.col("__pos").min().over(q).alias("__qpos"))
+    # THE ranking rule (rank asc or score desc, ties by doc id descending), as evaluate uses
+    by, descending = ranking_order("rank" if has_rank else "score", rank_col if has_rank else "__s", d)
+    f = f.sort([pl.col("__qpos"), *by], descending=[False, *descending], nulls_last=True)
+    f = f.with_columns(pl.int_range(1, pl.len() + 1).over(q).alias("__rank"))
+    if has_score and _scores_give_this_order(f, q, d):
+        score_text = pl.col("__s").cast(pl.String)
+    else:
+        score_text = (pl.len().over(q) - pl.col("__rank") + 1).cast(pl.Float64).cast(pl.String)
+    tag_expr = pl.col(tag_col).cast(pl.String) if tag_col is not None else pl.lit(str(tag))
+    fields = [pl.col(q), pl.lit("Q0"), pl.col(d), pl.col("__rank").cast(pl.String), score_text, tag_expr]
+    _write_text(f.select(pl.concat_str(fields, separator=" ").alias("line")), path)
+
+
+def _check_run_frame(
+    frame: pl.DataFrame, *, tag: object, tag_col: str | None, query_col: str, doc_col: str, score_col: str,
+    rank_col: str,
+) -> None:  # fmt: skip
+    """The columns write_trec_run needs, and a tag trec_eval's reader can read back."""
     _need(frame, query_col, "query_id", "run")
     _need(frame, doc_col, "doc_id", "run")
-    has_rank = rank_col in frame.columns
-    has_score = score_col in frame.columns
-    if not (has_rank or has_score):
+    if rank_col not in frame.columns and score_col not in frame.columns:
         msg = (
             f"The run frame has neither a score column {score_col!r} nor a rank column "
             f"{rank_col!r}. Available columns: {frame.columns}. "
@@ -474,13 +488,12 @@ def write_trec_run(
         raise ColumnNotFoundError(msg)
     if tag_col is not None:
         _need(frame, tag_col, "system", "run")
-    q, d = "__q", "__d"
-    f = frame.with_columns(
-        pl.col(query_col).cast(pl.String).alias(q),
-        pl.col(doc_col).cast(pl.String).alias(d),
-        pl.int_range(pl.len()).alias("__pos"),
-    )
-    _check_ids(f, [q, d], "run")
+    elif not isinstance(tag, str) or not tag or re.search(WS, tag):
+        expected = "a non-empty string without whitespace (the sixth field of each line)"
+        raise InvalidParameterError.for_value("tag", "write_trec_run", expected, tag)
+
+
+def _check_run_duplicates(f: pl.DataFrame, q: str, d: str, query_col: str, doc_col: str) -> None:
     n_dup = f.height - f.select(q, d).n_unique()
     if n_dup:
         example = f.filter(pl.struct(q, d).is_duplicated()).row(0, named=True)
@@ -490,19 +503,14 @@ def write_trec_run(
             "systems in one frame? Write one file per system (filter on the system column)."
         )
         raise DuplicateRowsError(msg)
-    if has_score:
-        f = f.with_columns(pl.col(score_col).cast(pl.Float64).alias("__s"))
-    f = f.with_columns(pl.col("__pos").min().over(q).alias("__qpos"))
-    if has_rank:
-        f = f.sort("__qpos", rank_col, "__pos", nulls_last=True)
-    else:
-        f = f.sort(["__qpos", "__s", d], descending=[False, True, True], nulls_last=True)
-    f = f.with_columns(pl.int_range(1, pl.len() + 1).over(q).alias("__rank"))
-    if has_score:
-        # does trec_eval's (score desc, doc desc) order reproduce this order?
-        prev_s = pl.col("__s").shift(1).over(q)
-        prev_d = pl.col(d).shift(1).over(q)
-        consistent = f.select(
+
+
+def _scores_give_this_order(f: pl.DataFrame, q: str, d: str) -> bool:
+    """Does trec_eval's (score desc, doc desc) order reproduce the frame's written order?"""
+    prev_s = pl.col("__s").shift(1).over(q)
+    prev_d = pl.col(d).shift(1).over(q)
+    return bool(
+        f.select(
             (
                 prev_s.is_null()
                 | (pl.col("__s") < prev_s)
@@ -511,27 +519,7 @@ def write_trec_run(
             & pl.col("__s").is_not_null().all()
             & pl.col("__s").is_finite().all()
         ).item()
-    else:
-        consistent = False
-    if consistent:
-        score_text = pl.col("__s").cast(pl.String)
-    else:
-        score_text = (pl.len().over(q) - pl.col("__rank") + 1).cast(pl.Float64).cast(pl.String)
-    tag_expr = pl.col(tag_col).cast(pl.String) if tag_col is not None else pl.lit(str(tag))
-    lines = f.select(
-        pl.concat_str(
-            [
-                pl.col(q),
-                pl.lit("Q0"),
-                pl.col(d),
-                pl.col("__rank").cast(pl.String),
-                score_text,
-                tag_expr,
-            ],
-            separator=" ",
-        ).alias("line")
     )
-    _write_text(lines, path)
 
 
 def write_trec_qrels(
@@ -577,7 +565,7 @@ def write_trec_qrels(
         pl.col(doc_col).cast(pl.String).alias("__d"),
         pl.col(relevance_col).alias("__r"),
     )
-    _check_ids(f, ["__q", "__d"], "qrels")
+    _check_ids(f, ["__q", "__d"], "qrels", [query_col, doc_col])
     rel = pl.col("__r")
     if f["__r"].null_count():
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from irframe.kernels import Gain
-from irframe.measures import binary, counts, graded  # noqa: F401 - registers the families
+from irframe.measures import binary, cascade, counts, fscore, graded  # noqa: F401 - registers the families
 from irframe.measures._base import (
     Ctx,
     Family,
@@ -41,6 +41,7 @@ from irframe.measures._base import (
     unregister,
 )
 from irframe.measures._parse import parse_measure, parse_measures, to_trec_name
+from irframe.measures.user import QueryView, define_measure
 
 __all__ = [
     "ALIASES",
@@ -59,10 +60,12 @@ __all__ = [
     "P",
     "Param",
     "Params",
+    "QueryView",
     "R",
     "Rprec",
     "Success",
     "TrecName",
+    "define_measure",
     "families",
     "family",
     "nDCG",

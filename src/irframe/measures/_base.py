@@ -36,6 +36,8 @@ __all__ = [
     "family",
     "fmt_num",
     "register",
+    "trec_names",
+    "unknown_measure",
 ]
 
 CutoffRule = Literal["required", "optional", "none"]
@@ -153,6 +155,21 @@ class Ctx(Protocol):
         """Register a per-query value over the ranked grades; return it as a column."""
         ...
 
+    def cumulative(
+        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
+    ) -> pl.Expr:
+        """Per query, the sum of ``expr`` over the first ``k`` rows (every row for None).
+
+        ``expr`` is per row, over the ranking (or the judgments with ``judgments=True``).
+        One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
+        """
+        ...
+
+    def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """A per-query list over the judgments (``expr`` not aggregated), usable inside
+        ``over_ranking`` expressions as a column of that length."""
+        ...
+
     def value(self, m: Measure) -> pl.Expr:
         """Another measure's per-query value (compiled once, shared by every user)."""
         ...
@@ -249,10 +266,42 @@ def family(name: str) -> Family:
     """The family called ``name`` (or whose alias it is); UnknownMeasureError otherwise."""
     fam = _REGISTRY.get(_ALIASES.get(name, name))
     if fam is None:
-        from irframe.measures._parse import unknown_measure  # the suggestions read the registry
-
         raise unknown_measure(name)
     return fam
+
+
+def trec_names(fam: Family) -> list[str]:
+    """Example trec_eval spellings of a family (placeholders filled with a first default)."""
+    return [t.format(t.cutoffs[0] if t.cutoffs else 10) for t in fam.trec]
+
+
+def unknown_measure(text: str) -> UnknownMeasureError:
+    """The error for an unknown measure name, with the nearest known spellings."""
+    fams = _REGISTRY
+    name, at, k = text.partition("@")
+    base = name.split("(")[0]
+    cutoff = f"@{k}" if at else ""
+    alias_map = _ALIASES
+    lowered = {n.lower(): alias_map.get(n, n) for n in (*fams, *alias_map)}
+    hint: list[str] = []
+    if base.lower() in lowered:  # right name, wrong case: the canonical spelling first
+        fam = fams[lowered[base.lower()]]
+        cut = "@10" if fam.cutoff == "required" and not cutoff else cutoff
+        hint.append(fam.name + name[len(base) :] + cut)
+    trec = [n for f in fams.values() for n in trec_names(f)]
+    for h in closest(base, [*fams, *alias_map, *trec], n=3):
+        target = fams.get(alias_map.get(h, h))
+        if target is None:
+            hint.append(h)
+        elif (target.cutoff == "none") == (not cutoff):
+            hint.append(h + cutoff)
+    hint = [h for h in dict.fromkeys(hint) if h != text]
+    msg = f"Unknown measure {text!r}."
+    if hint:
+        msg += " Did you mean " + " or ".join(repr(h) for h in hint) + "?"
+    msg += "\nHint: known families: " + ", ".join(fams) + "; aliases: " + ", ".join(alias_map)
+    msg += "; trec_eval names such as ndcg_cut_10, P_5, map, recip_rank (see 'irframe measures')."
+    return UnknownMeasureError(msg)
 
 
 def check_cutoff(k: object, where: str) -> int:
@@ -349,6 +398,9 @@ class Measure:
         return hash(self._key)
 
     def __reduce__(self) -> tuple[Any, ...]:
+        fam = self.definition
+        if fam.kind == "user":  # a worker process may not know it: ship the definition
+            return (_rebuild_user, (fam, self.cutoff, dict(self.params)))
         return (_rebuild, (self.family, self.cutoff, dict(self.params)))
 
     @property
@@ -407,6 +459,12 @@ _UNIVERSAL: dict[str, object] = {"rel": 1, "gain": "exp"}
 
 def _rebuild(family_name: str, cutoff: int | None, params: dict[str, Any]) -> Measure:
     return Measure(family_name, cutoff, **params)
+
+
+def _rebuild_user(fam: Family, cutoff: int | None, params: dict[str, Any]) -> Measure:
+    if fam.name not in _REGISTRY:
+        register(fam)
+    return Measure(fam.name, cutoff, **params)
 
 
 class _Frozen(Mapping[str, Any]):

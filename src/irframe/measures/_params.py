@@ -9,7 +9,7 @@ from irframe.exceptions import InvalidParameterError
 from irframe.kernels import Gain
 from irframe.measures._base import Param, fmt_num, number_param, to_number
 
-__all__ = ["GAIN", "REL", "parse_gains"]
+__all__ = ["GAIN", "JUDGED_ONLY", "REL", "bool_param", "parse_gains"]
 
 REL = number_param("rel", 1, "minimum grade counted as relevant (grade >= rel); trec_eval's -l")
 
@@ -56,9 +56,36 @@ GAIN = Param(
     "gain",
     "exp",
     "gain of a grade: 'exp' (2^rel - 1), 'linear' (rel, as trec_eval), or gains={grade:gain,...} "
-    "(unlisted grades keep the linear gain)",
+    "(unlisted grades keep the linear gain; gains must be finite; a negative gain lowers DCG, so "
+    "nDCG can fall below 0, never above 1: the ideal ranking uses only positive gains, and a "
+    "query without one scores 0). Under 'exp', grades must keep 2^grade x (judged documents) "
+    "below 2^1024 (grades up to about 1000), else evaluate raises",
     "'exp' | 'linear' | {grade: gain}",
     _convert_gain,
     _gain_text,
     aliases=("gains",),
+)
+
+
+def bool_param(name: str, default: bool, doc: str) -> Param:
+    """A True/False parameter (``True``, ``false``, ``1``, ``no`` ... from text)."""
+
+    def convert(value: object, source: str) -> bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "1", "yes"):
+            return True
+        if text in ("false", "0", "no"):
+            return False
+        raise InvalidParameterError.for_value(name, source, "True or False", value)
+
+    return Param(name, default, doc, "bool", convert, lambda v: (name, str(bool(v))))
+
+
+JUDGED_ONLY = bool_param(
+    "judged_only",
+    False,
+    "remove the unjudged documents (no judgment, or a negative grade) from the ranking before "
+    "the cutoff, as trec_eval -J and ir_measures' judged_only",
 )

@@ -9,8 +9,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from irframe.exceptions import InvalidParameterError, UnknownMeasureError, closest
-from irframe.measures._base import Family, Measure, aliases, check_cutoff, registry
+from irframe.exceptions import InvalidParameterError, UnknownMeasureError
+from irframe.measures._base import (
+    Family,
+    Measure,
+    aliases,
+    check_cutoff,
+    registry,
+    trec_names,
+    unknown_measure,
+)
 
 __all__ = ["parse_measure", "parse_measures", "to_trec_name", "trec_names", "unknown_measure"]
 
@@ -34,11 +42,6 @@ def _from_trec(text: str) -> Measure | None:
             return Measure.parsed(fam.name, check_cutoff(int(m["v"]), text), fixed, text)
         return Measure.parsed(fam.name, None, {**fixed, slot: m["v"]}, text)
     return None
-
-
-def trec_names(fam: Family) -> list[str]:
-    """Example trec_eval spellings of a family (placeholders filled with a first default)."""
-    return [t.format(t.cutoffs[0] if t.cutoffs else 10) for t in fam.trec]
 
 
 def to_trec_name(m: Measure, *, ignore: Sequence[str] = ("rel",)) -> str | None:
@@ -68,35 +71,6 @@ def to_trec_name(m: Measure, *, ignore: Sequence[str] = ("rel",)) -> str | None:
         if slot not in (None, "k") and m.cutoff is None:
             return t.format(float(m.params[slot]))
     return None
-
-
-def unknown_measure(text: str) -> UnknownMeasureError:
-    """The error for an unknown measure name, with the nearest known spellings."""
-    fams = registry()
-    name, at, k = text.partition("@")
-    base = name.split("(")[0]
-    cutoff = f"@{k}" if at else ""
-    alias_map = aliases()
-    lowered = {n.lower(): alias_map.get(n, n) for n in (*fams, *alias_map)}
-    hint: list[str] = []
-    if base.lower() in lowered:  # right name, wrong case: the canonical spelling first
-        fam = fams[lowered[base.lower()]]
-        cut = "@10" if fam.cutoff == "required" and not cutoff else cutoff
-        hint.append(fam.name + name[len(base) :] + cut)
-    trec = [n for f in fams.values() for n in trec_names(f)]
-    for h in closest(base, [*fams, *alias_map, *trec], n=3):
-        target = fams.get(alias_map.get(h, h))
-        if target is None:
-            hint.append(h)
-        elif (target.cutoff == "none") == (not cutoff):
-            hint.append(h + cutoff)
-    hint = [h for h in dict.fromkeys(hint) if h != text]
-    msg = f"Unknown measure {text!r}."
-    if hint:
-        msg += " Did you mean " + " or ".join(repr(h) for h in hint) + "?"
-    msg += "\nHint: known families: " + ", ".join(fams) + "; aliases: " + ", ".join(alias_map)
-    msg += "; trec_eval names such as ndcg_cut_10, P_5, map, recip_rank (see 'irframe measures')."
-    return UnknownMeasureError(msg)
 
 
 def _split_params(text: str, source: str) -> dict[str, str]:

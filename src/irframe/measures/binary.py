@@ -14,12 +14,17 @@ import polars as pl
 
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
-from irframe.measures._params import REL
+from irframe.measures._params import JUDGED_ONLY, REL
 
-__all__: list[str] = []
+__all__ = ["TREC_CUTOFFS", "num_rel", "over_r", "per_k", "ranked", "rel_ret"]
 
 TREC_CUTOFFS = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
 _OFFICIAL = ("official", "all_trec")
+
+
+def ranked(m: Measure) -> pl.Expr:
+    """The ranked grades ``m`` reads: all of them, or only the judged (``judged_only``)."""
+    return K.grades(bool(m.params.get("judged_only", False)))
 
 
 def num_rel(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -29,7 +34,7 @@ def num_rel(m: Measure, ctx: Ctx) -> pl.Expr:
 
 def rel_ret(m: Measure, ctx: Ctx) -> pl.Expr:
     """Relevant documents in the top k (the whole ranking without a cutoff)."""
-    return ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"]))
+    return ctx.value(Measure("NumRelRet", m.cutoff, rel=m.params["rel"], judged_only=m.params["judged_only"]))
 
 
 def over_r(numer: pl.Expr, m: Measure, ctx: Ctx) -> pl.Expr:
@@ -49,7 +54,8 @@ def per_k(numer: pl.Expr, k: int, ctx: Ctx) -> pl.Expr:
 
 
 def _numrelret(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.over_ranking(m, "n", K.rel_ret(m.params["rel"], m.cutoff))
+    rel = K.relevant(m.params["rel"], ranked(m)).cast(pl.UInt32)
+    return ctx.cumulative(m, "n", rel, m.cutoff)
 
 
 def _numrel(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -69,11 +75,16 @@ def _success(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _rr(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.over_ranking(m, "rr", K.reciprocal_rank(m.params["rel"], m.cutoff))
+    # the first relevant rank, over the whole ranking: one column serves every cutoff
+    uncut = Measure("RR", rel=m.params["rel"], judged_only=m.params["judged_only"])
+    first = ctx.over_ranking(uncut, "first", K.first_relevant(m.params["rel"], ranked(m)))
+    within = first > 0 if m.cutoff is None else (first > 0) & (first <= m.cutoff)
+    return pl.when(within).then(1.0 / first).otherwise(0.0)
 
 
 def _ap(m: Measure, ctx: Ctx) -> pl.Expr:
-    return over_r(ctx.over_ranking(m, "sum", K.ap_sum(m.params["rel"], m.cutoff)), m, ctx)
+    terms = K.ap_terms(m.params["rel"], ranked(m))
+    return over_r(ctx.cumulative(m, "sum", terms, m.cutoff), m, ctx)
 
 
 def r_and_n_in_ranking(m: Measure, ctx: Ctx) -> tuple[pl.Expr, pl.Expr]:
@@ -87,15 +98,16 @@ def r_and_n_in_ranking(m: Measure, ctx: Ctx) -> tuple[pl.Expr, pl.Expr]:
 
 def _rprec(m: Measure, ctx: Ctx) -> pl.Expr:
     r, _ = r_and_n_in_ranking(m, ctx)
-    return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r)), m, ctx)
+    return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r, ranked(m))), m, ctx)
 
 
 def _bpref(m: Measure, ctx: Ctx) -> pl.Expr:
     r, n = r_and_n_in_ranking(m, ctx)
-    return over_r(ctx.over_ranking(m, "sum", K.bpref_sum(m.params["rel"], r, n)), m, ctx)
+    return over_r(ctx.over_ranking(m, "sum", K.bpref_sum(m.params["rel"], r, n, ranked(m))), m, ctx)
 
 
-_REL = Params((REL,))
+_REL = Params((REL, JUDGED_ONLY))
+_REL_ONLY = Params((REL,))
 
 register(Family(
     "P", "precision: relevant in the top k, divided by k", _p, _REL, "required",
@@ -146,7 +158,7 @@ register(Family(
     formula=r"\sum_{i \le k} [g_i \ge rel]", ir_measures="NumRelRet",
 ))  # fmt: skip
 register(Family(
-    "NumRel", "number of judged relevant documents", _numrel, _REL, "none",
+    "NumRel", "number of judged relevant documents", _numrel, _REL_ONLY, "none",
     trec=(TrecName("num_rel", groups=_OFFICIAL),), trec_total="sum", kind="counts",
     formula=r"R = |\{d : g_d \ge rel\}|", ir_measures="NumRel",
 ))  # fmt: skip

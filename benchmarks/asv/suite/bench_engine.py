@@ -1,0 +1,165 @@
+"""``irframe.evaluate`` end to end and stage by stage, the TREC reader and ``compare``.
+
+Engine internals (``functions.build``, ``_engine.collect`` ...) are private and may move; a
+benchmark whose stage no longer exists raises ``NotImplementedError`` in ``setup``, which asv
+reports as skipped for that commit instead of failing the run.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+from . import BENCH_DIR  # noqa: F401  (puts benchmarks/ on sys.path)
+
+ROWS = [100_000, 1_000_000]
+ROW_NAMES = ["1e5", "1e6"]
+
+
+def _data(rows: int) -> tuple[Any, Any]:
+    import synth
+
+    return synth.make(rows)  # pandas run + qrels, cached as parquet after the first call
+
+
+def _measures(kind: str) -> list[str]:
+    import contenders
+
+    return contenders.MEASURES if kind == "5" else contenders.CLASSIC_47
+
+
+class Evaluate:
+    """``irframe.evaluate`` per query, from polars and pandas frames, 5 and 47 measures."""
+
+    params = (ROWS, ["polars", "pandas"], ["5", "47"])
+    param_names: ClassVar = ["rows", "input", "measures"]
+    timeout = 600
+
+    def setup(self, rows: int, kind: str, measures: str) -> None:
+        import polars as pl
+
+        warnings.simplefilter("ignore")
+        import irframe
+
+        run, qrels = _data(rows)
+        if kind == "polars":
+            run, qrels = pl.from_pandas(run), pl.from_pandas(qrels)
+        self.run, self.qrels, self.measures = run, qrels, _measures(measures)
+        self.evaluate = irframe.evaluate
+        self.evaluate(run.head(1000), self.measures, qrels)  # warm-up: lazy imports, thread pools
+
+    def time_evaluate_per_query(self, rows: int, kind: str, measures: str) -> None:
+        self.evaluate(self.run, self.measures, self.qrels, per_query=True)
+
+    def time_evaluate_means(self, rows: int, kind: str, measures: str) -> None:
+        self.evaluate(self.run, self.measures, self.qrels)
+
+    def peakmem_evaluate_per_query(self, rows: int, kind: str, measures: str) -> None:
+        self.evaluate(self.run, self.measures, self.qrels, per_query=True)
+
+
+class Stages:
+    """The engine's stages on polars frames: parse the measures, build the plan, collect it
+    (join + per-query kernels + input checks), finish the per-query table and the means."""
+
+    params = (ROWS,)
+    param_names: ClassVar = ["rows"]
+    timeout = 600
+
+    def setup(self, rows: int) -> None:
+        import polars as pl
+
+        try:
+            from irframe import _engine
+            from irframe.functions import build
+        except ImportError as exc:
+            msg = f"engine stage not found: {exc}"
+            raise NotImplementedError(msg) from exc
+        if not all(hasattr(_engine, f) for f in ("collect", "per_query_table", "summarize")):
+            msg = "engine stages moved"
+            raise NotImplementedError(msg)
+        warnings.simplefilter("ignore")
+        run, qrels = _data(rows)
+        self.run, self.qrels = pl.from_pandas(run).lazy(), pl.from_pandas(qrels)
+        self.measures = _measures("5")
+        self.engine, self.build = _engine, build
+        self.plan = build(self.run, self.measures, self.qrels, per_query=True)
+        self.plan2, self.table = _engine.collect(self.plan)
+
+    def time_build_plan(self, rows: int) -> None:
+        self.build(self.run, self.measures, self.qrels, per_query=True)
+
+    def time_collect(self, rows: int) -> None:
+        self.engine.collect(self.plan)
+
+    def time_per_query_table(self, rows: int) -> None:
+        self.engine.per_query_table(self.plan2, self.table.lazy()).collect()
+
+    def time_summarize(self, rows: int) -> None:
+        self.engine.summarize(self.plan2, self.table).collect()
+
+
+class Reader:
+    """``read_trec_run`` and ``read_trec_qrels`` on the benchmark data written as TREC files."""
+
+    params = (ROWS,)
+    param_names: ClassVar = ["rows"]
+    timeout = 600
+
+    def setup(self, rows: int) -> None:
+        import synth
+        from irframe.io import read_trec_qrels, read_trec_run
+
+        self.qrels_path, self.run_path = synth.trec_files(rows)  # written once, cached
+        self.read_run, self.read_qrels = read_trec_run, read_trec_qrels
+
+    def time_read_trec_run(self, rows: int) -> None:
+        self.read_run(self.run_path)
+
+    def time_read_trec_qrels(self, rows: int) -> None:
+        self.read_qrels(self.qrels_path)
+
+    def peakmem_read_trec_run(self, rows: int) -> None:
+        self.read_run(self.run_path)
+
+
+class Compare:
+    """``irframe.compare`` of two systems (the benchmark run and a noisier copy), 3 measures,
+    randomization test with 1,000 permutations and 1,000 bootstrap samples."""
+
+    params = (ROWS,)
+    param_names: ClassVar = ["rows"]
+    timeout = 600
+
+    def setup(self, rows: int) -> None:
+        import numpy as np
+        import polars as pl
+
+        warnings.simplefilter("ignore")
+        run, qrels = _data(rows)
+        noisy = run.assign(score=run["score"] + np.random.default_rng(1).normal(0, 0.5, len(run)).round(2))
+        self.runs = {"base": pl.from_pandas(run), "noisy": pl.from_pandas(noisy)}
+        self.qrels = pl.from_pandas(qrels)
+        from irframe import compare
+
+        self.compare = compare
+
+    def time_compare(self, rows: int) -> None:
+        self.compare(self.runs, self.qrels, n_permutations=1000, n_bootstrap=1000)
+
+
+class Measures:
+    """Parse the 47 classic trec measure names (the measure registry's lookup cost)."""
+
+    def setup(self) -> None:
+        from irframe.measures import parse_measures
+
+        self.parse, self.names = parse_measures, _measures("47")
+
+    def time_parse_47_measures(self) -> None:
+        self.parse(self.names)
+
+
+def timeraw_import_irframe() -> str:
+    """``import irframe`` in a fresh interpreter (target: under 0.3 s)."""
+    return "import irframe"

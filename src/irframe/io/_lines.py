@@ -1,0 +1,151 @@
+"""Cut a byte stream into batches of whole lines, bounded in memory, and check their bytes.
+
+Every batch holds complete lines whose ends are normalised to ``\\n`` (``\\r\\n`` and a
+lone ``\\r``, classic Mac OS, end a line too).  The reader never holds more than one
+batch (a few MiB) plus one line, whatever the size of the stream, so a gzip bomb or a
+file of newlines costs memory proportional to what is kept, not to what is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NoReturn
+
+import numpy as np
+
+from irframe.io._source import ByteReader, TrecFormatError
+
+__all__ = ["LINE_LIMIT", "Batch", "batches", "count_byte", "first_bad_byte", "line_at", "raise_bad_line"]
+
+LINE_LIMIT = 2**20
+"""Longest line accepted, in bytes (1 MiB): a TREC line is a few dozen bytes."""
+_BATCH_BYTES = 4 * 2**20
+_SHOWN_CHARS = 1000
+_BOM = b"\xef\xbb\xbf"
+# bytes no text file holds: NUL and the C0 controls that are not whitespace
+_BAD = np.zeros(256, dtype=bool)
+_BAD[[*range(0x09), *range(0x0E, 0x20)]] = True
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Whole lines (``\\n``-terminated except possibly the last one of the stream)."""
+
+    data: bytes
+    first_line: int  # 1-based number of the batch's first line in the file
+    n_newlines: int
+
+
+def _normalise(part: bytes) -> bytes:
+    if b"\r" in part:
+        part = part.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return part
+
+
+def _last_end(data: bytes, eof: bool) -> int:
+    """Index just after the last line end of ``data`` (0: none).
+
+    A ``\\r`` as the very last byte does not count before the end of the stream: the
+    next byte may be the ``\\n`` of a ``\\r\\n`` pair.
+    """
+    scan = data if eof or not data.endswith(b"\r") else data[:-1]
+    return max(scan.rfind(b"\n"), scan.rfind(b"\r")) + 1
+
+
+def _first_end(data: bytes) -> int:
+    ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+    return min(ends) if ends else len(data)
+
+
+def _too_long(name: str, lineno: int, start: bytes) -> TrecFormatError:
+    msg = (
+        f"{name}:{lineno}: line longer than {LINE_LIMIT} bytes (1 MiB), starting "
+        f"{start[:80]!r}; a TREC line holds a few short fields. Hint: is this a TREC file?"
+    )
+    return TrecFormatError(msg)
+
+
+def _read(stream: ByteReader, name: str) -> bytes:
+    try:
+        return stream.read(LINE_LIMIT)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        msg = f"Cannot read {name!r}: corrupt or truncated gzip data ({exc})."
+        raise TrecFormatError(msg) from None
+    except UnicodeEncodeError as exc:
+        msg = f"Cannot read {name!r}: the text stream holds characters that are not valid text ({exc})."
+        raise TrecFormatError(msg) from None
+
+
+def batches(stream: ByteReader, name: str) -> Iterator[Batch]:
+    """Batches of whole lines of ``stream``; raise on a line longer than :data:`LINE_LIMIT`."""
+    parts: list[bytes] = []
+    size = 0
+    tail = b""  # the bytes after the last line end read so far
+    lineno = 1  # number of the first line of ``parts``
+    lines_in_parts = 0
+    first = True
+    while True:
+        block = _read(stream, name)
+        eof = not block
+        if first and block.startswith(_BOM):  # a byte-order mark is not part of the first id
+            block = block[len(_BOM) :]
+        first = False
+        data = tail + block
+        cut = len(data) if eof else _last_end(data, eof=False)
+        if cut == 0 and not eof:  # no line end yet: keep reading (up to the limit)
+            if len(data) > LINE_LIMIT:
+                raise _too_long(name, lineno + lines_in_parts, data)
+            tail = data
+            continue
+        if _first_end(data) > LINE_LIMIT:
+            raise _too_long(name, lineno + lines_in_parts, data)
+        part = _normalise(data[:cut])
+        tail = data[cut:]
+        parts.append(part)
+        size += len(part)
+        lines_in_parts += count_byte(part, 0x0A)
+        if size >= _BATCH_BYTES or (eof and size):
+            yield Batch(b"".join(parts), lineno, lines_in_parts)
+            lineno += lines_in_parts
+            parts, size, lines_in_parts = [], 0, 0
+        if eof:
+            return
+
+
+def count_byte(data: bytes, byte: int) -> int:
+    """How many times ``byte`` occurs in ``data`` (numpy: several times faster than bytes.count)."""
+    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == byte))
+
+
+def first_bad_byte(data: bytes) -> int:
+    """Index of the first NUL or non-whitespace control byte of ``data`` (-1: none)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    found = np.flatnonzero(_BAD[arr])
+    return int(found[0]) if found.size else -1
+
+
+def line_at(batch: Batch, pos: int) -> tuple[int, bytes]:
+    """(1-based line number, the line's bytes) of the byte at ``pos`` in ``batch``."""
+    data = batch.data
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    end = len(data) if end < 0 else end
+    return batch.first_line + data.count(b"\n", 0, start), data[start:end]
+
+
+def raise_bad_line(
+    lineno: int, line: str | bytes, *, name: str, what: str, reason: str, n_more: int = 0
+) -> NoReturn:
+    """Raise :class:`TrecFormatError` ``file:line: malformed <what> line: <reason>: <line>``."""
+    if isinstance(line, bytes):
+        with contextlib.suppress(UnicodeDecodeError):
+            line = line.decode("utf-8")
+    shown = line if len(line) <= _SHOWN_CHARS else line[:_SHOWN_CHARS]
+    cut = f" (first {_SHOWN_CHARS} of {len(line)})" if len(line) > _SHOWN_CHARS else ""
+    more = f" ({n_more} more malformed line(s) follow)" if n_more > 0 else ""
+    msg = f"{name}:{lineno}: malformed {what} line: {reason}: {shown!r}{cut}{more}."
+    raise TrecFormatError(msg)
