@@ -174,3 +174,28 @@ def test_keyed_equals_general_plan(
     with keyed_spy(None if weak is None else _weak(weak)):
         got = evaluate(run, qrels)
     assert got.equals(general(run, qrels))
+
+
+def test_systems_partition_the_run() -> None:
+    # two systems answer the same queries: the run repeats (query, doc), the qrels do not
+    rng = random.Random(3)
+    run: dict[str, list[Any]] = {"system": [], "query_id": [], "doc_id": [], "score": []}
+    for system in ("bm25", "dense"):
+        for q in ("q1", "q2"):
+            for d in "abcdef":
+                run["system"].append(system)
+                run["query_id"].append(q)
+                run["doc_id"].append(d)
+                run["score"].append(rng.choice([0.5, 1.0, 2.0]))
+    qrels = {"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "c", "f", "a"], "relevance": [1, 2, 1, 1]}
+    with keyed_spy() as used:
+        got = evaluate(run, qrels, by="system")
+    assert used == [True]
+    assert got.equals(general(run, qrels, by="system"))
+    for system in ("bm25", "dense"):
+        keep = [s == system for s in run["system"]]
+        cols = ("query_id", "doc_id", "score")
+        part = {k: [v for v, ok in zip(run[k], keep, strict=True) if ok] for k in cols}
+        expected = oracle_evaluate(part, qrels, LABELS, missing="zero")
+        mine = got.filter(pl.col("system") == system).drop("system")
+        assert_close_dicts(per_query_dict(mine, LABELS), expected, tol=1e-12)
