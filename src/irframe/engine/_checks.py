@@ -23,7 +23,6 @@ from irframe.engine._plan import (
     Q_N,
     Q_NULL,
     Plan,
-    dup_probe,
 )
 from irframe.exceptions import (
     DuplicateRowsError,
@@ -68,8 +67,8 @@ def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
     out = {}
     if plan.dup_probe is not None:
         out["run"] = plan.dup_probe
-    if plan.qrels_rows is not None:
-        out["qrels"] = plan.qrels_rows.select(dup_probe([*plan.qrels_keys, plan.cols.doc]))
+    if plan.qrels_probe is not None:
+        out["qrels"] = plan.qrels_probe
     return out
 
 

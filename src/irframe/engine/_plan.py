@@ -25,7 +25,7 @@ What happens to the edge cases is decided here, once:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -33,7 +33,11 @@ from irframe import kernels as K
 from irframe._columns import RunColumns
 from irframe._options import Missing, Options
 from irframe.engine._compile import N_ROWS, PREFIX, Compiler
+from irframe.engine._keyed import GID as KGID
+from irframe.engine._keyed import Keyed, can_key, combined_hash, distinct, join_grades, keyed_rows
 from irframe.measures import Measure
+
+USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
 
 __all__ = [
     "DISAGREE", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL",
@@ -62,6 +66,7 @@ class Plan:
     measures: tuple[tuple[str, Measure], ...]
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
+    qrels_probe: pl.LazyFrame | None  # the same for the qrels (None: proven distinct)
     qrels_rows: pl.LazyFrame | None  # the prepared qrels (query, doc, grade) ...
     qrels_keys: tuple[str, ...]  # ... and their per-query keys, for the duplicate check
     n_segments: int | None  # presorted plan: runs of equal keys found by the order check
@@ -240,6 +245,66 @@ def _group_run(
     return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
+def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _Keyed | None:
+    """The keyed fast path's ordered rows (``None``: the general plan must run).
+
+    The inputs come back in memory (the later steps do not read them again), with the
+    qrels' per-query table, collected alongside them.  Not for list-valued judgments
+    read by ranking kernels (copied onto every row, they would cost rows x judgments).
+    """
+    qstats = _qrels_stats(inp, cols, comp, exp_gain)
+    if inp.qrels is None or qstats is None:
+        return None
+    run, qrels, judged = pl.collect_all([inp.rows, inp.qrels, qstats])
+    if not can_key(run, qrels, cols, inp.qkeys):
+        return None
+    if not distinct(run.select(combined_hash([*cols.keys, cols.doc])).to_series()):
+        return None  # duplicates (or a collision): the general plan's check decides
+    rel = join_grades(run, qrels, inp.qkeys, cols.doc)
+    keyed = None if rel is None else keyed_rows(run, cols, rel)
+    if keyed is None:
+        return None
+    return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged)
+
+
+@dataclass(frozen=True)
+class _Keyed:
+    inp: _Inputs  # in memory
+    keyed: Keyed
+    judged: pl.DataFrame  # the qrels' per-query table
+
+
+def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame) -> pl.LazyFrame:
+    """ONE group_by over the keyed rows (sorted GID): the diagnostics and the kernels."""
+    rows, groups = keyed.rows, keyed.groups
+    if comp.rn:
+        rn = groups.join(
+            qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left", maintain_order="left"
+        )
+        gid = rows.get_column(KGID)
+        rows = rows.with_columns(rn.get_column(c).gather(gid) for c in sorted(comp.rn))
+    per_q = rows.group_by(KGID, maintain_order=True).agg(pl.len().alias(N_ROWS), **comp.ranked)
+    zero = pl.lit(0, dtype=pl.UInt32)
+    return (
+        groups.hstack(per_q.drop(KGID).get_columns())
+        .with_columns(zero.alias(N_BAD), zero.alias(N_NULLDOC), pl.lit(True).alias(IN_RUN))
+        .lazy()
+    )
+
+
+def _per_query(
+    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, fast: _Keyed | None,
+    exp_gain: bool,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
+    """The run's per-query table (keyed path or general plan) and the qrels' one."""
+    if fast is not None:
+        return _group_keyed(fast.keyed, inp, comp, fast.judged), fast.judged.lazy()
+    qstats = _qrels_stats(inp, cols, comp, exp_gain)
+    rows = _join_grades(inp, cols, opts, presorted)
+    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=exp_gain)
+    return per_q, qstats
+
+
 def _with_expected(
     per_q: pl.LazyFrame, qstats: pl.LazyFrame | None, cols: RunColumns, *, partitions: tuple[str, ...],
     partition_values: pl.LazyFrame | None,
@@ -305,34 +370,37 @@ def build_plan(
 
     With ``detect_order`` (in-memory input), a run whose rows are already in ranking
     order within each query (the usual shape of a search log) is detected with one cheap
-    pass and not re-sorted: the kernels run directly in the group_by of step 2.
+    pass and not re-sorted.  Other in-memory input with qrels takes the keyed path
+    (:mod:`~irframe.engine._keyed`); both run the kernels in the group_by of step 2.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
     presorted = n_segments is not None
+    keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
     if presorted and comp.rn_lists and qrels is not None:
         # the judged grades as a list on every run row would cost rows x judgments
         again = {"partition_values": partition_values, "allow_empty": allow_empty}
         return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
-    rows = _join_grades(inp, cols, opts, presorted)
     exp_gain = exp_gain_labels(measures)
-    qstats = _qrels_stats(inp, cols, comp, bool(exp_gain))
-    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=bool(exp_gain))
+    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
+    if fast is not None:
+        inp = fast.inp
+    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast, exp_gain=bool(exp_gain))
+    done = presorted or fast is not None  # the kernels ran in the group_by
     partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
     table = _with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if presorted else ())]).fill_null(
-            0
-        ),
+        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if done else ())]).fill_null(0),
     )
-    table = _run_kernels(table, comp, presorted).with_columns(
+    table = _run_kernels(table, comp, done).with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
+    probes = _dup_probes(run, inp, cols, check_run=opts.duplicates == "error" and fast is None, keyed=fast)
 
     def slow() -> Plan:
         again = {"opts": opts, "partition_values": partition_values, "allow_empty": allow_empty}
@@ -343,7 +411,8 @@ def build_plan(
         cols=cols,
         measures=tuple(measures),
         allow_empty=allow_empty,
-        dup_probe=None if opts.duplicates == "first" else run.select(dup_probe([*cols.keys, cols.doc])),
+        dup_probe=probes[0],
+        qrels_probe=probes[1],
         qrels_rows=inp.qrels,
         qrels_keys=tuple(inp.qkeys),
         n_segments=n_segments,
@@ -355,6 +424,16 @@ def build_plan(
         grade_col=qrels_cols[2] if qrels_cols is not None else str(cols.relevance),
         exp_gain=exp_gain,
     )
+
+
+def _dup_probes(
+    run: pl.LazyFrame, inp: _Inputs, cols: RunColumns, *, check_run: bool, keyed: _Keyed | None
+) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:  # fmt: skip
+    """The duplicate probes of the run and the qrels (the keyed path proved both distinct)."""
+    run_probe = run.select(dup_probe([*cols.keys, cols.doc])) if check_run else None
+    if inp.qrels is None or keyed is not None:
+        return run_probe, None
+    return run_probe, inp.qrels.select(dup_probe([*inp.qkeys, cols.doc]))
 
 
 def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:
@@ -382,7 +461,4 @@ def dup_probe(cols: Sequence[str]) -> pl.Expr:
     between columns does not collide): 2.3x cheaper than hashing a struct at 1e7 rows.
     A collision only costs the exact check that runs before any error is raised.
     """
-    row_hash = pl.col(cols[0]).hash(seed=1)
-    for i, c in enumerate(cols[1:], start=2):
-        row_hash = row_hash ^ pl.col(c).hash(seed=i)
-    return pl.len() - row_hash.n_unique()
+    return pl.len() - combined_hash(cols).n_unique()

@@ -1,0 +1,201 @@
+"""The keyed fast path (u64 hash keys, one arg_sort) gives the general plan's results.
+
+Every fallback is forced through the hash seam (``_keyed.column_hash``): collisions in
+the join key, query hashes sharing their top bits, two queries with one 64-bit hash.
+Expected values come from the plain-Python oracle and from the general plan (the
+keyed path switched off), compared per query.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irframe
+from datagen import run_and_qrels
+from helpers import assert_close_dicts, per_query_dict
+from irframe.engine import _keyed, _plan
+from oracle import oracle_evaluate
+
+LABELS = ["AP", "nDCG@3", "P@2", "RR", "R@5", "Rprec", "Bpref", "Judged@4"]
+Hash = Callable[[str, int], pl.Expr]
+
+
+@contextmanager
+def keyed_spy(hash_fn: Hash | None = None, *, enabled: bool = True) -> Iterator[list[bool]]:
+    """Record whether the keyed path ran (True) or fell back (False) on each call."""
+    used: list[bool] = []
+    original = _plan._keyed
+
+    def spy(*args: Any) -> Any:
+        out = original(*args)
+        used.append(out is not None)
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_plan, "_keyed", spy)
+        mp.setattr(_plan, "USE_KEYED", enabled)
+        if hash_fn is not None:
+            mp.setattr(_keyed, "column_hash", hash_fn)
+        yield used
+
+
+def evaluate(run: dict[str, list[Any]], qrels: dict[str, list[Any]], **kw: Any) -> pl.DataFrame:
+    return irframe.evaluate(
+        pl.DataFrame(run, strict=False), LABELS, pl.DataFrame(qrels, strict=False), per_query=True, **kw
+    )
+
+
+def general(run: dict[str, list[Any]], qrels: dict[str, list[Any]], **kw: Any) -> pl.DataFrame:
+    with keyed_spy(enabled=False) as used:
+        out = evaluate(run, qrels, **kw)
+    assert used == []
+    return out
+
+
+def check(run: dict[str, list[Any]], qrels: dict[str, list[Any]], hash_fn: Hash | None, keyed: bool) -> None:
+    """The keyed path (taken or not, as expected) equals the oracle and the general plan."""
+    with keyed_spy(hash_fn) as used:
+        got = evaluate(run, qrels)
+    assert used == [keyed]
+    expected = oracle_evaluate(run, qrels, LABELS, missing="zero")
+    assert_close_dicts(per_query_dict(got, LABELS), expected, tol=1e-12)
+    assert got.equals(general(run, qrels))
+
+
+def _weak(bits: int) -> Hash:
+    """A hash keeping only the low ``bits`` bits: collisions everywhere."""
+    return lambda name, seed: pl.col(name).hash(seed=seed) & pl.lit((1 << bits) - 1, dtype=pl.UInt64)
+
+
+def _by_length(name: str, seed: int) -> pl.Expr:
+    """Ids of equal length collide (across the run and the qrels alike)."""
+    return pl.col(name).cast(pl.String).str.len_bytes().cast(pl.UInt64) * pl.lit(seed, dtype=pl.UInt64)
+
+
+RUN = {
+    "query_id": ["q1"] * 5 + ["q2"] * 4,
+    "doc_id": ["a", "bb", "c", "dd", "e", "a", "bb", "f", "gg"],
+    "score": [0.5, 0.5, 0.7, 0.0, -0.0, 1.0, 1.0, 1.0, 0.25],
+}
+QRELS = {
+    "query_id": ["q1", "q1", "q1", "q1", "q2", "q2", "q3"],
+    "doc_id": ["a", "dd", "e", "x", "bb", "gg", "a"],
+    "relevance": [1, 2, 0, 1, 1, 0, 1],
+}
+
+
+def test_keyed_path_runs_and_matches() -> None:
+    check(RUN, QRELS, None, keyed=True)
+
+
+def test_negative_zero_ties_with_zero() -> None:
+    # dd (0.0) and e (-0.0) tie: e ranks first (doc id descending), not as by IEEE bits
+    run = {"query_id": ["q"] * 3, "doc_id": ["dd", "e", "f"], "score": [0.0, -0.0, -1.0]}
+    qrels = {"query_id": ["q", "q"], "doc_id": ["dd", "f"], "relevance": [1, 1]}
+    check(run, qrels, None, keyed=True)
+    with keyed_spy():
+        rr = evaluate(run, qrels).item(0, "RR")
+    assert rr == 0.5  # e (unjudged) first, then dd
+
+
+def test_integer_doc_ids_tie_as_strings() -> None:
+    # 9 and 10 tie: "9" > "10" as strings, so 9 ranks first
+    run = {"query_id": ["q"] * 3, "doc_id": [10, 9, 100], "score": [1.0, 1.0, 1.0]}
+    qrels = {"query_id": ["q"], "doc_id": [9], "relevance": [1]}
+    with keyed_spy() as used:
+        got = irframe.evaluate(pl.DataFrame(run), ["RR"], pl.DataFrame(qrels), per_query=True)
+    assert used == [True]
+    assert got.item(0, "RR") == 1.0
+    qrels_str = {"query_id": ["q"], "doc_id": ["10"], "relevance": [1]}
+    got = irframe.evaluate(pl.DataFrame(run), ["RR"], pl.DataFrame(qrels_str), per_query=True)
+    assert got.item(0, "RR") == 1 / 3  # "9" > "100" > "10"
+
+
+def test_join_collision_across_frames_falls_back() -> None:
+    # distinct keys within each frame, but run (q1, a) and qrels (q1, e) share one
+    run = {"query_id": ["q1", "q1"], "doc_id": ["a", "bb"], "score": [1.0, 2.0]}
+    qrels = {"query_id": ["q1", "q1"], "doc_id": ["e", "bb"], "relevance": [1, 1]}
+    check(run, qrels, _by_length, keyed=False)
+
+
+def test_duplicate_keys_fall_back() -> None:
+    check(RUN, QRELS, _weak(2), keyed=False)
+
+
+def test_query_prefix_collisions_are_sorted_exactly() -> None:
+    # every hash below 2**32: all queries share the top bits of the sort key
+    rng = random.Random(7)
+    run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+    qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
+    for q in range(6):
+        for d in range(15):
+            run["query_id"].append(f"q{q}")
+            run["doc_id"].append(f"d{d}")
+            run["score"].append(rng.choice([0.1, 0.2, 0.3, -0.0, 0.0]))
+            if rng.random() < 0.6:
+                qrels["query_id"].append(f"q{q}")
+                qrels["doc_id"].append(f"d{d}")
+                qrels["relevance"].append(rng.choice([0, 1, 2]))
+    check(run, qrels, _weak(32), keyed=True)
+
+
+def test_query_hash_collision_falls_back() -> None:
+    # q1 and q2 get one hash; their documents differ, so every key is still distinct
+    def merge_queries(name: str, seed: int) -> pl.Expr:
+        col = pl.col(name).cast(pl.String)
+        return pl.when(col == "q2").then(pl.lit("q1")).otherwise(col).hash(seed=seed)
+
+    run = {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": list("abcd"), "score": [1.0, 2.0, 3.0, 0.5]}
+    qrels = {"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 1]}
+    check(run, qrels, merge_queries, keyed=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    data=run_and_qrels(grades=(-1, 0, 0, 1, 2, 0.5)),
+    use_rank=st.booleans(),
+    weak=st.sampled_from([None, 32, 40, 6]),
+)
+def test_keyed_equals_general_plan(
+    data: tuple[dict[str, list[Any]], dict[str, list[Any]]], use_rank: bool, weak: int | None
+) -> None:
+    run, qrels = data
+    if use_rank:  # an integer rank column with ties, in the run's row order
+        ranks = [int(s * 3) for s in run["score"]]
+        run = {"query_id": run["query_id"], "doc_id": run["doc_id"], "rank": ranks}
+    with keyed_spy(None if weak is None else _weak(weak)):
+        got = evaluate(run, qrels)
+    assert got.equals(general(run, qrels))
+
+
+def test_systems_partition_the_run() -> None:
+    # two systems answer the same queries: the run repeats (query, doc), the qrels do not
+    rng = random.Random(3)
+    run: dict[str, list[Any]] = {"system": [], "query_id": [], "doc_id": [], "score": []}
+    for system in ("bm25", "dense"):
+        for q in ("q1", "q2"):
+            for d in "abcdef":
+                run["system"].append(system)
+                run["query_id"].append(q)
+                run["doc_id"].append(d)
+                run["score"].append(rng.choice([0.5, 1.0, 2.0]))
+    qrels = {"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "c", "f", "a"], "relevance": [1, 2, 1, 1]}
+    with keyed_spy() as used:
+        got = evaluate(run, qrels, by="system")
+    assert used == [True]
+    assert got.equals(general(run, qrels, by="system"))
+    for system in ("bm25", "dense"):
+        keep = [s == system for s in run["system"]]
+        cols = ("query_id", "doc_id", "score")
+        part = {k: [v for v, ok in zip(run[k], keep, strict=True) if ok] for k in cols}
+        expected = oracle_evaluate(part, qrels, LABELS, missing="zero")
+        mine = got.filter(pl.col("system") == system).drop("system")
+        assert_close_dicts(per_query_dict(mine, LABELS), expected, tol=1e-12)
