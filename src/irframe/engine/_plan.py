@@ -376,7 +376,9 @@ def build_plan(
     inp = _prepare(run, cols, qrels, qrels_cols)
     n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
     presorted = n_segments is not None
+    # (order="auto" with a rank and a score: the general plan checks that they agree)
     keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
+    keyed = keyed and cols.check_score is None
     comp = Compiler(inline_rn=presorted and qrels is None)
     finals = {label: comp.value(m) for label, m in measures}
     if presorted and comp.rn_lists and qrels is not None:
