@@ -96,6 +96,9 @@ def _home(name: str) -> str | None:
     return None
 
 
+_NAMESPACE = ("IrNamespace", "ir")  # defined in irframe._namespaces, documented on the namespace page
+
+
 def top_level_table() -> tuple[str, list[str]]:
     """Markdown table of ``irframe.__all__`` and the names it could not place."""
     rows = ["| name | what it is | page |", "|---|---|---|"]
@@ -103,14 +106,17 @@ def top_level_table() -> tuple[str, list[str]]:
     for name in sorted(irframe.__all__, key=str.lower):
         if name == "__version__":
             continue
-        home = _home(name)
+        home = "namespace" if name in _NAMESPACE else _home(name)
         if home is None:
             lost.append(name)
             continue
         obj = getattr(irframe, name)
         doc = (inspect.getdoc(obj) or "").strip().splitlines()
         summary = _md(doc[0]) if doc else ""
-        anchor = f"{home}.md" if isinstance(obj, ModuleType) else _anchor(home, name)
+        if name in _NAMESPACE:
+            anchor = f"namespace.md#irframe._namespaces.{name}"
+        else:
+            anchor = f"{home}.md" if isinstance(obj, ModuleType) else _anchor(home, name)
         rows.append(f"| `irframe.{name}` | {summary} | [{TITLES.get(home, home)}]({anchor}) |")
     return "\n".join(rows) + "\n", lost
 
@@ -154,6 +160,9 @@ def pages() -> dict[str, str]:
         "and Dask DataFrames. Each method forwards to the function of the same name in "
         "[`irframe`](index.md) with the frame as its first argument.\n\n"
         "::: irframe._namespaces.IrNamespace\n"
+        "    options:\n"
+        "      show_root_heading: true\n"
+        "\n::: irframe._namespaces.ir\n"
         "    options:\n"
         "      show_root_heading: true\n"
     )
