@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -164,7 +164,8 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
     )  # fmt: skip
-    return evaluate_options(run, measures, qrels, opts, per_query, num_partitions=num_partitions)
+    out = evaluate_options(run, measures, qrels, opts, per_query, num_partitions=num_partitions)
+    return cast("DataFrame", out)
 
 
 def _pl_schema(frame: Any) -> pl.Schema:
