@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
+
 from irframe import engine
-from irframe._frames import from_lazy, to_lazy
+from irframe._backends import backend_for
+from irframe._frames import Origin, from_lazy, to_lazy
 from irframe._options import Options
 from irframe._queries import with_query_attributes
 
-__all__ = ["evaluate_options"]
+__all__ = ["evaluate_options", "evaluate_pair"]
 
 
-def evaluate_options(
-    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, queries: Any = None
-) -> Any:
-    """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
+def _evaluated(
+    run: Any, measures: Any, qrels: Any, opts: Options, queries: Any
+) -> tuple[engine.Plan, pl.LazyFrame, Origin]:
+    """The plan and its per-query table with flags: collected once (lazy for a lazy run)."""
     run_lf, origin = to_lazy(run, "run")
     if opts.by:
         qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
@@ -25,9 +28,48 @@ def evaluate_options(
     lazy = origin.kind == "polars-lazy"
     plan = engine.build(run_lf, measures, qrels, opts, detect_order=not lazy)
     if lazy:
-        table = engine.checked(plan)
-    else:
-        plan, collected = engine.collect(plan)
-        table = collected.lazy()
+        return plan, engine.checked(plan), origin
+    plan, collected = engine.collect(plan)
+    return plan, collected.lazy(), origin
+
+
+def evaluate_options(
+    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, queries: Any = None
+) -> Any:
+    """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
+    plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
     result = engine.per_query_table(plan, table) if per_query else engine.summarize(plan, table)
     return from_lazy(result, origin)
+
+
+def evaluate_pair(
+    run: Any, measures: Any, qrels: Any = None, *, queries: Any = None, **options: Any
+) -> tuple[Any, Any]:
+    """``irframe.evaluate(..., per_query=True)`` and ``irframe.evaluate(...)`` (the means),
+    from one pass of the engine when ``run`` is evaluated in process (pandas, polars).
+
+    ``options`` are ``evaluate``'s keyword options (``by``, ``missing``, ``columns``...).
+    Other backends (dask, Spark, parquet paths) evaluate twice, as two calls would.  A
+    lazy run gives two lazy frames (each collects its own pass, as ``evaluate`` does).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"],
+    ...                     "rank": [1, 2, 1], "relevance": [0, 1, 1]})
+    >>> per_query, means = evaluate_pair(run, ["RR"])
+    >>> per_query["RR"].to_list(), means["RR"].item()
+    ([0.5, 1.0], 0.75)
+    """
+    if backend_for(run).name != "in-process":
+        from irframe.functions import evaluate
+
+        extra = {} if queries is None else {"queries": queries}
+        return (
+            evaluate(run, measures, qrels, per_query=True, **options, **extra),
+            evaluate(run, measures, qrels, **options, **extra),
+        )
+    opts = Options.build(**options)
+    plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
+    per_query = from_lazy(engine.per_query_table(plan, table), origin)
+    return per_query, from_lazy(engine.summarize(plan, table), origin)

@@ -48,11 +48,10 @@ def _by_segment(
 
 
 def _print_evaluation(g: Any, measures: list[str]) -> None:
-    import irframe
+    from irframe._local import evaluate_pair
 
     labels = [str(m) for m in measures]
-    per_query = irframe.evaluate(g.runs, measures, g.qrels, by="system", per_query=True)
-    summary = irframe.evaluate(g.runs, measures, g.qrels, by="system")
+    per_query, summary = evaluate_pair(g.runs, measures, g.qrels, by="system")
     counts = dict(g.queries.group_by("segment").len().iter_rows())
     order = _SEGMENT_ORDER + sorted(s for s in counts if s not in _SEGMENT_ORDER)
     first = labels[0]

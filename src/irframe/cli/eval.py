@@ -88,7 +88,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``irframe eval``."""
-    import irframe
+    from irframe._local import evaluate_pair
 
     measures, qrels, runs, progress = _read_inputs(args, DEFAULT_MEASURES)
     by = ["system", *[b for b in args.by if b != "system"]]
@@ -108,8 +108,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             "columns": args.convention,
             "queries": args.queries_frame,
         }  # fmt: skip
-        per_query = irframe.evaluate(runs, measures, qrels, per_query=True, **kwargs)
-        summary = irframe.evaluate(runs, measures, qrels, **kwargs)
+        per_query, summary = evaluate_pair(runs, measures, qrels, **kwargs)  # one engine pass
     if fmt == "trec":
         counts = count_labels(labels, measures)
         specs = args.measures or list(DEFAULT_MEASURES)
