@@ -1,0 +1,102 @@
+"""``render_trec``'s per-query lines made by polars equal the general (Python) path's bytes.
+
+The general path formats each value with Python (``{:6.4f}``, counts ``round``); it is
+the oracle here, forced by replacing the polars path.  The polars path must give the
+same text for any float (ties at the 5th decimal, -0.0, huge values), nulls, counts,
+integer query ids, and step aside (same text) for NaN, infinities and fractional counts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from irframe.cli import _measures_util as mu
+from irframe.cli._measures_util import render_trec
+
+LABELS = ["AP", "P@10", "num_ret"]
+COUNTS = {"num_ret"}
+
+
+def _frames(values: list[list[float | None]], qids: list[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    n = len(qids)
+    cols = {
+        label: pl.Series(label, [row[i] for row in values], dtype=pl.Float64)
+        for i, label in enumerate(LABELS)
+    }
+    per_query = pl.DataFrame({"system": ["s"] * n, "query_id": qids, **cols})
+    summary = pl.DataFrame({"system": ["s"], "AP": [0.5], "P@10": [0.25], "num_ret": [3.0], "n_queries": [n]})
+    return per_query, summary
+
+
+def _both(per_query: pl.DataFrame, summary: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    kwargs: dict[str, Any] = {"show_queries": True, "names": ["map", "P_10", "num_ret"]}
+    fast = render_trec(per_query, summary, LABELS, COUNTS, **kwargs)
+    with monkeypatch.context() as m:
+        m.setattr(mu, "_fast_query_lines", lambda *a, **k: None)
+        general = render_trec(per_query, summary, LABELS, COUNTS, **kwargs)
+    return fast, general
+
+
+def test_hand_checked_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1/32 = 0.03125 exactly: a tie at the 5th decimal, rounded to even (0.0312) as Python does
+    per_query, summary = _frames(
+        [[1 / 32, 0.1, 7.0], [None, None, None], [-0.0, 0.00005, 0.0]], ["q1", "q2", "q3"]
+    )
+    fast, general = _both(per_query, summary, monkeypatch)
+    assert fast == general
+    assert fast.splitlines()[:6] == [
+        f"{'map':<22}\tq1\t0.0312",
+        f"{'P_10':<22}\tq1\t0.1000",
+        f"{'num_ret':<22}\tq1\t7",
+        f"{'map':<22}\tq3\t-0.0000",
+        f"{'P_10':<22}\tq3\t0.0001",  # 0.00005 is 5.00000000000000023960868e-05 in binary
+        f"{'num_ret':<22}\tq3\t0",
+    ]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        [math.nan, 0.5, 1.0],  # NaN: trec_eval-style "   nan" from the general path
+        [math.inf, 0.5, 1.0],
+        [0.5, -math.inf, 1.0],
+        [0.5, 0.5, 2.5],  # a fractional count: Python's round (half to even)
+        [0.5, 0.5, 2.0**60],  # a count beyond float64's exact integers
+        [1e300, -1e-300, 3.0],
+    ],
+)
+def test_general_path_cases_give_the_same_text(row: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    per_query, summary = _frames([[0.25, 0.5, 1.0], row], ["q1", "q2"])
+    fast, general = _both(per_query, summary, monkeypatch)
+    assert fast == general
+
+
+def test_integer_query_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    per_query, summary = _frames([[0.25, 0.5, 1.0], [0.125, None, 2.0]], [10, 2])
+    fast, general = _both(per_query, summary, monkeypatch)
+    assert fast == general
+    assert f"{'map':<22}\t10\t0.2500" in fast.splitlines()
+
+
+_value = st.one_of(
+    st.none(),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.integers(-(10**6), 10**6).map(lambda k: k / 20000),  # ties and near-ties at 4 decimals
+    st.integers(0, 10**6).map(lambda k: math.nextafter(k / 20000, math.inf)),
+)
+_count = st.one_of(st.none(), st.integers(0, 10**9).map(float))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_value, _value, _count), min_size=1, max_size=30))
+def test_any_values_same_text(rows: list[tuple[float | None, float | None, float | None]]) -> None:
+    per_query, summary = _frames([list(r) for r in rows], [f"q{i}" for i in range(len(rows))])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, general = _both(per_query, summary, monkeypatch)
+    assert fast == general
