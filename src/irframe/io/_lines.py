@@ -30,7 +30,7 @@ __all__ = [
 
 LINE_LIMIT = 2**20
 """Longest line accepted, in bytes (1 MiB): a TREC line is a few dozen bytes."""
-_BATCH_BYTES = 4 * 2**20
+_BATCH_BYTES = 2 * 2**20  # 4 MiB: ~15 MB more peak RSS, no faster
 _SHOWN_CHARS = 1000
 _BOM = b"\xef\xbb\xbf"
 # bytes no text file holds: NUL and the C0 controls that are not whitespace
@@ -122,9 +122,12 @@ def batches(stream: ByteReader, name: str) -> Iterator[Batch]:
         lines_in_parts += n_newlines
         clean = clean and not has_bad
         if size >= _BATCH_BYTES or (eof and size):
-            yield Batch(b"".join(parts), lineno, lines_in_parts, clean)
+            batch = Batch(b"".join(parts), lineno, lines_in_parts, clean)
+            parts.clear()  # not held while the batch is parsed
             lineno += lines_in_parts
-            parts, size, lines_in_parts, clean = [], 0, 0, True
+            size, lines_in_parts, clean = 0, 0, True
+            yield batch
+            del batch
         if eof:
             return
 

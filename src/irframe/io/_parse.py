@@ -15,6 +15,7 @@ errors, so a batch the fast path does not accept is always re-read by the genera
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -219,10 +220,18 @@ def _parse_batch(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
     return _general(batch, layout, name)
 
 
-def read_lines(source: Source, layout: Layout) -> pl.DataFrame:
-    """Every data line of ``source``: the kept fields (str) and the numeric one (VALUE, f64)."""
-    frames = [_parse_batch(b, layout, source.name) for b in batches(source.stream, source.name)]
-    frames = [f for f in frames if f.height]
+def read_lines(source: Source, layout: Layout, keep: Sequence[str] | None = None) -> pl.DataFrame:
+    """Every data line of ``source``: the kept fields (str) and the numeric one (VALUE, f64).
+
+    ``keep``: the columns returned (default: all), dropped batch by batch (a run's score
+    text and tag are a third of what the batches hold).
+    """
+    cols = [*layout.names, VALUE] if keep is None else list(keep)
+    frames = []
+    for batch in batches(source.stream, source.name):
+        df = _parse_batch(batch, layout, source.name)
+        if df.height:
+            frames.append(df.select(cols))
     if not frames:
-        return _empty(layout)
+        return _empty(layout).select(cols)
     return pl.concat(frames, how="vertical", rechunk=False)

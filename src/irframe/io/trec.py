@@ -165,13 +165,12 @@ def read_trec_run(
     """
     tag_col = _system_name(system)
     _check_backend(backend, "read_trec_run")
+    keep = ["query_id", "doc_id", VALUE, *(["_tag"] if tag_col is not None else [])]
     with open_source(path_or_file) as src:
-        df = read_lines(src, RUN).rename({VALUE: "score"})
-    cols = ["query_id", "doc_id", "score"]
+        df = read_lines(src, RUN, keep).rename({VALUE: "score"})
     if tag_col is not None:
-        cols.append(tag_col)
         df = df.rename({"_tag": tag_col})
-    return _out(df.select(cols), backend)
+    return _out(df, backend)
 
 
 @overload
@@ -330,7 +329,7 @@ def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") ->
     """
     _check_backend(backend, "read_trec_qrels")
     with open_source(path_or_file) as src:
-        df = read_lines(src, QRELS).rename({VALUE: "_rel_float"})
+        df = read_lines(src, QRELS, ["query_id", "doc_id", "_text", VALUE]).rename({VALUE: "_rel_float"})
     df = df.with_columns(pl.col("_text").cast(pl.Int64, strict=False).alias("_rel_int"))
     if df["_rel_int"].null_count() == 0:
         rel = pl.col("_rel_int")
