@@ -100,3 +100,24 @@ def test_any_values_same_text(rows: list[tuple[float | None, float | None, float
     with pytest.MonkeyPatch.context() as monkeypatch:
         fast, general = _both(per_query, summary, monkeypatch)
     assert fast == general
+
+
+def _python(values: list[float]) -> list[str]:
+    return [f"{v:.4f}" for v in values]
+
+
+def test_four_decimals_sweep_of_ties_and_magnitudes() -> None:
+    """Every half at the 5th decimal up to 50, its neighbouring floats, and powers of ten."""
+    halves = [(2 * k + 1) / 20000 for k in range(500_000)]
+    values = [*halves, *(math.nextafter(h, 0) for h in halves), *(math.nextafter(h, 99) for h in halves)]
+    values += [s * m * 10.0**e for e in range(-330, 309) for m in (1.0, 1.5, 9.99995) for s in (1, -1)]
+    values = [v for v in values if math.isfinite(v)]
+    got = mu._four_decimals(pl.Series(values, dtype=pl.Float64)).to_list()
+    bad = [(v, g, e) for v, g, e in zip(values, got, _python(values), strict=True) if g != e]
+    assert bad == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=50))
+def test_four_decimals_any_float(values: list[float]) -> None:
+    assert mu._four_decimals(pl.Series(values, dtype=pl.Float64)).to_list() == _python(values)

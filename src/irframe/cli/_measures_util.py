@@ -263,15 +263,57 @@ def _exact_here(pq: pl.DataFrame, shown: Sequence[tuple[str, str]], counts: set[
     return bool(pq.select(pl.all_horizontal(ok)).item())
 
 
+_TIE = 1e-5  # |x| * 10^4 this close to a half: Python formats the value itself
+_SMALL = 1e6  # below this, |x| * 10^4 is computed within 1.2e-6 of its exact value
+
+
+def _four_decimals(x: pl.Series) -> pl.Series:
+    """Finite floats as Python's ``f"{v:.4f}"`` prints them (the exact binary value rounded
+    half to even; ``-0.0000`` for a negative value that rounds to zero), vectorised.
+
+    ``a = |x| * 10^4`` in float64 is within ``|a| * 2^-53`` of the exact product: below
+    ``_SMALL`` that is under 1.2e-6, so a fractional part farther than ``_TIE`` from one
+    half rounds the same way as the exact value.  The other values (near a tie, or large)
+    are formatted by Python, one by one.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> _four_decimals(pl.Series([0.03125, 1 / 3, -0.0, -1e-9, 2.5, 123456789.0])).to_list()
+    ['0.0312', '0.3333', '-0.0000', '-0.0000', '2.5000', '123456789.0000']
+    """
+    import polars as pl
+
+    a = x.abs() * 10_000.0
+    whole = a.floor()
+    frac = a - whole  # exact (Sterbenz)
+    exact = ((frac - 0.5).abs() < _TIE) | (a >= _SMALL * 10_000.0)
+    r = (whole + (frac > 0.5).cast(pl.Float64)).cast(pl.Int64, strict=False)  # large: replaced below
+    negative = (x < 0) | ((x == 0) & ((1.0 / x) < 0))  # the sign bit (-0.0 included)
+    frame = pl.DataFrame({"r": r.fill_null(0), "neg": negative})
+    text = frame.select(
+        pl.concat_str([
+            pl.when(pl.col("neg")).then(pl.lit("-")).otherwise(pl.lit("")),
+            (pl.col("r") // 10_000).cast(pl.String),
+            pl.lit("."),
+            (pl.col("r") % 10_000).cast(pl.String).str.zfill(4),
+        ])
+    ).to_series()  # fmt: skip
+    where = exact.fill_null(False).arg_true()
+    if where.len():
+        shown = [f"{v:.4f}" for v in x.gather(where).to_list()]
+        text = text.scatter(where, pl.Series(shown, dtype=pl.String))
+    return text.alias(x.name)
+
+
 def _fast_query_lines(
     pq: pl.DataFrame, labels: Sequence[str], names: Sequence[str], counts: set[str], *, skip: set[str]
 ) -> str | None:
     """The lines of :func:`_trec_query_lines` without text measures, made by polars (one
     string, no Python object per line); None when only the general path is exact.
 
-    Floats go through polars' CSV writer with 4 decimals: Rust's ``{:.4}`` and Python's
-    ``{:.4f}`` both round the exact binary value (they agree on every finite float, -0.0
-    included); NaN and infinities take the general path.
+    Values print as Python's ``{:.4f}`` does (see :func:`_four_decimals`); NaN and
+    infinities take the general path.
     """
     import polars as pl
 
@@ -293,11 +335,9 @@ def _fast_query_lines(
         pl.lit(pl.Series([f"{name:<22}" for _, name in shown])).gather(measure).alias("__name"),
         pl.lit(pl.Series([lab in counts for lab, _ in shown])).gather(measure).alias("__count"),
     ).drop_nulls("__x")  # a null value has no line, as in the general path
-    text = long.select("__x").write_csv(include_header=False, float_precision=4)
-    decimals = pl.read_csv(text.encode(), has_header=False, schema={"__x": pl.String}).get_column("__x")
-    if decimals.len() != long.height:
-        return None
-    value = pl.when(pl.col("__count")).then(pl.col("__x").cast(pl.Int64).cast(pl.String)).otherwise(decimals)
+    decimals = _four_decimals(long.get_column("__x"))
+    count = pl.col("__x").cast(pl.Int64, strict=False).cast(pl.String)  # (integral below 2**53)
+    value = pl.when(pl.col("__count")).then(count).otherwise(decimals)
     line = pl.concat_str([pl.col("__name"), pl.lit("\t"), pl.col("query_id"), pl.lit("\t"), value])
     return str(long.select(line.str.join("\n")).item())
 
