@@ -44,6 +44,8 @@ __all__ = [
     "join_grades",
     "keyed_rows",
     "order_code",
+    "query_and_row_hashes",
+    "segment_rows",
 ]
 
 GID = "__ir_kgid"
@@ -66,6 +68,12 @@ def combined_hash(cols: Sequence[str]) -> pl.Expr:
     for i, c in enumerate(cols[1:], start=2):
         h = h ^ column_hash(c, i)
     return h
+
+
+def query_and_row_hashes(run: pl.DataFrame, keys: Sequence[str], doc: str) -> tuple[pl.Series, pl.Series]:
+    """``combined_hash(keys)`` and ``combined_hash([*keys, doc])``, each id hashed once."""
+    gk = run.select(combined_hash(keys)).to_series()
+    return gk, gk ^ run.select(column_hash(doc, len(keys) + 1)).to_series()
 
 
 @dataclass(frozen=True)
@@ -125,17 +133,22 @@ def distinct(key: pl.Series) -> bool:
     return key.n_unique() == key.len()
 
 
-def join_grades(run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str) -> pl.Series | None:
+def join_grades(
+    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None
+) -> pl.Series | None:  # fmt: skip
     """Each run row's grade (null: not judged), joined on one u64 key and verified exactly.
 
-    An inner join of the row numbers (half the time of a left join keeping the run's
-    order); the grades are then scattered into a column of nulls.
+    ``key``: the run's ``combined_hash([*on, doc])`` if already computed.  An inner join
+    of the row numbers (half the time of a left join keeping the run's order); the
+    grades are then scattered into a column of nulls.
     """
     cols = [*on, doc]
     qk = qrels.select(combined_hash(cols).alias("k"), K.REL).with_row_index(_QI)
     if not distinct(qk.get_column("k")):
         return None  # duplicate judgments or a collision: the general plan decides
-    hits = run.select(combined_hash(cols).alias("k")).with_row_index(_RI).join(qk, on="k", how="inner")
+    rk = run.select(combined_hash(cols).alias("k")) if key is None else key.alias("k").to_frame()
+    hits = rk.with_row_index(_RI).join(qk, on="k", how="inner")
+    del rk
     ri, qi = hits.get_column(_RI), hits.get_column(_QI)
     for c in cols:
         if not bool((run.get_column(c).gather(ri) == qrels.get_column(c).gather(qi)).all()):
@@ -210,14 +223,17 @@ def _groups(run: pl.DataFrame, keys: Sequence[str], perm: pl.Series, gk: pl.Seri
     return Keyed(rows=gid.to_frame(), groups=ids.filter(change))
 
 
-def keyed_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
+def keyed_rows(
+    run: pl.DataFrame, cols: RunColumns, rel: pl.Series, gk: pl.Series | None = None
+) -> Keyed | None:
     """The run's grades in ranking order, each query's rows contiguous (``None``: fall back).
 
     ``run`` has no null id or order value and no NaN order value; ``rel`` is each run
-    row's grade.
+    row's grade; ``gk`` the run's ``combined_hash(cols.keys)`` if already computed.
     """
     keys = list(cols.keys)
-    gk = run.select(combined_hash(keys)).to_series()
+    if gk is None:
+        gk = run.select(combined_hash(keys)).to_series()
     code = order_code(run.get_column(cols.order_col), descending=cols.order == "score")
     perm, s = _coarse_order(gk, code, rel)
     del code
@@ -232,3 +248,26 @@ def keyed_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | N
     if keyed is None:
         return None
     return Keyed(rows=keyed.rows.with_columns(rel.alias(K.REL)), groups=keyed.groups)
+
+
+def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
+    """The run's grades as they are, if the run is already in ranking order: each query's
+    rows contiguous and ordered by the ranking rule (the usual shape of a TREC run file
+    or a search log).  ``None`` if not: the rows must be sorted (:func:`keyed_rows`).
+
+    One pass comparing each row with the previous one (ids compared exactly, no hash).
+    """
+    keys = list(cols.keys)
+    same = pl.all_horizontal((pl.col(k) == pl.col(k).shift(1)).fill_null(False) for k in keys)
+    o, d = pl.col(cols.order_col), pl.col(cols.doc)
+    worse = o < o.shift(1) if cols.order == "rank" else o > o.shift(1)
+    out_of_order = same & (worse | ((o == o.shift(1)) & (d > d.shift(1))))
+    marks = run.select(out_of_order.any().alias("bad"), (~same).alias("new"))
+    if marks.item(0, "bad"):
+        return None
+    change = marks.get_column("new")
+    groups = run.select(keys).filter(change)
+    if groups.is_duplicated().any():
+        return None  # a query's rows are not contiguous
+    gid = (change.cum_sum() - 1).cast(pl.UInt32).set_sorted().alias(GID)
+    return Keyed(rows=pl.DataFrame([gid, rel.alias(K.REL)]), groups=groups)
