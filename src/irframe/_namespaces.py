@@ -198,32 +198,39 @@ class _PostImportHook:
     registers ``.ir`` on polars, pandas and dask frames without importing them.
 
     It finds the module's real spec with the other finders and wraps its loader's
-    ``exec_module``; once the module has executed, the callback runs and the hook
-    removes itself. (A duck-typed finder: importing importlib.abc costs ~60 ms.)
+    ``exec_module``; once the module has executed, the hook removes itself and the
+    callback runs. A spec that is only looked up, never loaded (polars probes for
+    pandas with ``importlib.util.find_spec``), leaves the hook in place. (A duck-typed
+    finder: importing importlib.abc costs ~60 ms.)
     """
 
     def __init__(self, name: str, callback: Callable[[types.ModuleType], None]) -> None:
         self.name = name
         self.callback = callback
+        self._finding = False
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self.name:
+        if fullname != self.name or self._finding:
             return None
         import importlib.util
 
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None:
-            return spec
+        self._finding = True  # the other finders' answer, not ours again
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
+        if spec is None or spec.loader is None or isinstance(spec.loader, type):
+            return spec  # nothing to load, or a loader class shared by many modules
         loader = spec.loader
         exec_module = loader.exec_module
-        callback = self.callback
 
         def _exec_then_register(module: types.ModuleType) -> None:
             exec_module(module)
-            callback(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            self.callback(module)
 
         loader.exec_module = _exec_then_register  # type: ignore[method-assign]
         return spec
