@@ -124,10 +124,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        import importlib
-
         module_name, attr = _LAZY[name]
-        module = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib.import_module: -X importtime does not see that one
+        module = sys.modules[module_name]
         value = module if attr is None else getattr(module, attr)
         globals()[name] = value
         return value

@@ -33,7 +33,6 @@ Families (ir_measures notation; @k is the rank cutoff...
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import re
 import sys
@@ -58,7 +57,9 @@ class _Subcommand:
         self.command = command
 
     def __call__(self, sub: SubParsers) -> None:
-        importlib.import_module(f"irframe.cli.{self.command}").add_parser(sub)
+        name = f"irframe.cli.{self.command}"
+        __import__(name)  # not importlib.import_module: -X importtime does not see that one
+        sys.modules[name].add_parser(sub)
 
 
 SUBCOMMANDS: list[Callable[[SubParsers], None]] = [_Subcommand(name) for name in _COMMANDS]
