@@ -180,7 +180,8 @@ def _any_in_run(start: np.ndarray, mark: np.ndarray) -> np.ndarray:
     run_id = np.cumsum(start) - 1
     bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
     bad[run_id[mark]] = True
-    return bad[run_id]
+    out: np.ndarray = bad[run_id]
+    return out
 
 
 def _dirty(s: pl.DataFrame) -> pl.Series | None:
@@ -243,7 +244,8 @@ def keyed_rows(
     """The run's grades in ranking order, each query's rows contiguous (``None``: fall back).
 
     ``run`` has no null id or order value and no NaN order value; ``rel`` is each run
-    row's grade (NaN: not judged, as :func:`join_grades` gives it); ``gk`` the run's ``combined_hash(cols.keys)`` if already computed.
+    row's grade (NaN: not judged, as :func:`join_grades` gives it); ``gk`` the run's
+    ``combined_hash(cols.keys)`` if already computed.
     """
     keys = list(cols.keys)
     if gk is None:
