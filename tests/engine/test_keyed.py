@@ -199,3 +199,61 @@ def test_systems_partition_the_run() -> None:
         expected = oracle_evaluate(part, qrels, LABELS, missing="zero")
         mine = got.filter(pl.col("system") == system).drop("system")
         assert_close_dicts(per_query_dict(mine, LABELS), expected, tol=1e-12)
+
+
+@contextmanager
+def sort_spy() -> Iterator[list[str]]:
+    """Record which keyed ordering ran: 'kept' (already in ranking order) or 'sorted'."""
+    calls: list[str] = []
+    seg, rows = _plan.segment_rows, _plan.keyed_rows
+
+    def seg_spy(*args: Any) -> Any:
+        out = seg(*args)
+        calls.append("kept" if out is not None else "not ordered")
+        return out
+
+    def rows_spy(*args: Any) -> Any:
+        calls.append("sorted")
+        return rows(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_plan, "segment_rows", seg_spy)
+        mp.setattr(_plan, "keyed_rows", rows_spy)
+        yield calls
+
+
+def _in_ranking_order(run: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The rows sorted by query, score descending, doc id descending (the ranking rule)."""
+    rows = sorted(zip(run["query_id"], run["doc_id"], run["score"], strict=True),
+                  key=lambda r: (r[0], -r[2], tuple(-b for b in r[1].encode())))  # fmt: skip
+    return {"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows], "score": [r[2] for r in rows]}
+
+
+def test_run_in_ranking_order_is_not_sorted_again() -> None:
+    ordered = _in_ranking_order(RUN)
+    assert ordered["doc_id"][:5] == ["c", "bb", "a", "e", "dd"]  # ties: doc id descending
+    with sort_spy() as calls:
+        check(ordered, QRELS, None, keyed=True)
+    assert calls[0] == "kept"
+
+
+def test_tie_out_of_doc_order_is_sorted() -> None:
+    # q1's rows follow the scores, but the tied a/bb are in ascending doc order: not ranking order
+    ordered = _in_ranking_order(RUN)
+    i, j = ordered["doc_id"].index("bb"), ordered["doc_id"].index("a")
+    ordered["doc_id"][i], ordered["doc_id"][j] = "a", "bb"
+    with sort_spy() as calls:
+        check(ordered, QRELS, None, keyed=True)
+    assert calls[:2] == ["not ordered", "sorted"]
+
+
+def test_query_split_in_two_blocks_is_sorted() -> None:
+    # each block in ranking order, but q1 comes back after q2: rows must be brought together
+    run = {
+        "query_id": ["q1", "q1", "q2", "q2", "q1"],
+        "doc_id": ["a", "dd", "bb", "gg", "e"],
+        "score": [3.0, 2.0, 1.0, 0.5, 1.0],
+    }
+    with sort_spy() as calls:
+        check(run, QRELS, None, keyed=True)
+    assert calls[:2] == ["not ordered", "sorted"]

@@ -109,8 +109,45 @@ def trec_groups() -> dict[str, list[str]]:
     return out
 
 
+def trec_bases() -> dict[str, list[str]]:
+    """trec_eval names taking a value, by base name, at trec_eval's default values:
+    ``-m P`` prints ``P_5`` ... ``P_1000`` in trec_eval.
+
+    Examples
+    --------
+    >>> trec_bases()["ndcg_cut"][:3]
+    ['ndcg_cut_5', 'ndcg_cut_10', 'ndcg_cut_15']
+    """
+    from irframe.measures import families
+
+    out: dict[str, list[str]] = {}
+    for fam in families():
+        for t in fam.trec:
+            if t.slot is not None and t.pattern.endswith("_{" + t.slot + "}") and t.cutoffs:
+                out.setdefault(t.pattern.rsplit("_{", 1)[0], [t.format(c) for c in t.cutoffs])
+    return out
+
+
+def _trec_spelling(spec: str) -> list[str] | None:
+    """trec_eval's -m spellings: ``P.5,10`` (given values) and a bare ``P`` or ``ndcg_cut``
+    (trec_eval's default values), where irframe reads no measure of that name."""
+    from irframe.exceptions import IrFrameError
+    from irframe.measures import parse_measure
+    from irframe.measures._parse import trec_dotted
+
+    dotted = trec_dotted(spec)
+    if dotted is not None or spec not in trec_bases():
+        return dotted
+    try:
+        parse_measure(spec)
+    except IrFrameError:
+        return trec_bases()[spec]
+    return None
+
+
 def expand_groups(specs: Sequence[str]) -> list[str]:
-    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures.
+    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures,
+    and trec_eval's ``-m P.5,10`` / ``-m ndcg_cut`` by the names trec_eval prints.
 
     Text measures (``relstring``) are left out: ``-f trec`` prints them (:func:`text_measures`).
 
@@ -119,12 +156,14 @@ def expand_groups(specs: Sequence[str]) -> list[str]:
     >>> names = expand_groups(["P@5", "set"])
     >>> names[0], "set_F" in names, "P_5" in names
     ('P@5', True, False)
+    >>> expand_groups(["P.5,10", "ndcg_cut.10"]), len(expand_groups(["P"]))
+    (['P_5', 'P_10', 'ndcg_cut_10'], 9)
     """
     groups = trec_groups()
     out: list[str] = []
-    for spec in specs:
-        if spec.strip() not in TEXT_MEASURES:
-            out.extend(groups.get(spec.strip(), [spec]))
+    for spec in (s.strip() for s in specs):
+        if spec not in TEXT_MEASURES:
+            out.extend(groups.get(spec) or _trec_spelling(spec) or [spec])
     return list(dict.fromkeys(out))
 
 

@@ -17,14 +17,17 @@ quantity asked twice is computed once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from irframe.measures import Measure
 
-__all__ = ["N_ROWS", "PREFIX", "Compiler"]
+__all__ = ["MAX_SCALAR_CUTOFFS", "N_ROWS", "PREFIX", "Compiler", "compile_all"]
 
 PREFIX = "__ir_"
 N_ROWS = PREFIX + "n"
+MAX_SCALAR_CUTOFFS = 3  # up to this many cutoffs of one sum: a top-k sum each; more: one list
 
 
 class Compiler:
@@ -35,8 +38,11 @@ class Compiler:
     instead of read from the joined per-query columns.
     """
 
-    def __init__(self, *, inline_rn: bool) -> None:
+    def __init__(self, *, inline_rn: bool, cutoffs: dict[str, set[int]] | None = None) -> None:
         self.inline_rn = inline_rn
+        # cumulative sums: the cutoffs each is read at (from a first pass, see compile_all)
+        self._planned = cutoffs or {}
+        self.cutoffs: dict[str, set[int]] = {}
         self.dens: dict[str, pl.Expr] = {}  # over the judgments, any order
         self.ranked: dict[str, pl.Expr] = {}  # over the ranking, in order
         self.rn: set[str] = set()  # judgment columns the ranking kernels read
@@ -81,7 +87,8 @@ class Compiler:
         """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
 
         Keyed by ``m`` without its cutoff: every cutoff of the measure reads one
-        cumulative sum (a per-query list), taken at ``min(k, rows)``.
+        cumulative sum (a per-query list over the first rows, up to the largest cutoff
+        asked), taken at ``min(k, rows)``.
         """
         text = str(m)
         base = text.rpartition("@")[0] if m.cutoff is not None else text
@@ -91,7 +98,15 @@ class Compiler:
             target[key] = expr.sum()
             return pl.col(key).cast(pl.Float64)
         key = f"{PREFIX}{base}:{name}:cum"
-        target[key] = expr.cum_sum()
+        self.cutoffs.setdefault(key, set()).add(k)
+        planned = self._planned.get(key, {k})
+        if len(planned) <= MAX_SCALAR_CUTOFFS:
+            # few cutoffs: one sum over the top k rows each (no per-query list to build)
+            top = f"{key}@{k}"
+            target[top] = expr.head(k).sum()
+            return pl.col(top).cast(pl.Float64)
+        # many cutoffs: one cumulative sum over the first rows, up to the largest cutoff
+        target[key] = expr.head(max(planned)).cum_sum()
         self.lists.add(key)
         col = pl.col(key)
         at = col.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
@@ -114,3 +129,18 @@ class Compiler:
 
     def n_retrieved(self) -> pl.Expr:
         return pl.col(N_ROWS).cast(pl.Float64)
+
+
+def compile_all(
+    measures: Sequence[tuple[str, Measure]], *, inline_rn: bool
+) -> tuple[Compiler, dict[str, pl.Expr]]:
+    """A compiler holding every measure's columns, and each label's final expression.
+
+    Two passes: the first only learns at which cutoffs each cumulative sum is read, so
+    that the second chooses between top-k sums and one shared cumulative list.
+    """
+    probe = Compiler(inline_rn=inline_rn)
+    for _, m in measures:
+        probe.value(m)
+    comp = Compiler(inline_rn=inline_rn, cutoffs=probe.cutoffs)
+    return comp, {label: comp.value(m) for label, m in measures}

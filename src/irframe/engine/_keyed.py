@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from irframe import kernels as K
@@ -44,6 +45,8 @@ __all__ = [
     "join_grades",
     "keyed_rows",
     "order_code",
+    "query_and_row_hashes",
+    "segment_rows",
 ]
 
 GID = "__ir_kgid"
@@ -66,6 +69,12 @@ def combined_hash(cols: Sequence[str]) -> pl.Expr:
     for i, c in enumerate(cols[1:], start=2):
         h = h ^ column_hash(c, i)
     return h
+
+
+def query_and_row_hashes(run: pl.DataFrame, keys: Sequence[str], doc: str) -> tuple[pl.Series, pl.Series]:
+    """``combined_hash(keys)`` and ``combined_hash([*keys, doc])``, each id hashed once."""
+    gk = run.select(combined_hash(keys)).to_series()
+    return gk, gk ^ run.select(column_hash(doc, len(keys) + 1)).to_series()
 
 
 @dataclass(frozen=True)
@@ -125,22 +134,29 @@ def distinct(key: pl.Series) -> bool:
     return key.n_unique() == key.len()
 
 
-def join_grades(run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str) -> pl.Series | None:
-    """Each run row's grade (null: not judged), joined on one u64 key and verified exactly.
+def join_grades(
+    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None
+) -> pl.Series | None:  # fmt: skip
+    """Each run row's grade (NaN: not judged), joined on one u64 key and verified exactly.
 
-    An inner join of the row numbers (half the time of a left join keeping the run's
-    order); the grades are then scattered into a column of nulls.
+    ``key``: the run's ``combined_hash([*on, doc])`` if already computed.  An inner join
+    of the row numbers (half the time of a left join keeping the run's order); the
+    grades are then scattered into a column of nulls.
     """
     cols = [*on, doc]
     qk = qrels.select(combined_hash(cols).alias("k"), K.REL).with_row_index(_QI)
     if not distinct(qk.get_column("k")):
         return None  # duplicate judgments or a collision: the general plan decides
-    hits = run.select(combined_hash(cols).alias("k")).with_row_index(_RI).join(qk, on="k", how="inner")
+    rk = run.select(combined_hash(cols).alias("k")) if key is None else key.alias("k").to_frame()
+    hits = rk.with_row_index(_RI).join(qk, on="k", how="inner")
+    del rk
     ri, qi = hits.get_column(_RI), hits.get_column(_QI)
     for c in cols:
         if not bool((run.get_column(c).gather(ri) == qrels.get_column(c).gather(qi)).all()):
             return None  # a different (query, doc) with the same key
-    grades = pl.repeat(None, run.height, dtype=pl.Float64, eager=True).alias(K.REL)
+    # NaN, not null, for "not judged" until the rows are in order: gathers of a column
+    # without a validity mask are 2.5x faster (callers turn NaN into null at the end)
+    grades = pl.repeat(float("nan"), run.height, dtype=pl.Float64, eager=True).alias(K.REL)
     return grades.scatter(ri, hits.get_column(K.REL))
 
 
@@ -151,32 +167,44 @@ def _coarse_order(gk: pl.Series, code: pl.Series, rel: pl.Series) -> tuple[pl.Se
     return perm, pl.DataFrame({"sk": sk.gather(perm), "gk": gk.gather(perm), "rel": rel.gather(perm)})
 
 
-def _any_in_run(start: pl.Expr, mark: pl.Expr) -> pl.Expr:
-    """Whether the row's run (a new run where ``start``) has a ``mark``ed row: linear
-    passes only (a running count of marks, compared at the run's two ends)."""
-    count = mark.cast(pl.UInt32).cum_sum()
-    before = pl.when(start).then(count - mark.cast(pl.UInt32)).forward_fill()
-    at_end = pl.when(start.shift(-1, fill_value=True)).then(count).backward_fill()
-    return at_end > before
+def _starts(values: np.ndarray) -> np.ndarray:
+    """Boolean per row: its value differs from the previous row's (the first row: True)."""
+    out = np.empty(len(values), dtype=bool)
+    out[:1] = True
+    np.not_equal(values[1:], values[:-1], out=out[1:])
+    return out
+
+
+def _any_in_run(start: np.ndarray, mark: np.ndarray) -> np.ndarray:
+    """Per row: whether its run (a new run at each ``start``) has a ``mark``ed row."""
+    run_id = np.cumsum(start) - 1
+    bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+    bad[run_id[mark]] = True
+    out: np.ndarray = bad[run_id]
+    return out
 
 
 def _dirty(s: pl.DataFrame) -> pl.Series | None:
     """Sorted positions whose coarse order may differ from the ranking rule: buckets
     holding two queries (hashes sharing their top bits), and runs of equal keys whose
-    grades differ (null differs from every grade)."""
-    sk, gk, rel = pl.col("sk"), pl.col("gk"), pl.col("rel")
-    pfx = sk // _SHIFT
-    new_key = (sk != sk.shift(1)).fill_null(True)
-    new_bucket = (pfx != pfx.shift(1)).fill_null(True)
-    coll = ~new_bucket & (gk != gk.shift(1))
-    diff = ~new_key & rel.ne_missing(rel.shift(1))
-    flags = s.select(coll.any().alias("coll"), diff.any().alias("diff"))
-    if not (flags.item(0, "coll") or flags.item(0, "diff")):
+    grades differ (null differs from every grade).  numpy over the sorted columns
+    (linear passes; 5x faster than the same in polars expressions at 1e6 rows)."""
+    sk, gk = s.get_column("sk").to_numpy(), s.get_column("gk").to_numpy()
+    rel = s.get_column("rel").to_numpy()  # NaN (or null): not judged; a grade is never NaN
+    new_key = _starts(sk)
+    new_bucket = _starts(sk >> np.uint64(32))
+    coll = ~new_bucket & _starts(gk)
+    nan = np.isnan(rel)
+    diff = np.zeros(len(rel), dtype=bool)
+    diff[1:] = (rel[1:] != rel[:-1]) & ~(nan[1:] & nan[:-1])
+    diff &= ~new_key
+    has_coll, has_diff = bool(coll.any()), bool(diff.any())
+    if not (has_coll or has_diff):
         return None
-    dirty = _any_in_run(new_key, diff)
-    if flags.item(0, "coll"):
-        dirty = dirty | _any_in_run(new_bucket, coll)
-    return s.select(dirty.arg_true()).to_series()
+    dirty = _any_in_run(new_key, diff) if has_diff else np.zeros(len(rel), dtype=bool)
+    if has_coll:
+        dirty |= _any_in_run(new_bucket, coll)
+    return pl.Series("pos", np.flatnonzero(dirty), dtype=pl.UInt32)
 
 
 def _exact_redo(
@@ -210,25 +238,54 @@ def _groups(run: pl.DataFrame, keys: Sequence[str], perm: pl.Series, gk: pl.Seri
     return Keyed(rows=gid.to_frame(), groups=ids.filter(change))
 
 
-def keyed_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
+def keyed_rows(
+    run: pl.DataFrame, cols: RunColumns, rel: pl.Series, gk: pl.Series | None = None
+) -> Keyed | None:
     """The run's grades in ranking order, each query's rows contiguous (``None``: fall back).
 
     ``run`` has no null id or order value and no NaN order value; ``rel`` is each run
-    row's grade.
+    row's grade (NaN: not judged, as :func:`join_grades` gives it); ``gk`` the run's
+    ``combined_hash(cols.keys)`` if already computed.
     """
     keys = list(cols.keys)
-    gk = run.select(combined_hash(keys)).to_series()
+    if gk is None:
+        gk = run.select(combined_hash(keys)).to_series()
     code = order_code(run.get_column(cols.order_col), descending=cols.order == "score")
     perm, s = _coarse_order(gk, code, rel)
     del code
     pos = _dirty(s)
-    if pos is None:
-        gk, rel = s.get_column("gk"), s.get_column("rel")
-    else:
+    sorted_gk, sorted_rel = s.get_column("gk"), s.get_column("rel")
+    if pos is not None:  # only the dirty positions' rows moved: patch them
         perm = _exact_redo(run, cols, perm, s, pos)
-        gk, rel = gk.gather(perm), rel.gather(perm)
+        moved = perm.gather(pos)
+        sorted_gk = sorted_gk.scatter(pos, gk.gather(moved))
+        sorted_rel = sorted_rel.scatter(pos, rel.gather(moved))
+    gk, rel = sorted_gk, sorted_rel
     del s
     keyed = _groups(run, keys, perm, gk)
     if keyed is None:
         return None
-    return Keyed(rows=keyed.rows.with_columns(rel.alias(K.REL)), groups=keyed.groups)
+    return Keyed(rows=keyed.rows.with_columns(rel.fill_nan(None).alias(K.REL)), groups=keyed.groups)
+
+
+def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
+    """The run's grades as they are, if the run is already in ranking order: each query's
+    rows contiguous and ordered by the ranking rule (the usual shape of a TREC run file
+    or a search log).  ``None`` if not: the rows must be sorted (:func:`keyed_rows`).
+
+    One pass comparing each row with the previous one (ids compared exactly, no hash).
+    """
+    keys = list(cols.keys)
+    same = pl.all_horizontal((pl.col(k) == pl.col(k).shift(1)).fill_null(False) for k in keys)
+    o, d = pl.col(cols.order_col), pl.col(cols.doc)
+    worse = o < o.shift(1) if cols.order == "rank" else o > o.shift(1)
+    out_of_order = same & (worse | ((o == o.shift(1)) & (d > d.shift(1))))
+    marks = run.select(out_of_order.any().alias("bad"), (~same).alias("new"))
+    if marks.item(0, "bad"):
+        return None
+    change = marks.get_column("new")
+    groups = run.select(keys).filter(change)
+    if groups.is_duplicated().any():
+        return None  # a query's rows are not contiguous
+    gid = (change.cum_sum() - 1).cast(pl.UInt32).set_sorted().alias(GID)
+    return Keyed(rows=pl.DataFrame([gid, rel.fill_nan(None).alias(K.REL)]), groups=groups)

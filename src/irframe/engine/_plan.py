@@ -32,9 +32,18 @@ import polars as pl
 from irframe import kernels as K
 from irframe._columns import RunColumns
 from irframe._options import Missing, Options
-from irframe.engine._compile import N_ROWS, PREFIX, Compiler
+from irframe.engine._compile import N_ROWS, PREFIX, Compiler, compile_all
 from irframe.engine._keyed import GID as KGID
-from irframe.engine._keyed import Keyed, can_key, combined_hash, distinct, join_grades, keyed_rows
+from irframe.engine._keyed import (
+    Keyed,
+    can_key,
+    combined_hash,
+    distinct,
+    join_grades,
+    keyed_rows,
+    query_and_row_hashes,
+    segment_rows,
+)  # fmt: skip
 from irframe.measures import Measure
 
 USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
@@ -249,19 +258,29 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     """The keyed fast path's ordered rows (``None``: the general plan must run).
 
     The inputs come back in memory (the later steps do not read them again), with the
-    qrels' per-query table, collected alongside them.  Not for list-valued judgments
-    read by ranking kernels (copied onto every row, they would cost rows x judgments).
+    qrels' per-query table, collected alongside them.  A run already in ranking order
+    keeps its order (no sort).  Not for list-valued judgments read by ranking kernels
+    (copied onto every row, they would cost rows x judgments).
     """
     qstats = _qrels_stats(inp, cols, comp, exp_gain)
     if inp.qrels is None or qstats is None:
         return None
     run, qrels, judged = pl.collect_all([inp.rows, inp.qrels, qstats])
+    # one chunk each: gathers from a chunked column (a file read in batches) are ~5x slower
+    run, qrels = run.rechunk(), qrels.rechunk()
     if not can_key(run, qrels, cols, inp.qkeys):
         return None
-    if not distinct(run.select(combined_hash([*cols.keys, cols.doc])).to_series()):
+    keys = list(cols.keys)
+    gk, key = query_and_row_hashes(run, keys, cols.doc)
+    if not distinct(key):
         return None  # duplicates (or a collision): the general plan's check decides
-    rel = join_grades(run, qrels, inp.qkeys, cols.doc)
-    keyed = None if rel is None else keyed_rows(run, cols, rel)
+    if keys != inp.qkeys:
+        key = run.select(combined_hash([*inp.qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
+    rel = join_grades(run, qrels, inp.qkeys, cols.doc, key)
+    del key
+    keyed = None if rel is None else segment_rows(run, cols, rel)
+    if keyed is None and rel is not None:
+        keyed = keyed_rows(run, cols, rel, gk)
     if keyed is None:
         return None
     return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged)
@@ -374,19 +393,20 @@ def build_plan(
     (:mod:`~irframe.engine._keyed`); both run the kernels in the group_by of step 2.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
-    n_segments = _ordered_segments(inp.rows, cols) if detect_order and opts.duplicates == "error" else None
-    presorted = n_segments is not None
+    eager = detect_order and opts.duplicates == "error"
     # (order="auto" with a rank and a score: the general plan checks that they agree)
-    keyed = USE_KEYED and detect_order and opts.duplicates == "error" and not presorted
-    keyed = keyed and cols.check_score is None
-    comp = Compiler(inline_rn=presorted and qrels is None)
-    finals = {label: comp.value(m) for label, m in measures}
+    keyed = USE_KEYED and eager and cols.check_score is None and qrels is not None
+    comp, finals = compile_all(measures, inline_rn=False)
+    exp_gain = exp_gain_labels(measures)
+    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
+    n_segments = _ordered_segments(inp.rows, cols) if eager and fast is None else None
+    presorted = n_segments is not None
+    if presorted and qrels is None:
+        comp, finals = compile_all(measures, inline_rn=True)
     if presorted and comp.rn_lists and qrels is not None:
         # the judged grades as a list on every run row would cost rows x judgments
         again = {"partition_values": partition_values, "allow_empty": allow_empty}
         return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
-    exp_gain = exp_gain_labels(measures)
-    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
     if fast is not None:
         inp = fast.inp
     per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast, exp_gain=bool(exp_gain))

@@ -21,10 +21,12 @@ from irframe.measures._base import (
 )
 from irframe.measures._peers import from_ir_measures, is_ir_measures
 
-__all__ = ["parse_measure", "parse_measures", "to_trec_name", "trec_names", "unknown_measure"]
+__all__ = ["parse_measure", "parse_measures", "to_trec_name", "trec_dotted", "trec_names", "unknown_measure"]
 
 _NOTATION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))?(?:@(?P<k>[^@]+))?$")
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() also reads full-width digits and '1_0'
+# trec_eval's (and pytrec_eval's) -m syntax: a name, a dot, comma-separated values (P.5,10)
+_DOTTED = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*)\.(?P<values>[0-9.]+(?:,[0-9.]+)*)$")
 
 
 def _trec_index() -> list[tuple[re.Pattern[str], Family, str | None, dict[str, object]]]:
@@ -43,6 +45,38 @@ def _from_trec(text: str) -> Measure | None:
             return Measure.parsed(fam.name, check_cutoff(int(m["v"]), text), fixed, text)
         return Measure.parsed(fam.name, None, {**fixed, slot: m["v"]}, text)
     return None
+
+
+def trec_dotted(text: str) -> list[str] | None:
+    """trec_eval's ``-m name.v1,v2`` spelling as trec_eval names; ``None`` if not so spelled
+    (or ``name`` is no trec_eval measure taking a value).
+
+    ``P.5,10`` is ``P_5`` and ``P_10``, ``ndcg_cut.10`` is ``ndcg_cut_10`` and
+    ``iprec_at_recall.0.1`` is ``iprec_at_recall_0.10``: the names trec_eval prints.
+
+    Examples
+    --------
+    >>> trec_dotted("P.5,10"), trec_dotted("ndcg_cut.10"), trec_dotted("P@5")
+    (['P_5', 'P_10'], ['ndcg_cut_10'], None)
+    """
+    m = _DOTTED.match(text.strip())
+    if m is None:
+        return None
+    for fam in registry().values():
+        for t in fam.trec:
+            slot = t.slot
+            if slot is None or t.pattern != f"{m['base']}_{{{slot}}}":
+                continue
+            values = m["values"].split(",")
+            if slot == "k" and not all(_DIGITS.fullmatch(v) for v in values):
+                raise InvalidParameterError.for_value("k", text, "ints >= 1, e.g. 'P.5,10'", m["values"])
+            try:
+                return [t.format(int(v) if slot == "k" else float(v)) for v in values]
+            except ValueError:
+                raise InvalidParameterError.for_value(
+                    slot, text, "numbers, e.g. '0.1,0.5'", m["values"]
+                ) from None
+    return None  # not a trec_eval name with a value (iprec_at_recall_0.10 is read as it is)
 
 
 def to_trec_name(m: Measure, *, ignore: Sequence[str] = ("rel",)) -> str | None:
@@ -150,6 +184,16 @@ def parse_measure(measure: str | Measure) -> Measure:
         )
         raise UnknownMeasureError(msg)
     text = measure.strip()
+    dotted = trec_dotted(text)
+    if dotted is not None:
+        if len(dotted) > 1:
+            msg = (
+                f"{text!r} names {len(dotted)} measures ({', '.join(dotted)}). "
+                "Hint: pass it to parse_measures / evaluate, or write one value, e.g. "
+                f"{text.split(',')[0]!r}."
+            )
+            raise InvalidParameterError(msg)
+        text = dotted[0]
     found = _from_trec(text)
     if found is not None:
         return found
@@ -183,6 +227,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
     --------
     >>> parse_measures(["MAP", "ndcg_cut_10"])
     [('MAP', AP), ('ndcg_cut_10', nDCG(gain=linear)@10)]
+    >>> parse_measures(["P.5,10", "ndcg_cut.10"])  # trec_eval's -m syntax
+    [('P_5', P@5), ('P_10', P@10), ('ndcg_cut_10', nDCG(gain=linear)@10)]
     """
     items: Sequence[str | Measure]
     single = isinstance(measures, str | Measure) or is_ir_measures(measures)
@@ -192,6 +238,11 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
         raise UnknownMeasureError(msg)
     out: dict[str, Measure] = {}
     for item in items:
+        dotted = trec_dotted(item) if isinstance(item, str) else None
+        for name in dotted or ():  # trec_eval's P.5,10: labelled P_5, P_10 as trec_eval prints
+            out.setdefault(name, parse_measure(name))
+        if dotted is not None:
+            continue
         if isinstance(item, str):
             out.setdefault(item.strip(), parse_measure(item))
         else:
