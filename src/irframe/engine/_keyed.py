@@ -28,12 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from irframe import kernels as K
 from irframe._columns import RunColumns
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "GID",
@@ -169,6 +172,8 @@ def _coarse_order(gk: pl.Series, code: pl.Series, rel: pl.Series) -> tuple[pl.Se
 
 def _starts(values: np.ndarray) -> np.ndarray:
     """Boolean per row: its value differs from the previous row's (the first row: True)."""
+    import numpy as np  # (only unordered runs need it: the CLI on a TREC file does not)
+
     out = np.empty(len(values), dtype=bool)
     out[:1] = True
     np.not_equal(values[1:], values[:-1], out=out[1:])
@@ -177,6 +182,8 @@ def _starts(values: np.ndarray) -> np.ndarray:
 
 def _any_in_run(start: np.ndarray, mark: np.ndarray) -> np.ndarray:
     """Per row: whether its run (a new run at each ``start``) has a ``mark``ed row."""
+    import numpy as np
+
     run_id = np.cumsum(start) - 1
     bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
     bad[run_id[mark]] = True
@@ -189,6 +196,8 @@ def _dirty(s: pl.DataFrame) -> pl.Series | None:
     holding two queries (hashes sharing their top bits), and runs of equal keys whose
     grades differ (null differs from every grade).  numpy over the sorted columns
     (linear passes; 5x faster than the same in polars expressions at 1e6 rows)."""
+    import numpy as np
+
     sk, gk = s.get_column("sk").to_numpy(), s.get_column("gk").to_numpy()
     rel = s.get_column("rel").to_numpy()  # NaN (or null): not judged; a grade is never NaN
     new_key = _starts(sk)
