@@ -1,7 +1,9 @@
 """irframe: information-retrieval evaluation for pandas and polars dataframes.
 
 Importing irframe registers the ``.ir`` namespace on ``polars.DataFrame``,
-``polars.LazyFrame`` and (when pandas is installed) ``pandas.DataFrame``.
+``polars.LazyFrame`` and (when pandas is installed) ``pandas.DataFrame``, each the
+moment its library is imported; ``import irframe`` itself imports none of them, and
+its public names load on first use.
 
 Examples
 --------
@@ -21,29 +23,31 @@ shape: (1, 5)
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
-from irframe.check import CheckResult, Snapshot, check, read_snapshot, snapshot
-from irframe.compare import ComparisonReport, compare, compare_report, moved
-from irframe.exceptions import IrFrameError
-from irframe.functions import (
-    ap,
-    bpref,
-    evaluate,
-    judged,
-    mrr,
-    ndcg,
-    precision,
-    recall,
-    rprec,
-    success,
-)
-from irframe.measures import Measure, define_measure, parse_measure
 
 if TYPE_CHECKING:
     from irframe import datasets
+    from irframe.check import CheckResult, Snapshot, check, read_snapshot, snapshot
+    from irframe.compare import ComparisonReport, compare, compare_report
+    from irframe.compare.moved import moved
+    from irframe.exceptions import IrFrameError
+    from irframe.functions import (
+        ap,
+        bpref,
+        evaluate,
+        judged,
+        mrr,
+        ndcg,
+        precision,
+        recall,
+        rprec,
+        success,
+    )
     from irframe.io import (
         read_table,
         read_trec_qrels,
@@ -53,6 +57,7 @@ if TYPE_CHECKING:
         write_trec_qrels,
         write_trec_run,
     )
+    from irframe.measures import Measure, define_measure, parse_measure
     from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
@@ -95,32 +100,33 @@ __all__ = [
     "write_trec_run",
 ]
 
-# Loaded on first use (PEP 562): they pull in pyarrow, file readers or data files, and
-# `import irframe` (every CLI call) stays light.
+# Every public name but the namespace loads on first use (PEP 562): the engine pulls in
+# polars, numpy and pyarrow, and `import irframe` (every CLI call) stays light.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "irframe.check": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
+    "irframe.compare": ("ComparisonReport", "compare", "compare_report", "moved"),
+    "irframe.exceptions": ("IrFrameError",),
+    "irframe.functions": (
+        "ap", "bpref", "evaluate", "judged", "mrr", "ndcg", "precision", "recall", "rprec", "success",
+    ),
+    "irframe.io": (
+        "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs", "scan_table",
+        "write_trec_qrels", "write_trec_run",
+    ),
+    "irframe.measures": ("Measure", "define_measure", "parse_measure"),
+    "irframe.outofcore": ("evaluate_parquet",),
+}  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "evaluate_parquet": ("irframe.outofcore", "evaluate_parquet"),
     "datasets": ("irframe.datasets", None),
-    **{
-        name: ("irframe.io", name)
-        for name in (
-            "read_table",
-            "read_trec_qrels",
-            "read_trec_run",
-            "read_trec_runs",
-            "scan_table",
-            "write_trec_qrels",
-            "write_trec_run",
-        )
-    },
+    **{name: (module, name) for module, names in _HOMES.items() for name in names},
 }
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        import importlib
-
         module_name, attr = _LAZY[name]
-        module = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib.import_module: -X importtime does not see that one
+        module = sys.modules[module_name]
         value = module if attr is None else getattr(module, attr)
         globals()[name] = value
         return value
@@ -132,4 +138,16 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-_namespaces.register_pandas()  # .ir on pandas and dask frames, now or when they are imported
+class _Package(types.ModuleType):
+    """``irframe`` itself. ``irframe.check`` and ``irframe.compare`` name functions that
+    share their name with the submodule defining them; importing that submodule makes
+    Python set the package attribute to the module, which here keeps the function."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in ("check", "compare") and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+_namespaces.register_frames()  # .ir on polars, pandas and dask frames, now or when they are imported

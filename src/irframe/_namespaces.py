@@ -1,7 +1,10 @@
 """The ``.ir`` namespace on polars DataFrame/LazyFrame and pandas DataFrame.
 
 Each method forwards to the typed function of the same name in
-:mod:`irframe.functions`; no logic lives here.
+:mod:`irframe.functions`; no logic lives here. This module imports neither polars
+nor :mod:`irframe.functions` at its top: ``import irframe`` stays light, and the
+namespace is registered on each frame library the moment that library is imported
+(:func:`register_frames`).
 """
 
 from __future__ import annotations
@@ -10,17 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import polars as pl
-
-from irframe import functions as F
-
 if TYPE_CHECKING:
     import importlib.machinery
     import types
 
     from irframe.compare import ComparisonReport
 
-__all__ = ["IrNamespace", "ir", "register_pandas"]
+__all__ = ["IrNamespace", "ir", "register_frames", "register_pandas"]
 
 T = TypeVar("T")
 _METHODS = (
@@ -87,43 +86,63 @@ class IrNamespace(Generic[T]):
 
     def evaluate(self, measures: Any, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.evaluate`."""
-        return F.evaluate(self._frame, measures, qrels, **kwargs)
+        from irframe.functions import evaluate
+
+        return evaluate(self._frame, measures, qrels, **kwargs)
 
     def ndcg(self, k: int | None = None, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.ndcg`."""
-        return F.ndcg(self._frame, k, qrels, **kwargs)
+        from irframe.functions import ndcg
+
+        return ndcg(self._frame, k, qrels, **kwargs)
 
     def precision(self, k: int, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.precision`."""
-        return F.precision(self._frame, k, qrels, **kwargs)
+        from irframe.functions import precision
+
+        return precision(self._frame, k, qrels, **kwargs)
 
     def recall(self, k: int | None = None, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.recall`."""
-        return F.recall(self._frame, k, qrels, **kwargs)
+        from irframe.functions import recall
+
+        return recall(self._frame, k, qrels, **kwargs)
 
     def mrr(self, k: int | None = None, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.mrr`."""
-        return F.mrr(self._frame, k, qrels, **kwargs)
+        from irframe.functions import mrr
+
+        return mrr(self._frame, k, qrels, **kwargs)
 
     def ap(self, k: int | None = None, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.ap`."""
-        return F.ap(self._frame, k, qrels, **kwargs)
+        from irframe.functions import ap
+
+        return ap(self._frame, k, qrels, **kwargs)
 
     def rprec(self, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.rprec`."""
-        return F.rprec(self._frame, qrels, **kwargs)
+        from irframe.functions import rprec
+
+        return rprec(self._frame, qrels, **kwargs)
 
     def bpref(self, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.bpref`."""
-        return F.bpref(self._frame, qrels, **kwargs)
+        from irframe.functions import bpref
+
+        return bpref(self._frame, qrels, **kwargs)
 
     def success(self, k: int, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.success`."""
-        return F.success(self._frame, k, qrels, **kwargs)
+        from irframe.functions import success
+
+        return success(self._frame, k, qrels, **kwargs)
 
     def judged(self, k: int, qrels: Any = None, **kwargs: Any) -> T:
         """See :func:`irframe.judged`."""
-        return F.judged(self._frame, k, qrels, **kwargs)
+        from irframe.functions import judged
+
+        return judged(self._frame, k, qrels, **kwargs)
 
 
 def ir(frame: T) -> IrNamespace[T]:
@@ -145,10 +164,17 @@ def ir(frame: T) -> IrNamespace[T]:
     return IrNamespace(frame)
 
 
-pl.api.register_dataframe_namespace("ir")(IrNamespace)
-pl.api.register_lazyframe_namespace("ir")(IrNamespace)
-
+_POLARS_DONE = False
 _PANDAS_DONE = False
+
+
+def _register_polars(pl: Any) -> None:
+    """``.ir`` on polars DataFrames and LazyFrames; ``pl`` is the imported polars module."""
+    global _POLARS_DONE  # noqa: PLW0603 - one registration per process
+    if not _POLARS_DONE:
+        pl.api.register_dataframe_namespace("ir")(IrNamespace)
+        pl.api.register_lazyframe_namespace("ir")(IrNamespace)
+        _POLARS_DONE = True
 
 
 def _register_now(pd: Any) -> None:
@@ -169,35 +195,42 @@ def _register_dask(dd: Any) -> None:
 
 class _PostImportHook:
     """Runs ``callback(module)`` the moment ``name`` is imported, so ``import irframe``
-    registers ``.ir`` on pandas and dask frames without importing them.
+    registers ``.ir`` on polars, pandas and dask frames without importing them.
 
     It finds the module's real spec with the other finders and wraps its loader's
-    ``exec_module``; once the module has executed, the callback runs and the hook
-    removes itself. (A duck-typed finder: importing importlib.abc costs ~60 ms.)
+    ``exec_module``; once the module has executed, the hook removes itself and the
+    callback runs. A spec that is only looked up, never loaded (polars probes for
+    pandas with ``importlib.util.find_spec``), leaves the hook in place. (A duck-typed
+    finder: importing importlib.abc costs ~60 ms.)
     """
 
     def __init__(self, name: str, callback: Callable[[types.ModuleType], None]) -> None:
         self.name = name
         self.callback = callback
+        self._finding = False
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self.name:
+        if fullname != self.name or self._finding:
             return None
         import importlib.util
 
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None:
-            return spec
+        self._finding = True  # the other finders' answer, not ours again
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
+        if spec is None or spec.loader is None or isinstance(spec.loader, type):
+            return spec  # nothing to load, or a loader class shared by many modules
         loader = spec.loader
         exec_module = loader.exec_module
-        callback = self.callback
 
         def _exec_then_register(module: types.ModuleType) -> None:
             exec_module(module)
-            callback(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            self.callback(module)
 
         loader.exec_module = _exec_then_register  # type: ignore[method-assign]
         return spec
@@ -210,6 +243,17 @@ def _on_import(name: str, callback: Callable[[Any], None]) -> None:
         callback(module)
     elif not any(isinstance(f, _PostImportHook) and f.name == name for f in sys.meta_path):
         sys.meta_path.insert(0, _PostImportHook(name, callback))
+
+
+def register_frames() -> None:
+    """Make ``.ir`` available on polars, pandas and dask frames, without importing them.
+
+    Each library already imported gets the namespace at once; the others get it when
+    they are imported (``import irframe`` then ``import polars`` works like the
+    other order).
+    """
+    _on_import("polars", _register_polars)
+    register_pandas()
 
 
 def register_pandas() -> None:

@@ -17,9 +17,11 @@ One module per subcommand (``irframe/cli/<name>.py``); shared options, input rea
 and rendering live in ``_common.py``.  Adding a subcommand: write a module with
 ``add_parser(subparsers)`` that calls ``subparsers.add_parser(...)`` with
 ``parents=[_common()]`` and ``set_defaults(func=<handler>)``, where the handler takes
-the parsed ``argparse.Namespace`` and returns the exit code; then append its
-``add_parser`` to ``SUBCOMMANDS``.  Subcommand modules import polars and irframe's
-readers inside their handlers, so ``irframe --help`` stays fast.
+the parsed ``argparse.Namespace`` and returns the exit code; then add its name to
+``_COMMANDS`` (or append any ``add_parser`` callable to ``SUBCOMMANDS``).  A command
+line that names a subcommand imports that subcommand's module only, and subcommand
+modules import polars and irframe's readers inside their handlers, so ``irframe
+--help`` and ``irframe eval`` import only what they use.
 
 Examples
 --------
@@ -36,26 +38,31 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 
-from irframe.cli import check as _check_cmd
-from irframe.cli import compare as _compare_cmd
-from irframe.cli import demo as _demo_cmd
-from irframe.cli import eval as _eval_cmd
-from irframe.cli import measures as _measures_cmd
-from irframe.cli import snapshot as _snapshot_cmd
 from irframe.cli._common import EXIT_DATA, EXIT_USAGE, CliError, SubParsers, load_plugins, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
 from irframe.cli._measures_util import render_trec, resolve_measures
 
 __all__ = ["SUBCOMMANDS", "CliError", "main", "render_table", "render_trec", "resolve_measures"]
 
-SUBCOMMANDS: list[Callable[[SubParsers], None]] = [
-    _eval_cmd.add_parser,
-    _compare_cmd.add_parser,
-    _snapshot_cmd.add_parser,
-    _check_cmd.add_parser,
-    _demo_cmd.add_parser,
-    _measures_cmd.add_parser,
-]
+# the subcommands in --help order; irframe.cli.<name>.add_parser registers each
+_COMMANDS = ("eval", "compare", "snapshot", "check", "demo", "measures")
+
+
+class _Subcommand:
+    """``add_parser`` of ``irframe.cli.<command>``, importing that module only when called."""
+
+    __slots__ = ("command",)
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __call__(self, sub: SubParsers) -> None:
+        name = f"irframe.cli.{self.command}"
+        __import__(name)  # not importlib.import_module: -X importtime does not see that one
+        sys.modules[name].add_parser(sub)
+
+
+SUBCOMMANDS: list[Callable[[SubParsers], None]] = [_Subcommand(name) for name in _COMMANDS]
 
 
 def _version() -> str:
@@ -67,16 +74,45 @@ def _version() -> str:
         return "unknown"
 
 
-def _build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """``--version``: the package metadata is read only when asked (it costs ~40 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        help_text = "show program's version number and exit"  # argparse's own words
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help_text)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"irframe {_version()}")
+        parser.exit()
+
+
+def _command_of(argv: Sequence[str] | None) -> str | None:
+    """The subcommand ``argv`` names, if it is one of ``_COMMANDS`` (the top level options
+    take no value, so it is the first argument unless that is an option).
+
+    Examples
+    --------
+    >>> _command_of(["eval", "qrels", "run"]), _command_of(["--version"]), _command_of(["evl"])
+    ('eval', None, None)
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    return args[0] if args and args[0] in _COMMANDS else None
+
+
+def _build_parser(argv: Sequence[str] | None = None, *, every: bool = True) -> argparse.ArgumentParser:
+    """The ``irframe`` parser; with ``every=False``, of the subcommand ``argv`` names only
+    (when it names one), so that only its module is imported."""
+    command = None if every else _command_of(argv)
     parser = argparse.ArgumentParser(
         prog="irframe",
         description="Information-retrieval evaluation with trec_eval's numbers.",
         epilog="Start with: irframe demo",
     )
-    parser.add_argument("--version", action="version", version=f"irframe {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in SUBCOMMANDS:
-        register(sub)
+        if command is None or getattr(register, "command", command) == command:
+            register(sub)
     return parser
 
 
@@ -168,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["eval", "-", "-"])
     2
     """
-    parser = _build_parser()
+    parser = _build_parser(argv, every=False)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

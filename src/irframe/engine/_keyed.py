@@ -28,11 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from irframe import kernels as K
 from irframe._columns import RunColumns
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "GID",
@@ -136,7 +140,7 @@ def distinct(key: pl.Series) -> bool:
 def join_grades(
     run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None
 ) -> pl.Series | None:  # fmt: skip
-    """Each run row's grade (null: not judged), joined on one u64 key and verified exactly.
+    """Each run row's grade (NaN: not judged), joined on one u64 key and verified exactly.
 
     ``key``: the run's ``combined_hash([*on, doc])`` if already computed.  An inner join
     of the row numbers (half the time of a left join keeping the run's order); the
@@ -153,7 +157,9 @@ def join_grades(
     for c in cols:
         if not bool((run.get_column(c).gather(ri) == qrels.get_column(c).gather(qi)).all()):
             return None  # a different (query, doc) with the same key
-    grades = pl.repeat(None, run.height, dtype=pl.Float64, eager=True).alias(K.REL)
+    # NaN, not null, for "not judged" until the rows are in order: gathers of a column
+    # without a validity mask are 2.5x faster (callers turn NaN into null at the end)
+    grades = pl.repeat(float("nan"), run.height, dtype=pl.Float64, eager=True).alias(K.REL)
     return grades.scatter(ri, hits.get_column(K.REL))
 
 
@@ -164,32 +170,50 @@ def _coarse_order(gk: pl.Series, code: pl.Series, rel: pl.Series) -> tuple[pl.Se
     return perm, pl.DataFrame({"sk": sk.gather(perm), "gk": gk.gather(perm), "rel": rel.gather(perm)})
 
 
-def _any_in_run(start: pl.Expr, mark: pl.Expr) -> pl.Expr:
-    """Whether the row's run (a new run where ``start``) has a ``mark``ed row: linear
-    passes only (a running count of marks, compared at the run's two ends)."""
-    count = mark.cast(pl.UInt32).cum_sum()
-    before = pl.when(start).then(count - mark.cast(pl.UInt32)).forward_fill()
-    at_end = pl.when(start.shift(-1, fill_value=True)).then(count).backward_fill()
-    return at_end > before
+def _starts(values: np.ndarray) -> np.ndarray:
+    """Boolean per row: its value differs from the previous row's (the first row: True)."""
+    import numpy as np  # (only unordered runs need it: the CLI on a TREC file does not)
+
+    out = np.empty(len(values), dtype=bool)
+    out[:1] = True
+    np.not_equal(values[1:], values[:-1], out=out[1:])
+    return out
+
+
+def _any_in_run(start: np.ndarray, mark: np.ndarray) -> np.ndarray:
+    """Per row: whether its run (a new run at each ``start``) has a ``mark``ed row."""
+    import numpy as np
+
+    run_id = np.cumsum(start) - 1
+    bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+    bad[run_id[mark]] = True
+    out: np.ndarray = bad[run_id]
+    return out
 
 
 def _dirty(s: pl.DataFrame) -> pl.Series | None:
     """Sorted positions whose coarse order may differ from the ranking rule: buckets
     holding two queries (hashes sharing their top bits), and runs of equal keys whose
-    grades differ (null differs from every grade)."""
-    sk, gk, rel = pl.col("sk"), pl.col("gk"), pl.col("rel")
-    pfx = sk // _SHIFT
-    new_key = (sk != sk.shift(1)).fill_null(True)
-    new_bucket = (pfx != pfx.shift(1)).fill_null(True)
-    coll = ~new_bucket & (gk != gk.shift(1))
-    diff = ~new_key & rel.ne_missing(rel.shift(1))
-    flags = s.select(coll.any().alias("coll"), diff.any().alias("diff"))
-    if not (flags.item(0, "coll") or flags.item(0, "diff")):
+    grades differ (null differs from every grade).  numpy over the sorted columns
+    (linear passes; 5x faster than the same in polars expressions at 1e6 rows)."""
+    import numpy as np
+
+    sk, gk = s.get_column("sk").to_numpy(), s.get_column("gk").to_numpy()
+    rel = s.get_column("rel").to_numpy()  # NaN (or null): not judged; a grade is never NaN
+    new_key = _starts(sk)
+    new_bucket = _starts(sk >> np.uint64(32))
+    coll = ~new_bucket & _starts(gk)
+    nan = np.isnan(rel)
+    diff = np.zeros(len(rel), dtype=bool)
+    diff[1:] = (rel[1:] != rel[:-1]) & ~(nan[1:] & nan[:-1])
+    diff &= ~new_key
+    has_coll, has_diff = bool(coll.any()), bool(diff.any())
+    if not (has_coll or has_diff):
         return None
-    dirty = _any_in_run(new_key, diff)
-    if flags.item(0, "coll"):
-        dirty = dirty | _any_in_run(new_bucket, coll)
-    return s.select(dirty.arg_true()).to_series()
+    dirty = _any_in_run(new_key, diff) if has_diff else np.zeros(len(rel), dtype=bool)
+    if has_coll:
+        dirty |= _any_in_run(new_bucket, coll)
+    return pl.Series("pos", np.flatnonzero(dirty), dtype=pl.UInt32)
 
 
 def _exact_redo(
@@ -229,7 +253,8 @@ def keyed_rows(
     """The run's grades in ranking order, each query's rows contiguous (``None``: fall back).
 
     ``run`` has no null id or order value and no NaN order value; ``rel`` is each run
-    row's grade; ``gk`` the run's ``combined_hash(cols.keys)`` if already computed.
+    row's grade (NaN: not judged, as :func:`join_grades` gives it); ``gk`` the run's
+    ``combined_hash(cols.keys)`` if already computed.
     """
     keys = list(cols.keys)
     if gk is None:
@@ -238,16 +263,18 @@ def keyed_rows(
     perm, s = _coarse_order(gk, code, rel)
     del code
     pos = _dirty(s)
-    if pos is None:
-        gk, rel = s.get_column("gk"), s.get_column("rel")
-    else:
+    sorted_gk, sorted_rel = s.get_column("gk"), s.get_column("rel")
+    if pos is not None:  # only the dirty positions' rows moved: patch them
         perm = _exact_redo(run, cols, perm, s, pos)
-        gk, rel = gk.gather(perm), rel.gather(perm)
+        moved = perm.gather(pos)
+        sorted_gk = sorted_gk.scatter(pos, gk.gather(moved))
+        sorted_rel = sorted_rel.scatter(pos, rel.gather(moved))
+    gk, rel = sorted_gk, sorted_rel
     del s
     keyed = _groups(run, keys, perm, gk)
     if keyed is None:
         return None
-    return Keyed(rows=keyed.rows.with_columns(rel.alias(K.REL)), groups=keyed.groups)
+    return Keyed(rows=keyed.rows.with_columns(rel.fill_nan(None).alias(K.REL)), groups=keyed.groups)
 
 
 def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
@@ -270,4 +297,4 @@ def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed |
     if groups.is_duplicated().any():
         return None  # a query's rows are not contiguous
     gid = (change.cum_sum() - 1).cast(pl.UInt32).set_sorted().alias(GID)
-    return Keyed(rows=pl.DataFrame([gid, rel.alias(K.REL)]), groups=groups)
+    return Keyed(rows=pl.DataFrame([gid, rel.fill_nan(None).alias(K.REL)]), groups=groups)
