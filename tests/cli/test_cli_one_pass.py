@@ -164,3 +164,24 @@ def test_pair_other_backends_evaluate_twice(files: dict[str, str], tmp_path: Pat
         per_query, irframe.evaluate(str(path), ["AP", "RR"], qrels, by="system", per_query=True)
     )
     assert_frame_equal(means, irframe.evaluate(str(path), ["AP", "RR"], qrels, by="system"))
+
+
+def _cli_json(*argv: str) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(list(argv)) == 0
+    import json
+
+    return list(json.loads(out.getvalue()))
+
+
+@pytest.mark.parametrize("per_query", [True, False])
+def test_one_system_equals_its_rows_among_two(files: dict[str, str], per_query: bool) -> None:
+    # one run file is evaluated without its constant system column (put back in front):
+    # its rows must equal that system's rows when two files are evaluated together
+    q = ["-q"] if per_query else []
+    ms = [a for m in MEASURES for a in ("-m", m)]
+    alone = _cli_json("eval", files["qrels"], files["a"], *ms, *q, "-f", "json")
+    both = _cli_json("eval", files["qrels"], files["a"], files["b"], *ms, *q, "-f", "json")
+    assert alone and all(list(row)[0] == "system" for row in alone)
+    assert alone == [row for row in both if row["system"] == alone[0]["system"]]

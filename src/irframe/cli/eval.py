@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
 
 from irframe.cli._common import (
     DEFAULT_MEASURES,
@@ -86,10 +89,26 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_eval)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Run ``irframe eval``."""
+def _evaluate_runs(runs: pl.DataFrame, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """Per-query rows and means from one engine pass.  One system (one run file) is
+    evaluated without its constant ``system`` column (a string per row to carry, hash and
+    group by), which is put back in front of both tables."""
+    import polars as pl
+
     from irframe._local import evaluate_pair
 
+    col = runs.get_column("system")
+    if runs.height == 0 or col.null_count() or not bool((col == col[0]).all()):
+        return evaluate_pair(runs, measures, qrels, **kwargs)
+    name = col[0]
+    rest = {**kwargs, "by": [b for b in kwargs["by"] if b != "system"]}
+    per_query, summary = evaluate_pair(runs.drop("system"), measures, qrels, **rest)
+    system = pl.lit(name, dtype=pl.String).alias("system")
+    return per_query.select(system, pl.all()), summary.select(system, pl.all())
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``irframe eval``."""
     measures, qrels, runs, progress = _read_inputs(args, DEFAULT_MEASURES)
     by = ["system", *[b for b in args.by if b != "system"]]
     runs = _attach_query_attributes(runs, qrels, by)
@@ -108,7 +127,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             "columns": args.convention,
             "queries": args.queries_frame,
         }  # fmt: skip
-        per_query, summary = evaluate_pair(runs, measures, qrels, **kwargs)  # one engine pass
+        per_query, summary = _evaluate_runs(runs, measures, qrels, kwargs)  # one engine pass
     if fmt == "trec":
         counts = count_labels(labels, measures)
         specs = args.measures or list(DEFAULT_MEASURES)
