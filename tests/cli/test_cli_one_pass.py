@@ -183,5 +183,6 @@ def test_one_system_equals_its_rows_among_two(files: dict[str, str], per_query: 
     ms = [a for m in MEASURES for a in ("-m", m)]
     alone = _cli_json("eval", files["qrels"], files["a"], *ms, *q, "-f", "json")
     both = _cli_json("eval", files["qrels"], files["a"], files["b"], *ms, *q, "-f", "json")
-    assert alone and all(list(row)[0] == "system" for row in alone)
+    assert alone
+    assert all(next(iter(row)) == "system" for row in alone)
     assert alone == [row for row in both if row["system"] == alone[0]["system"]]
