@@ -17,7 +17,8 @@ from helpers import assert_close_dicts, per_query_dict
 from irframe.engine import _compile
 from oracle import oracle_evaluate
 
-LABELS = ["P@1", "P@2", "P@3", "P@5", "P@20", "nDCG@2", "nDCG@4", "R@3", "AP@2", "Judged@3", "ERR@2"]
+LABELS = ["P@1", "P@2", "P@3", "P@5", "P@20", "nDCG@2", "nDCG@4", "nDCG", "R@3", "Judged@3", "ERR@2"]
+LABELS += ["AP", "AP@1", "AP@2", "AP@3", "AP@5"]  # the total and 4 cutoffs: one list serves all
 
 
 @pytest.mark.parametrize("max_scalar", [0, 1, 100])
@@ -43,3 +44,7 @@ def test_the_form_follows_the_number_of_cutoffs() -> None:
     many = parse_measures([f"P@{k}" for k in (1, 2, 3, 4, 5)])
     comp, _ = _compile.compile_all(many, inline_rn=False)
     assert len(comp.lists) == 1  # one cumulative list serves the 5 cutoffs
+    with_total = parse_measures(["AP", *(f"AP@{k}" for k in (1, 2, 3, 4))])
+    comp, _ = _compile.compile_all(with_total, inline_rn=False)
+    assert len(comp.lists) == 1  # ... and AP's total: its last element
+    assert not any(key.endswith(":sum") for key in comp.ranked)

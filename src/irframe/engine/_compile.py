@@ -38,11 +38,11 @@ class Compiler:
     instead of read from the joined per-query columns.
     """
 
-    def __init__(self, *, inline_rn: bool, cutoffs: dict[str, set[int]] | None = None) -> None:
+    def __init__(self, *, inline_rn: bool, cutoffs: dict[str, set[int | None]] | None = None) -> None:
         self.inline_rn = inline_rn
         # cumulative sums: the cutoffs each is read at (from a first pass, see compile_all)
         self._planned = cutoffs or {}
-        self.cutoffs: dict[str, set[int]] = {}
+        self.cutoffs: dict[str, set[int | None]] = {}
         self.dens: dict[str, pl.Expr] = {}  # over the judgments, any order
         self.ranked: dict[str, pl.Expr] = {}  # over the ranking, in order
         self.rn: set[str] = set()  # judgment columns the ranking kernels read
@@ -86,31 +86,32 @@ class Compiler:
     ) -> pl.Expr:
         """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
 
-        Keyed by ``m`` without its cutoff: every cutoff of the measure reads one
-        cumulative sum (a per-query list over the first rows, up to the largest cutoff
-        asked), taken at ``min(k, rows)``.
+        Keyed by ``m`` without its cutoff.  Read at up to ``MAX_SCALAR_CUTOFFS`` cutoffs
+        (learnt by :func:`compile_all`'s first pass), each cutoff is one top-k sum; read at
+        more, every cutoff (and the total) reads one cumulative sum, a per-query list
+        taken at ``min(k, rows)``.
         """
         text = str(m)
         base = text.rpartition("@")[0] if m.cutoff is not None else text
         target = self.dens if judgments else self.ranked
-        if k is None:
-            key = f"{PREFIX}{base}:{name}:sum"
-            target[key] = expr.sum()
-            return pl.col(key).cast(pl.Float64)
         key = f"{PREFIX}{base}:{name}:cum"
         self.cutoffs.setdefault(key, set()).add(k)
         planned = self._planned.get(key, {k})
-        if len(planned) <= MAX_SCALAR_CUTOFFS:
-            # few cutoffs: one sum over the top k rows each (no per-query list to build)
-            top = f"{key}@{k}"
-            target[top] = expr.head(k).sum()
-            return pl.col(top).cast(pl.Float64)
-        # many cutoffs: one cumulative sum over the first rows, up to the largest cutoff
-        target[key] = expr.head(max(planned)).cum_sum()
-        self.lists.add(key)
-        col = pl.col(key)
-        at = col.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
-        return col.list.get(at, null_on_oob=True).fill_null(0).cast(pl.Float64)
+        cuts = sorted(c for c in planned if c is not None)
+        if len(cuts) > MAX_SCALAR_CUTOFFS:
+            # many cutoffs: one cumulative sum, over every row if the total is read too
+            # (AP and map_cut_5 ... map_cut_1000), else up to the largest cutoff
+            target[key] = (expr if None in planned else expr.head(cuts[-1])).cum_sum()
+            self.lists.add(key)
+            col = pl.col(key)
+            if k is None:
+                return col.list.last().fill_null(0).cast(pl.Float64)
+            at = col.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
+            return col.list.get(at, null_on_oob=True).fill_null(0).cast(pl.Float64)
+        # few cutoffs: one sum over the top k rows each (no per-query list to build)
+        one = f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"
+        target[one] = expr.sum() if k is None else expr.head(k).sum()
+        return pl.col(one).cast(pl.Float64)
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """Every judged grade of the query (a list per query), usable inside ranking kernels."""
