@@ -140,7 +140,7 @@ def bpref_sum(t: float, r: pl.Expr, n: pl.Expr, g: pl.Expr = GRADES) -> pl.Expr:
     negative grades are skipped. ``r`` and ``n`` are the query's R and N.
     """
     r = r.cast(pl.Float64)
-    above = judged_nonrelevant(t, g).cum_sum().cast(pl.Float64)
+    # judged non-relevant documents above each relevant one (the terms' only input)
+    above = judged_nonrelevant(t, g).cum_sum().filter(relevant(t, g)).cast(pl.Float64)
     denom = pl.min_horizontal(n.cast(pl.Float64), r)
-    term = pl.when(above == 0).then(1.0).otherwise(1.0 - above.clip(upper_bound=r) / denom)
-    return pl.when(relevant(t, g)).then(term).otherwise(0.0).sum()
+    return pl.when(above == 0).then(1.0).otherwise(1.0 - above.clip(upper_bound=r) / denom).sum()
