@@ -22,6 +22,7 @@ import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, per_query_dict
 from irframe.engine import _keyed, _plan
+from irframe.exceptions import InvalidDataError
 from oracle import oracle_evaluate
 
 LABELS = ["AP", "nDCG@3", "P@2", "RR", "R@5", "Rprec", "Bpref", "Judged@4"]
@@ -257,3 +258,50 @@ def test_query_split_in_two_blocks_is_sorted() -> None:
     with sort_spy() as calls:
         check(run, QRELS, None, keyed=True)
     assert calls[:2] == ["not ordered", "sorted"]
+
+
+def _rank_and_score(rows: list[tuple[str, str, int, float]]) -> dict[str, list[Any]]:
+    cols = ("query_id", "doc_id", "rank", "score")
+    return {c: [r[i] for r in rows] for i, c in enumerate(cols)}
+
+
+@pytest.mark.parametrize("presorted", [True, False])
+def test_agreeing_rank_and_score_take_the_keyed_path(presorted: bool) -> None:
+    # order='auto' with a rank and a score that agree (ties in rank, ties in score)
+    rows = [("q1", "a", 1, 3.0), ("q1", "dd", 1, 2.0), ("q1", "bb", 2, 2.0), ("q1", "e", 3, 1.0),
+            ("q2", "gg", 1, 0.5), ("q2", "bb", 2, 0.5), ("q2", "f", 4, -1.0)]  # fmt: skip
+    if not presorted:
+        rows = rows[::-1]
+    run = _rank_and_score(rows)
+    with keyed_spy() as used:
+        got = evaluate(run, QRELS)
+    assert used == [True]
+    assert got.equals(general(run, QRELS))
+    expected = oracle_evaluate(
+        {k: v for k, v in run.items() if k != "score"}, QRELS, LABELS, missing="zero"
+    )  # the oracle ranks by the rank column (ties: doc id descending)
+    assert_close_dicts(per_query_dict(got, LABELS), expected, tol=1e-12)
+
+
+@pytest.mark.parametrize("rows", [
+    # a rank-1 score (1.0) below the rank-2 score (2.0); the tie group's order hides it from
+    # a comparison of neighbours only (dd, then a: 1.0 -> 3.0 is within rank 1)
+    [("q1", "dd", 1, 1.0), ("q1", "a", 1, 3.0), ("q1", "bb", 2, 2.0)],
+    [("q1", "a", 1, 3.0), ("q1", "bb", 2, 2.0), ("q2", "gg", 1, 1.0), ("q2", "bb", 3, 1.5)],
+])  # fmt: skip
+@pytest.mark.parametrize("presorted", [True, False])
+def test_disagreeing_rank_and_score_are_refused(
+    rows: list[tuple[str, str, int, float]], presorted: bool
+) -> None:
+    run = _rank_and_score(rows if presorted else rows[::-1])
+    with keyed_spy() as used, pytest.raises(InvalidDataError, match="disagree in 1 of"):
+        evaluate(run, QRELS)
+    assert used == [False]  # the keyed path found the rise and left the report to the general plan
+
+
+def test_nan_score_is_left_to_the_general_plan() -> None:
+    run = _rank_and_score([("q1", "a", 1, 3.0), ("q1", "bb", 2, float("nan"))])
+    with keyed_spy() as used:
+        got = evaluate(run, QRELS)
+    assert used == [False]
+    assert got.equals(general(run, QRELS))

@@ -49,6 +49,7 @@ __all__ = [
     "keyed_rows",
     "order_code",
     "query_and_row_hashes",
+    "scores_rise",
     "segment_rows",
 ]
 
@@ -85,11 +86,13 @@ class Keyed:
     """The run's rows in ranking order, each query's rows contiguous.
 
     ``rows``: ``GID`` (0, 1, ..., flagged sorted) and the grade ``K.REL``;
-    ``groups``: one row per ``GID``, in that order: the query's key columns.
+    ``groups``: one row per ``GID``, in that order: the query's key columns;
+    ``perm``: the run's row of each sorted row (``None``: the run's own order).
     """
 
     rows: pl.DataFrame
     groups: pl.DataFrame
+    perm: pl.Series | None = None
 
 
 def _u64(value: int) -> pl.Expr:
@@ -274,7 +277,7 @@ def keyed_rows(
     keyed = _groups(run, keys, perm, gk)
     if keyed is None:
         return None
-    return Keyed(rows=keyed.rows.with_columns(rel.fill_nan(None).alias(K.REL)), groups=keyed.groups)
+    return Keyed(keyed.rows.with_columns(rel.fill_nan(None).alias(K.REL)), keyed.groups, perm)
 
 
 def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed | None:
@@ -298,3 +301,25 @@ def segment_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series) -> Keyed |
         return None  # a query's rows are not contiguous
     gid = (change.cum_sum() - 1).cast(pl.UInt32).set_sorted().alias(GID)
     return Keyed(rows=pl.DataFrame([gid, rel.fill_nan(None).alias(K.REL)]), groups=groups)
+
+
+def scores_rise(run: pl.DataFrame, cols: RunColumns, keyed: Keyed) -> bool | None:
+    """``order="auto"`` with a rank and a score: whether some query's score rises from one
+    rank to a later one (``None``: a null or NaN score, for the general plan to judge).
+
+    Exact with tied ranks: each row's score is compared with the lowest score of the
+    query's earlier ranks (a running minimum taken where each rank starts).
+    """
+    score = run.get_column(str(cols.check_score)).cast(pl.Float64)
+    if score.null_count() or bool(score.is_nan().any()):
+        return None
+    rank = run.get_column(cols.order_col)
+    if keyed.perm is not None:
+        score, rank = score.gather(keyed.perm), rank.gather(keyed.perm)
+    g, r, sc = pl.col(GID), pl.col("r"), pl.col("s")
+    new_query = (g != g.shift(1)).fill_null(True)
+    new_rank = new_query | (r != r.shift(1))
+    lowest = sc.cum_min().over(GID)  # (GID is sorted: each query's rows are contiguous)
+    before = pl.when(new_query).then(float("inf")).when(new_rank).then(lowest.shift(1)).forward_fill()
+    frame = pl.DataFrame([keyed.rows.get_column(GID), rank.alias("r"), score.alias("s")])
+    return bool(frame.select((sc > before).any()).item())

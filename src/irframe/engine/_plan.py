@@ -42,6 +42,7 @@ from irframe.engine._keyed import (
     join_grades,
     keyed_rows,
     query_and_row_hashes,
+    scores_rise,
     segment_rows,
 )  # fmt: skip
 from irframe.measures import Measure
@@ -225,16 +226,13 @@ def _group_run(
     if cols.check_score is not None:
         # a score that rises from one rank to a later one.  Sorted by rank, then score
         # descending within tied ranks, a rise between neighbours is exactly that (within a
-        # tie group the scores fall).  Presorted rows (rank order, ties by doc id) are
-        # compared with the previous row where the rank grows: no sort, exact without ties.
+        # tie group the scores fall).  Never presorted (build_plan): a neighbour-only check
+        # of rows in rank order misses a rise hidden by a tie group's doc-id order.
         # NaN and null scores do not count as a rise.
-        score = pl.col(cols.check_score).cast(pl.Float64)
-        if presorted:
-            diag[DISAGREE] = ((score.diff() > 0) & (pl.col(cols.order_col).diff() > 0)).any()
-        else:
-            diag[DISAGREE] = (
-                score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
-            ).any()
+        score = pl.col(cols.check_score).cast(pl.Float64).fill_nan(None)
+        diag[DISAGREE] = (
+            score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
+        ).any()
     in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
@@ -281,8 +279,8 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     keyed = None if rel is None else segment_rows(run, cols, rel)
     if keyed is None and rel is not None:
         keyed = keyed_rows(run, cols, rel, gk)
-    if keyed is None:
-        return None
+    if keyed is None or (cols.check_score is not None and scores_rise(run, cols, keyed) is not False):
+        return None  # (a score rising along the ranks: the general plan reports it)
     return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged)
 
 
@@ -394,12 +392,14 @@ def build_plan(
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     eager = detect_order and opts.duplicates == "error"
-    # (order="auto" with a rank and a score: the general plan checks that they agree)
-    keyed = USE_KEYED and eager and cols.check_score is None and qrels is not None
+    keyed = USE_KEYED and eager and qrels is not None
     comp, finals = compile_all(measures, inline_rn=False)
     exp_gain = exp_gain_labels(measures)
     fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
-    n_segments = _ordered_segments(inp.rows, cols) if eager and fast is None else None
+    # (a rank and a score to check against each other: the sorted plan's check is exact)
+    n_segments = (
+        _ordered_segments(inp.rows, cols) if eager and fast is None and not cols.check_score else None
+    )
     presorted = n_segments is not None
     if presorted and qrels is None:
         comp, finals = compile_all(measures, inline_rn=True)
