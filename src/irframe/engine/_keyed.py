@@ -17,7 +17,11 @@ order.  Here, for a run and qrels already in memory:
   strings as the general plan).  A run of equal keys with equal grades needs no order:
   the kernels read only the grades, in ranking order;
 - a 64-bit collision between two queries' ids is caught by comparing the sorted id
-  strings of neighbouring rows.
+  strings of neighbouring rows;
+- a run already in ranking order (a TREC run file, a search log) is not sorted at all:
+  :func:`segment_rows` checks the order in one pass and keeps it;
+- ``order="auto"`` with a rank and a score: :func:`scores_rise` checks, in the rank
+  order built here, that no score rises from one rank to a later one.
 
 Whatever the path does not handle (nulls, NaN scores, duplicates, a collision) returns
 ``None``, and the general plan runs instead (and raises the usual errors).  The result
