@@ -6,16 +6,15 @@ from the trec_eval 10.0 binary (``IRFRAME_TREC_EVAL``; skipped with a message wi
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from helpers import TREC_EVAL_TEST_DIR
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import parse_measure, parse_measures
+from trec_eval_oracle import require_trec_eval
 
 
 def test_dotted_names_expand_to_trec_names() -> None:
@@ -40,28 +39,21 @@ def test_dotted_errors_name_the_spec() -> None:
         parse_measures(["foo.5"])
 
 
-def _binary() -> str:
-    path = os.environ.get("IRFRAME_TREC_EVAL")
-    if not path or not Path(path).is_file():
-        pytest.skip("set IRFRAME_TREC_EVAL to a trec_eval 10.0 binary (trec_eval_fp) to run this test")
-    return path
-
-
 def _lines(text: str) -> list[tuple[str, str, str]]:
     return [tuple(line.split()) for line in text.splitlines() if line.strip()]  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("spec", [["P.5,10", "ndcg_cut.10"], ["P", "recall"], ["success.1,5", "map"]])
 def test_cli_prints_what_trec_eval_prints(spec: list[str]) -> None:
-    binary = _binary()
+    trec_eval = require_trec_eval()
     if not TREC_EVAL_TEST_DIR.is_dir():
         pytest.skip(f"trec_eval's test files not found at {TREC_EVAL_TEST_DIR}")
     qrels, run = TREC_EVAL_TEST_DIR / "qrels.test", TREC_EVAL_TEST_DIR / "results.test"
     ms = [a for s in spec for a in ("-m", s)]
-    theirs = subprocess.run([binary, *ms, str(qrels), str(run)], capture_output=True, text=True, check=True)
+    theirs = trec_eval.run_files(qrels, run, ms)
     cmd = [sys.executable, "-m", "irframe", "eval", str(qrels), str(run), *ms, "-f", "trec"]
     mine = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    expected = {(n, q): v for n, q, v in _lines(theirs.stdout) if n != "runid"}
+    expected = {(n, q): v for n, q, v in _lines(theirs) if n != "runid"}
     got = {(n, q): v for n, q, v in _lines(mine.stdout) if n not in ("runid", "num_q") or (n, q) in expected}
     assert set(got) == set(expected)  # the same names, in trec_eval's spelling
     for key, value in expected.items():

@@ -14,32 +14,14 @@ import polars as pl
 from irframe import kernels as K
 from irframe.exceptions import InvalidParameterError
 from irframe.measures._base import Ctx, Family, Measure, Param, Params, TrecName, number_param, register
-from irframe.measures._params import JUDGED_ONLY, REL
+from irframe.measures._params import JUDGED_ONLY, REL, bool_param
 
 __all__: list[str] = []
 
 _SET = ("set", "all_trec")
 
 
-def _bool(value: object, source: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise InvalidParameterError.for_value("relative", source, "True or False", value)
-
-
-RELATIVE = Param(
-    "relative",
-    False,
-    "divide by min(retrieved, R), the best possible for the set size",
-    "bool",
-    _bool,
-    lambda v: ("relative", str(bool(v))),
-)
+RELATIVE = bool_param("relative", False, "divide by min(retrieved, R), the best possible for the set size")
 
 
 def _count(value: object, source: str) -> int:
