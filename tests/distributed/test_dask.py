@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import polars as pl
@@ -22,24 +21,6 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import irframe.dask  # noqa: E402 - after the importorskip
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    """Two worker processes, every service bound to 127.0.0.1."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            # the scheduler's HTTP endpoint always listens (default :8787, taken when
-            # another cluster runs); a free port on 127.0.0.1 instead
-            dashboard_address="127.0.0.1:0",
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
 
 
 def _ddf(frame: pl.DataFrame, npartitions: int = 3) -> Any:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import polars as pl
@@ -20,46 +18,12 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 pyspark = pytest.importorskip("pyspark", reason="Spark tests need pip install 'irframe[spark]'")
 
 import irframe.spark  # noqa: E402 - after the skips
+from user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
 ]
-
-RUN = pl.DataFrame({
-    "query_id": ["q1"] * 5 + ["q2"] * 2,
-    "doc_id": ["a", "b", "c", "d", "e", "x", "y"],
-    "score": [5.0, 4.0, 3.0, 2.0, 1.0, 2.0, 1.0],
-})  # fmt: skip
-QRELS = pl.DataFrame({
-    "query_id": ["q1"] * 5 + ["q2"] * 2 + ["q3"],
-    "doc_id": ["a", "c", "d", "e", "f", "x", "y", "z"],
-    "relevance": [1, 2, 0, -1, 3, 0, 1, 2],
-})  # fmt: skip
-EXPECTED = {  # hand counts, as in tests/measures/test_user_measures.py
-    "Hits@10": {"q1": 2.0, "q2": 1.0, "q3": 0.0},
-    "Hits(rel=2)@5": {"q1": 1.0, "q2": 0.0, "q3": 0.0},
-    "Missed": {"q1": 1.0, "q2": 0.0, "q3": 1.0},
-}
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("irframe-user-measures")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def test_user_measure_on_spark_workers(spark: Any) -> None:
