@@ -467,22 +467,27 @@ def machine() -> dict[str, Any]:
     }
 
 
-def import_time(module: str = "irframe", n: int = 5) -> float | None:
-    """Median cumulative ``-X importtime`` of ``module`` in ms (fresh interpreter each time)."""
+def import_time(*modules: str, n: int = 5) -> float | None:
+    """Median cumulative ``-X importtime`` in ms of ``import a, b, ...`` (default: irframe) in a
+    fresh interpreter each time: the top-level modules' cumulative times summed."""
+    modules = modules or ("irframe",)
     vals = []
     for _ in range(n):
         p = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+            [sys.executable, "-X", "importtime", "-c", f"import {', '.join(modules)}"],
             capture_output=True,
             text=True,
             check=False,
         )
         if p.returncode:
             return None
+        tops: dict[str, float] = {}
         for line in p.stderr.splitlines():
             m = re.match(r"import time:\s+\d+\s+\|\s+(\d+)\s+\|\s?(\S.*)$", line)
-            if m and m.group(2).strip() == module:
-                vals.append(int(m.group(1)) / 1000)
+            if m and m.group(2).strip() in modules:
+                tops[m.group(2).strip()] = int(m.group(1)) / 1000
+        if len(tops) == len(modules):
+            vals.append(sum(tops.values()))
     return statistics.median(vals) if vals else None
 
 

@@ -248,29 +248,6 @@ def table(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def import_with_polars_ms(n: int = 5) -> float | None:
-    """Median ``-X importtime`` of ``import irframe, polars`` in ms: the two top-level cumulative
-    times summed (``import irframe`` alone no longer imports polars; every use of it does)."""
-    vals = []
-    for _ in range(n):
-        p = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import irframe, polars"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if p.returncode:
-            return None
-        tops: dict[str, float] = {}
-        for line in p.stderr.splitlines():
-            parts = line.split("|")
-            if len(parts) == 3 and parts[2].strip() in ("irframe", "polars") and parts[2][1] != " ":
-                tops[parts[2].strip()] = int(parts[1]) / 1000
-        if len(tops) == 2:
-            vals.append(sum(tops.values()))
-    return statistics.median(vals) if vals else None
-
-
 def targets(latest: dict[str, dict[str, Any]]) -> list[str]:
     out = ["| target | shape | value | met |", "|---|---|---:|---|"]
     imp = [d.get("import_ms") for d in latest.values() if d.get("import_ms") is not None]
@@ -399,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown shape(s) {unknown} or measure set(s) {bad_sets}; shapes: {list(SHAPES)}")
     mach = R.machine()
     imp_ms = R.import_time("irframe")
-    imp_pl_ms = import_with_polars_ms()
+    imp_pl_ms = R.import_time("irframe", "polars")  # (import irframe alone loads no polars)
     where = _irframe_path()
     print(
         f"{mach['cpu']}, {mach['cores']} cores; import irframe {imp_ms} ms, "
