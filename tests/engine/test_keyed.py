@@ -260,6 +260,51 @@ def test_query_split_in_two_blocks_is_sorted() -> None:
     assert calls[:2] == ["not ordered", "sorted"]
 
 
+def _long_run(n_queries: int, docs: int) -> dict[str, list[Any]]:
+    """``n_queries`` queries of ``docs`` rows each, in ranking order (more rows than the
+    first-rows probe of ``segment_rows``)."""
+    run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+    for q in range(n_queries):
+        for d in range(docs):
+            run["query_id"].append(f"q{q:03d}")
+            run["doc_id"].append(f"d{(q * 7 + d) % 90:02d}")
+            run["score"].append(float(docs - d) / 4)  # a few ties per query
+    return _in_ranking_order(run)
+
+
+def _long_qrels(run: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    rows = list(zip(run["query_id"], run["doc_id"], strict=True))[::3]
+    return {"query_id": [q for q, _ in rows], "doc_id": [d for _, d in rows],
+            "relevance": [i % 3 for i in range(len(rows))]}  # fmt: skip
+
+
+def test_disorder_after_the_first_rows_is_found() -> None:
+    # the first rows (the probe) are in ranking order; a query far after them is split in two
+    run = _long_run(120, 60)
+    assert len(run["query_id"]) > _keyed._PROBE
+    qrels = _long_qrels(run)
+    i = run["query_id"].index("q110")
+    for col in run:  # q110's first row moves to the end: q110 is no longer contiguous
+        run[col].append(run[col].pop(i))
+    with sort_spy() as calls:
+        check(run, qrels, None, keyed=True)
+    assert calls[:2] == ["not ordered", "sorted"]
+
+
+def test_long_run_in_order_is_kept_and_shuffled_one_sorted() -> None:
+    run = _long_run(120, 60)
+    qrels = _long_qrels(run)
+    with sort_spy() as calls:
+        check(run, qrels, None, keyed=True)
+    assert calls[0] == "kept"
+    order = list(range(len(run["query_id"])))
+    random.Random(3).shuffle(order)
+    shuffled = {c: [v[i] for i in order] for c, v in run.items()}
+    with sort_spy() as calls:
+        check(shuffled, qrels, None, keyed=True)
+    assert calls[:2] == ["not ordered", "sorted"]
+
+
 def _rank_and_score(rows: list[tuple[str, str, int, float]]) -> dict[str, list[Any]]:
     cols = ("query_id", "doc_id", "rank", "score")
     return {c: [r[i] for r in rows] for i, c in enumerate(cols)}
