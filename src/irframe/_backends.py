@@ -8,7 +8,8 @@ consulted), and nothing here imports a backend module at import time, so there i
 import cycle between the public API and the backends.
 
 Backend options (``npartitions`` for Dask, ``num_partitions`` for Spark, ``memory_limit``
-for parquet) pass through ``irframe.evaluate(..., **backend_options)``.
+for parquet, ``queries`` for every backend) pass through
+``irframe.evaluate(..., **backend_options)``.
 """
 
 from __future__ import annotations
@@ -72,16 +73,22 @@ def _is_path(obj: object) -> bool:
 
 _BACKENDS: list[Backend] = [
     Backend(
-        "dask", _of_module("dask.dataframe", "DataFrame"), "irframe.dask:evaluate_options", ("npartitions",)
+        "dask",
+        _of_module("dask.dataframe", "DataFrame"),
+        "irframe.dask:evaluate_options",
+        ("npartitions", "queries"),
     ),
     Backend(
-        "spark", _of_module("pyspark.sql", "DataFrame"), "irframe.spark:evaluate_options", ("num_partitions",)
+        "spark",
+        _of_module("pyspark.sql", "DataFrame"),
+        "irframe.spark:evaluate_options",
+        ("num_partitions", "queries"),
     ),
     Backend(
         "parquet",
         _is_path,
         "irframe.outofcore:evaluate_options",
-        ("memory_limit", "buckets", "output", "tmp_dir", "progress"),
+        ("memory_limit", "buckets", "output", "tmp_dir", "progress", "queries"),
     ),
 ]
 _LOCAL = Backend("in-process", lambda obj: True, "irframe._local:evaluate_options", ("queries",))

@@ -47,6 +47,7 @@ import pyarrow as pa
 from irframe import engine
 from irframe._columns import natural_order
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._queries import KEY, join_attributes, query_attributes
 from irframe.engine._aggregate import aggregates_of, check_not_empty, counts_of
 from irframe.exceptions import IrFrameError
 from irframe.measures import Family, Measure
@@ -204,6 +205,7 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    queries: Any = None,
 ) -> dd.DataFrame:
     """Evaluate a dask DataFrame run; a lazy dask DataFrame comes back.
 
@@ -223,6 +225,11 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     npartitions : int, optional
         Partitions after the shuffle (default: the run's). More partitions than queries
         is fine: the extra ones are empty.
+    queries : dask, pandas or polars DataFrame, optional
+        Query attributes keyed by query id, as for :func:`irframe.evaluate`: a ``by``
+        column the run lacks is taken from it (else from the qrels), checked for one value
+        per query when ``evaluate`` is called (a dask frame is computed: it is small), and
+        joined onto the run's partitions (and the qrels) before the shuffle.
 
     Returns
     -------
@@ -241,14 +248,21 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
     )  # fmt: skip
-    return evaluate_options(run, measures, qrels, opts, per_query, npartitions=npartitions)  # type: ignore[no-any-return]
+    return evaluate_options(  # type: ignore[no-any-return]
+        run, measures, qrels, opts, per_query, npartitions=npartitions, queries=queries
+    )
+
+
+def _schema(frame: Any) -> pl.Schema:
+    """A dask frame's polars schema (from its non-empty meta)."""
+    return pl.from_pandas(frame._meta_nonempty.reset_index(drop=True)).schema
 
 
 def _schemas(run: Any, qrels: Any) -> tuple[pl.Schema, pl.DataFrame | None, pl.Schema | None]:
     """The run's and qrels' polars schemas; a local qrels frame collected."""
-    run_schema = pl.from_pandas(run._meta_nonempty.reset_index(drop=True)).schema
+    run_schema = _schema(run)
     if is_dask_frame(qrels):
-        return run_schema, None, pl.from_pandas(qrels._meta_nonempty.reset_index(drop=True)).schema
+        return run_schema, None, _schema(qrels)
     if qrels is not None:
         from irframe._frames import to_lazy
 
@@ -257,8 +271,66 @@ def _schemas(run: Any, qrels: Any) -> tuple[pl.Schema, pl.DataFrame | None, pl.S
     return run_schema, None, None
 
 
+def _attribute_columns(pdf: pd.DataFrame, key: str, table: pl.DataFrame, dtype: pl.DataType) -> pd.DataFrame:
+    """One pandas partition with the attribute columns of its queries (a polars join, the
+    in-process rule; Arrow-backed columns, so that an integer attribute with nulls stays
+    an integer)."""
+    ids = pl.DataFrame(schema={key: dtype})
+    if len(pdf):
+        ids = pl.from_pandas(pdf[[key]].reset_index(drop=True)).cast({key: dtype})
+    joined = join_attributes(ids.lazy(), key, table).collect()
+    new = {
+        c: joined.get_column(c).to_pandas(use_pyarrow_extension_array=True).set_axis(pdf.index)
+        for c in table.columns
+        if c != KEY
+    }
+    return pdf.assign(**new)
+
+
+def _joined(frame: Any, key: str, table: pl.DataFrame, dtype: pl.DataType) -> Any:
+    """A dask frame with the attribute table joined on (the small table goes to every task)."""
+    meta = _attribute_columns(frame._meta, key, table, dtype)
+    return frame.map_partitions(_attribute_columns, key, table, dtype, meta=meta)
+
+
+def _with_attributes(
+    run: Any, qrels: Any, local_qrels: pl.DataFrame | None, queries: Any, opts: Options, *,
+    run_schema: pl.Schema, qrels_schema: pl.Schema | None,
+) -> tuple[Any, Any, pl.DataFrame | None]:  # fmt: skip
+    """The ``by`` columns the run lacks joined on from ``queries`` or the qrels (the run,
+    the dask qrels, the local qrels)."""
+    if is_dask_frame(queries):
+        queries = queries.compute()  # small: one row per query
+    qq = opts.qrels_columns[0]
+
+    def qrels_rows(cols: list[str]) -> pl.DataFrame:
+        if local_qrels is not None:
+            return local_qrels.select(cols)
+        return pl.from_pandas(qrels[cols].drop_duplicates().compute().reset_index(drop=True))
+
+    qnames = None if qrels_schema is None else list(qrels_schema)
+    rows = None if qrels_schema is None else qrels_rows
+    attrs = query_attributes(list(run_schema), qnames, queries, opts, qrels_rows=rows)
+    if attrs is None:
+        return run, qrels, local_qrels
+    run = _joined(run, opts.query_col, attrs.for_run(), run_schema[opts.query_col])
+    to_qrels = attrs.for_qrels()
+    if to_qrels is not None and local_qrels is not None:
+        local_qrels = join_attributes(local_qrels.lazy(), qq, to_qrels).collect()
+    elif to_qrels is not None and qrels_schema is not None:
+        qrels = _joined(qrels, qq, to_qrels, qrels_schema[qq])
+    return run, qrels, local_qrels
+
+
 def evaluate_options(
-    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, npartitions: int | None = None
+    run: Any,
+    measures: Any,
+    qrels: Any,
+    opts: Options,
+    per_query: bool,
+    *,
+    npartitions: int | None = None,
+    queries: Any = None,
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     from dask.delayed import delayed
@@ -270,6 +342,13 @@ def evaluate_options(
         raise IrFrameError(msg)
     run_schema, local_qrels, qrels_schema = _schemas(run, qrels)
     opts = opts.detect(list(run_schema), qrels_schema=None if qrels_schema is None else list(qrels_schema))
+    if opts.by:  # query attributes: validated now, joined onto the partitions before the shuffle
+        run, qrels, local_qrels = _with_attributes(
+            run, qrels, local_qrels, queries, opts, run_schema=run_schema, qrels_schema=qrels_schema
+        )
+        run_schema = _schema(run)
+        qrels_schema = _schema(qrels) if is_dask_frame(qrels) else None
+        qrels_schema = local_qrels.schema if local_qrels is not None else qrels_schema
     # validate measures, parameters and columns on the schemas (no data is touched)
     empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)
     plan = engine.build(pl.LazyFrame(schema=run_schema), measures, empty_qrels, opts, allow_empty=True)

@@ -38,6 +38,7 @@ from irframe import engine as _engine
 from irframe._columns import natural_order
 from irframe._frames import to_lazy
 from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._queries import with_query_attributes
 from irframe.engine._aggregate import aggregates_of, check_not_empty
 from irframe.exceptions import InvalidParameterError
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
@@ -274,6 +275,7 @@ def evaluate_parquet(
     columns: ColumnsArg = None,
     order: Order = "auto",
     progress: Progress = False,
+    queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run larger than memory, hash bucket by hash bucket.
 
@@ -303,6 +305,10 @@ qrels_doc_col, qrels_relevance_col, duplicates, columns, order
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
         on stderr); a callable gets ``(done, total, info)``.
+    queries : pandas or polars DataFrame, optional
+        Query attributes keyed by query id, as for :func:`irframe.evaluate` (held in
+        memory): a ``by`` column the run lacks is taken from it (else from the qrels) and
+        joined onto the run and the qrels as they are scanned.
 
     Returns
     -------
@@ -335,7 +341,7 @@ qrels_doc_col, qrels_relevance_col, duplicates, columns, order
     )  # fmt: skip
     return evaluate_options(
         source, measures, qrels, opts, per_query, memory_limit=memory_limit, buckets=buckets,
-        output=output, tmp_dir=tmp_dir, progress=progress,
+        output=output, tmp_dir=tmp_dir, progress=progress, queries=queries,
     )  # fmt: skip
 
 
@@ -351,6 +357,7 @@ def evaluate_options(
     output: str | os.PathLike[str] | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
     progress: Progress = False,
+    queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
     where = "evaluate_parquet"
@@ -363,6 +370,8 @@ def evaluate_options(
     qrels_lf = None if qrels is None else _scan(qrels, "qrels")
     qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
     opts = opts.detect(run_lf.collect_schema().names(), where, qrels_schema=qnames)
+    if opts.by:  # query attributes: a small table joined onto the scans
+        run_lf, qrels_lf = with_query_attributes(run_lf, qrels_lf, queries, opts)
     kwargs: dict[str, Any] = {"options": opts}
     # validate everything on the schemas before reading any data
     plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)

@@ -33,6 +33,8 @@ import pyarrow as pa
 
 from irframe import engine
 from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._queries import KEY as ATTR_KEY
+from irframe._queries import query_attributes
 from irframe.engine._aggregate import GM_FLOOR, aggregates_of
 from irframe.exceptions import IrFrameError
 from irframe.measures import Family, Measure
@@ -128,6 +130,7 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    queries: Any = None,
 ) -> DataFrame:
     """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
 
@@ -145,6 +148,11 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
     num_partitions : int, optional
         Partitions of the evaluation (``repartition(n, query)``); default: the
         session's default parallelism. More partitions than queries is fine.
+    queries : Spark, pandas or polars DataFrame, optional
+        Query attributes keyed by query id, as for :func:`irframe.evaluate`: a ``by``
+        column the run lacks is taken from it (else from the qrels), checked for one value
+        per query when ``evaluate`` is called (a Spark frame is collected: it is small),
+        and broadcast-joined onto the run (and the qrels) before the repartition.
 
     Returns
     -------
@@ -164,12 +172,51 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
     )  # fmt: skip
-    out = evaluate_options(run, measures, qrels, opts, per_query, num_partitions=num_partitions)
+    out = evaluate_options(
+        run, measures, qrels, opts, per_query, num_partitions=num_partitions, queries=queries
+    )
     return cast("DataFrame", out)
 
 
 def _pl_schema(frame: Any) -> pl.Schema:
     return pl.DataFrame(_arrow_schema(frame.schema).empty_table()).schema
+
+
+def _to_spark(spark: Any, frame: pl.DataFrame) -> Any:
+    """A small polars frame as a Spark DataFrame (Spark's plain Arrow types)."""
+    table = frame.to_arrow()
+    return spark.createDataFrame(table.cast(pa.schema([f.with_type(_plain(f.type)) for f in table.schema])))
+
+
+def _joined(frame: Any, key: str, table: pl.DataFrame) -> Any:
+    """A small attribute table broadcast-joined onto ``frame`` by query id (the table's id
+    cast to ``frame``'s id type first, as :func:`irframe._queries.join_attributes` does)."""
+    from pyspark.sql import functions as F
+
+    dtype = _pl_schema(frame)[key]
+    right = _to_spark(frame.sparkSession, table.with_columns(pl.col(ATTR_KEY).cast(dtype, strict=False)))
+    on = frame[f"`{key}`"] == right[ATTR_KEY]
+    return frame.join(F.broadcast(right), on, "left").drop(right[ATTR_KEY])
+
+
+def _with_attributes(run: Any, qrels: Any, queries: Any, opts: Options) -> tuple[Any, Any]:
+    """The ``by`` columns the run lacks joined on from ``queries`` or the qrels."""
+    if is_spark_frame(queries):
+        queries = pl.DataFrame(queries.toArrow())  # small: one row per query
+
+    def qrels_rows(cols: list[str]) -> pl.DataFrame:
+        return pl.DataFrame(qrels.select(*(f"`{c}`" for c in cols)).distinct().toArrow())
+
+    qnames = None if qrels is None else list(_pl_schema(qrels))
+    rows = None if qrels is None else qrels_rows
+    attrs = query_attributes(list(_pl_schema(run)), qnames, queries, opts, qrels_rows=rows)
+    if attrs is None:
+        return run, qrels
+    run = _joined(run, opts.query_col, attrs.for_run())
+    to_qrels = attrs.for_qrels()
+    if to_qrels is not None and qrels is not None:
+        qrels = _joined(qrels, opts.qrels_columns[0], to_qrels)
+    return run, qrels
 
 
 def _stack(run: Any, qrels: Any, plan: engine.Plan, opts: Options) -> tuple[Any, list[str], list[str] | None]:
@@ -197,7 +244,14 @@ def _stack(run: Any, qrels: Any, plan: engine.Plan, opts: Options) -> tuple[Any,
 
 
 def evaluate_options(
-    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, num_partitions: int | None = None
+    run: Any,
+    measures: Any,
+    qrels: Any,
+    opts: Options,
+    per_query: bool,
+    *,
+    num_partitions: int | None = None,
+    queries: Any = None,
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -209,13 +263,14 @@ def evaluate_options(
     if qrels is not None and not is_spark_frame(qrels):
         from irframe._frames import to_lazy
 
-        local = to_lazy(qrels, "qrels")[0].collect().to_arrow()
-        qrels = spark.createDataFrame(
-            local.cast(pa.schema([f.with_type(_plain(f.type)) for f in local.schema]))
-        )
+        qrels = _to_spark(spark, to_lazy(qrels, "qrels")[0].collect())
     run_schema = _pl_schema(run)
     qrels_schema = None if qrels is None else _pl_schema(qrels)
     opts = opts.detect(list(run_schema), qrels_schema=None if qrels_schema is None else list(qrels_schema))
+    if opts.by:  # query attributes: validated now, broadcast-joined before the repartition
+        run, qrels = _with_attributes(run, qrels, queries, opts)
+        run_schema = _pl_schema(run)
+        qrels_schema = None if qrels is None else _pl_schema(qrels)
     # validate measures, parameters and columns on the schemas (no Spark job runs)
     empty_qrels = None if qrels_schema is None else pl.LazyFrame(schema=qrels_schema)
     plan = engine.build(pl.LazyFrame(schema=run_schema), measures, empty_qrels, opts, allow_empty=True)
