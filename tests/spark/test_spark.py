@@ -21,6 +21,17 @@ from partition_cases import (
     assert_same_means,
     assert_same_per_query,
 )
+from query_attribute_cases import (
+    BAD_QUERIES,
+    BY,
+    QUERIES,
+    SMALL_QRELS,
+    SMALL_QUERIES,
+    SMALL_RUN,
+    G,
+    assert_hand_means,
+    assert_same_as_in_process,
+)
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip(
@@ -86,3 +97,36 @@ def test_errors(spark: Any) -> None:
     lazy = irframe.spark.evaluate(_sdf(spark, case.run), MEASURES, case.qrels, missing="error")
     with pytest.raises(PythonException, match="missing from the run"):  # data checks: on action
         lazy.collect()
+
+
+def test_queries_attribute_equals_in_process(spark: Any) -> None:
+    # a Spark queries table, pandas qrels (lacking the attribute: it is joined onto them too)
+    for per_query in (True, False):
+        got = irframe.evaluate(
+            _sdf(spark, G.runs), ["nDCG@10", "RR"], G.qrels.to_pandas(), by=BY,
+            queries=_sdf(spark, QUERIES), per_query=per_query, num_partitions=3,
+        )  # fmt: skip
+        want = irframe.evaluate(
+            G.runs, ["nDCG@10", "RR"], G.qrels, by=BY, queries=QUERIES, per_query=per_query
+        )
+        assert_same_as_in_process(_local(got), want, per_query=per_query)
+    # hand-computed: a polars queries table, Spark qrels
+    got = irframe.evaluate(
+        _sdf(spark, SMALL_RUN), ["RR"], _sdf(spark, SMALL_QRELS), by="segment", queries=SMALL_QUERIES
+    )
+    assert_hand_means(_local(got))
+    # the qrels carry the attribute, the run lacks it
+    qrels = G.qrels.join(QUERIES, on="query_id")
+    got = irframe.evaluate(_sdf(spark, G.runs), ["RR"], _sdf(spark, qrels), by=BY)
+    assert_same_as_in_process(_local(got), irframe.evaluate(G.runs, ["RR"], qrels, by=BY), per_query=False)
+
+
+def test_queries_errors_name_the_query_and_the_column(spark: Any) -> None:
+    run = _sdf(spark, G.runs)
+    with pytest.raises(irframe.exceptions.InvalidDataError) as info:  # raised at once, on the driver
+        irframe.evaluate(run, ["RR"], G.qrels, by=BY, queries=_sdf(spark, BAD_QUERIES))
+    assert "query 'q01' has several values in the queries table" in str(info.value)
+    with pytest.raises(irframe.exceptions.ColumnNotFoundError) as info2:
+        irframe.evaluate(run, ["RR"], G.qrels, by=["system", "segmnt"], queries=QUERIES)
+    assert "The by column 'segmnt'" in str(info2.value)
+    assert "did you mean 'segment'" in str(info2.value)
