@@ -239,8 +239,10 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         (``q2`` before ``q10``) as on every backend.
         ``per_query=False``: one partition with the means and query counts of
         :func:`irframe.evaluate`.  Values equal :func:`irframe.evaluate`'s exactly per
-        query.  Input errors surface on ``compute()``; the check that a ``by`` column
-        not in the qrels is not a query attribute is not done here.
+        query.  Input errors surface on ``compute()``, except those of query attributes
+        (``queries``, or a ``by`` column only the qrels carry), checked when ``evaluate``
+        is called; the check that a ``by`` column not in the qrels is not a query
+        attribute is not done here.
     """
     opts = Options.build(
         "irframe.dask.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,

@@ -95,7 +95,10 @@ def evaluate(
         doc id, descending (trec_eval's rule), either way.
     queries : frame, optional
         Query attributes keyed by query id (a ``query_id`` column, or the run's or qrels'
-        query column): its columns can be used in ``by`` (pandas and polars runs).
+        query column): its columns can be used in ``by``. Every backend takes it (a
+        pandas or polars frame; for a dask run also a dask frame, for a Spark run also a
+        Spark frame): it is small, checked for one value per query, and joined onto the
+        run (and the qrels) by query id. Unused when the run has every ``by`` column.
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``

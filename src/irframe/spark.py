@@ -163,8 +163,10 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         counts of :func:`irframe.evaluate`, by ``by`` when given (sorted). Values equal
         :func:`irframe.evaluate`'s exactly per query (means up to summation order).
         Input errors are raised on the executors when an action runs (Spark wraps them
-        in ``PythonException`` with irframe's message); the check that a ``by`` column
-        not in the qrels is not a query attribute is not done here.
+        in ``PythonException`` with irframe's message), except those of query attributes
+        (``queries``, or a ``by`` column only the qrels carry), raised by ``evaluate`` on
+        the driver; the check that a ``by`` column not in the qrels is not a query
+        attribute is not done here.
     """
     opts = Options.build(
         "irframe.spark.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
