@@ -166,3 +166,24 @@ def test_cli_help_lists_every_subcommand() -> None:
     help_text = _build_parser().format_help()
     assert all(f"    {name} " in help_text for name in _COMMANDS)
     assert len(_COMMANDS) == 6  # eval, compare, snapshot, check, demo, measures
+
+
+_ALLOC = (
+    "import os, sys; from irframe.cli import main; "
+    "main(['eval', {qrels!r}, {run!r}, '-m', 'RR']); print(os.environ.get('_RJEM_MALLOC_CONF'))"
+)
+
+
+def test_cli_returns_freed_memory_unless_the_user_chose() -> None:
+    # the command sets polars' allocator to return freed pages before polars loads ...
+    files = {"qrels": str(GOLDEN / "qrels.txt"), "run": str(GOLDEN / "runs" / "bm25.run")}
+    # (this process imported polars, which exported its own setting: a fresh shell has none)
+    fresh = "import os; os.environ.pop('_RJEM_MALLOC_CONF', None); "
+    out = _run(fresh + _ALLOC.format(**files)).splitlines()
+    # (polars puts its own defaults first; the last setting of an option wins)
+    assert out[-1].endswith(",dirty_decay_ms:0,muzzy_decay_ms:0")
+    # ... and leaves a setting of the user's as it is
+    code = "import os; os.environ['_RJEM_MALLOC_CONF'] = 'narenas:2'; " + _ALLOC.format(**files)
+    mine = _run(code).splitlines()[-1]
+    assert mine.endswith(",narenas:2")
+    assert "dirty_decay_ms:0" not in mine

@@ -183,6 +183,20 @@ def _report_error(exc: Exception, data_exit: int = EXIT_DATA) -> int:
     return EXIT_USAGE if usage else data_exit
 
 
+# polars' allocator (jemalloc) keeps freed pages for ~10 s before returning them; a
+# command that reads whole files, evaluates once and exits gains nothing from that, and
+# its peak RSS is 25-30% lower when they are returned at once (same wall time, measured
+# on the 7e5-line benchmark files). polars reads this variable when it loads and appends
+# it to its own defaults (pola-rs/polars#18088): set before that, never over the user's.
+_ALLOCATOR_ENV = "_RJEM_MALLOC_CONF"
+_ALLOCATOR_CONF = "dirty_decay_ms:0,muzzy_decay_ms:0"
+
+
+def _return_freed_memory() -> None:
+    if "polars" not in sys.modules:
+        os.environ.setdefault(_ALLOCATOR_ENV, _ALLOCATOR_CONF)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``irframe`` command; returns the exit code.
 
@@ -204,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["eval", "-", "-"])
     2
     """
+    _return_freed_memory()
     parser = _build_parser(argv, every=False)
     args = parser.parse_args(argv)
     if args.command is None:
