@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -69,7 +68,8 @@ def _time_one(tree: Path, args: argparse.Namespace, out: str) -> dict[str, float
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     if done.returncode:
-        raise SystemExit(f"{tree.name}: the timing process failed:\n{done.stderr[-3000:]}")
+        msg = f"{tree.name}: the timing process failed:\n{done.stderr[-3000:]}"
+        raise SystemExit(msg)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -126,13 +126,14 @@ def _save(args: argparse.Namespace, times: dict[str, list[float]], extra: dict[s
     from datetime import datetime, timezone
 
     def sha(rev: str) -> str:
-        out = subprocess.run(["git", "-C", str(REPO), "rev-parse", rev], capture_output=True, text=True, check=True)
+        cmd = ["git", "-C", str(REPO), "rev-parse", rev]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         return out.stdout.strip()
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-commits-{args.rows:.0e}{'-ordered' if args.ordered else ''}-{args.input}.json"
-    data = {"rows": args.rows, "input": args.input, "ordered": args.ordered,
-            "revisions": {r: {"commit": sha(r), "seconds": times[r], "extra_mb": extra[r]} for r in times}}  # fmt: skip
+    revisions = {r: {"commit": sha(r), "seconds": times[r], "extra_mb": extra[r]} for r in times}
+    data = {"rows": args.rows, "input": args.input, "ordered": args.ordered, "revisions": revisions}
     (HERE / "results" / name.replace("+", "")).write_text(json.dumps(data, indent=1) + "\n")
 
 

@@ -194,22 +194,6 @@ def _progress(label: str, enabled: bool, after: float = 2.0) -> Iterator[None]:
 
 
 # --- reading inputs -----------------------------------------------------------------------
-def _attach_query_attributes(runs: pl.DataFrame, qrels: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
-    """Copy ``--by`` columns that only the qrels carry (query attributes) onto the run rows."""
-    from irframe.exceptions import InvalidDataError
-
-    attrs = [b for b in by if b not in runs.columns and b in qrels.columns]
-    if not attrs or "query_id" not in qrels.columns or "query_id" not in runs.columns:
-        return runs
-    table = qrels.select("query_id", *attrs).unique()
-    dup = table["query_id"].is_duplicated()
-    if dup.any():
-        q = table.filter(dup)["query_id"][0]
-        msg = f"--by {attrs[0]}: query {q!r} has several values in the qrels; a query attribute needs one"
-        raise InvalidDataError(msg)
-    return runs.join(table, on="query_id", how="left")
-
-
 def _measures(specs: Sequence[str], rel: float | None, gain: str | None) -> list[str | Measure]:
     """The ``-m`` measures; a bad one (``P@0`` as well as ``nDGC@10``) is a measure error (exit 1)."""
     from irframe.exceptions import InvalidParameterError, UnknownMeasureError

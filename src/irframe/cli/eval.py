@@ -19,7 +19,6 @@ from irframe.cli._common import (
     _add_missing_and_duplicates,
     _add_precision,
     _add_queries,
-    _attach_query_attributes,
     _common,
     _default_format,
     _emit,
@@ -111,7 +110,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``irframe eval``."""
     measures, qrels, runs, progress = _read_inputs(args, DEFAULT_MEASURES)
     by = ["system", *[b for b in args.by if b != "system"]]
-    runs = _attach_query_attributes(runs, qrels, by)
     labels = [m if isinstance(m, str) else str(m) for m in measures]
     fmt = args.format or _default_format(sys.stdout)
     explicit_text = [t for t in text_measures(args.measures or []) if t in args.measures]
