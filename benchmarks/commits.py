@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             outs = {r: str(Path(tmp) / f"{i}.parquet") for i, r in enumerate(args.revs)}
             for rnd in range(args.repeats):
                 order = list(range(len(args.revs)))
-                order = order[rnd % len(order):] + order[: rnd % len(order)]
+                order = order[rnd % len(order) :] + order[: rnd % len(order)]
                 for i in order:
                     rev = args.revs[i]
                     got = _time_one(trees[i], args, outs[rev] if rnd == 0 else "")
