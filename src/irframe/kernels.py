@@ -25,9 +25,10 @@ __all__ = [
     "first_relevant",
     "gain",
     "grades",
-    "ideal_discounted",
+    "ideal_dcg",
     "judged",
     "judged_nonrelevant",
+    "positive_gains",
     "relevant",
     "rprec_hits",
 ]
@@ -114,13 +115,42 @@ def discounted(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
     return gain(gn, g) * discount(g)
 
 
-def ideal_discounted(gn: Gain, k: int | None = None) -> pl.Expr:
-    """Per rank of the ideal ranking of a query's judged grades (every judged document).
+def positive_gains(gn: Gain) -> pl.Expr:
+    """The positive gains of a query's judgments, in no order: the ideal ranking's entries.
 
-    Only positive gains enter the ideal ranking (a negative custom gain never helps).
+    A gain <= 0 never helps the ideal ranking (a negative custom gain would only lower it),
+    so only positive gains enter it.  Aggregated per query, this is a list per query, for
+    :func:`ideal_dcg`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> pl.DataFrame({REL: [2.0, 0.0, None, 1.0]}).select(positive_gains("exp")).to_series().to_list()
+    [3.0, 1.0]
     """
-    ideal = gain(gn).clip(lower_bound=0.0).sort(descending=True)
-    return _cut(ideal * discount(), k)  # discount(): as many rows as judgments, no second sort
+    value = gain(gn)
+    return value.filter(value > 0)
+
+
+def ideal_dcg(gains: pl.Expr, k: int | None = None) -> pl.Expr:
+    """The DCG of the ideal ranking, from a list column of each query's positive gains.
+
+    The gains sorted in descending order, cut at ``k``, each over log2(rank + 1), summed:
+    list operations on the per-query table (one sort per list, no per-group evaluation;
+    the same floating-point sum as the per-group form it replaced).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"g": [[1.0, 3.0, 1.0], []]})
+    >>> df.select(ideal_dcg(pl.col("g"), k=2))["g"].round(6).to_list()  # 3/log2(2) + 1/log2(3)
+    [3.63093, 0.0]
+    """
+    ideal = gains.list.sort(descending=True)
+    if k is not None:
+        ideal = ideal.list.head(k)
+    ranks = pl.int_ranges(2, ideal.list.len() + 2, dtype=pl.UInt32)
+    return (ideal * ranks.list.eval(1.0 / pl.element().log(2))).list.sum()
 
 
 def judged(g: pl.Expr = GRADES) -> pl.Expr:

@@ -40,7 +40,8 @@ def test_the_form_follows_the_number_of_cutoffs() -> None:
     from irframe.measures import parse_measures
 
     comp, _ = _compile.compile_all(parse_measures(["P@5", "P@10", "nDCG@10"]), inline_rn=False)
-    assert not comp.lists  # 2 cutoffs of P, 1 of nDCG: top-k sums
+    # 2 cutoffs of P, 1 of nDCG: top-k sums (the only list is IDCG's gains, sorted per query)
+    assert comp.lists == {"__ir_IDCG:gains"}
     many = parse_measures([f"P@{k}" for k in (1, 2, 3, 4, 5)])
     comp, _ = _compile.compile_all(many, inline_rn=False)
     assert len(comp.lists) == 1  # one cumulative list serves the 5 cutoffs

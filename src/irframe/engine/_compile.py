@@ -3,7 +3,8 @@
 A family's ``compile(measure, ctx)`` asks this :class:`Compiler` (the engine's
 :class:`~irframe.measures.Ctx`) for per-query columns:
 
-- over the judgments (any order): denominators such as R or the ideal DCG;
+- over the judgments (any order): denominators such as R, or a list per query (the
+  positive gains the ideal DCG sorts, with list operations on the per-query table);
 - over the ranking (the retrieved documents' grades, in ranking order): numerators;
 - other measures' values (``ctx.value``), compiled once and shared;
 - sums over the top k (``ctx.cumulative``): one cumulative pass per measure without
@@ -112,6 +113,12 @@ class Compiler:
         one = f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"
         target[one] = expr.sum() if k is None else expr.head(k).sum()
         return pl.col(one).cast(pl.Float64)
+
+    def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        key = self.key(m, name)
+        self.dens[key] = expr
+        self.lists.add(key)
+        return pl.col(key)
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """Every judged grade of the query (a list per query), usable inside ranking kernels."""

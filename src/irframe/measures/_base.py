@@ -166,6 +166,11 @@ class Ctx(Protocol):
         """
         ...
 
+    def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """A per-query list over the judgments (``expr`` not aggregated), returned as a
+        list column for the measure's final expression (``.list`` operations)."""
+        ...
+
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """A per-query list over the judgments (``expr`` not aggregated), usable inside
         ``over_ranking`` expressions as a column of that length."""

@@ -20,7 +20,9 @@ def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.cumulative(m, "ideal", K.ideal_discounted(m.params["gain"]), m.cutoff, judgments=True)
+    # one list of the query's positive gains serves every cutoff
+    uncut = Measure("IDCG", gain=m.params["gain"])
+    return K.ideal_dcg(ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"])), m.cutoff)
 
 
 def _ndcg(m: Measure, ctx: Ctx) -> pl.Expr:
