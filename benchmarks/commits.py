@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _save(args: argparse.Namespace, times: dict[str, list[float]], extra: dict[str, list[float]]) -> None:
-    """results/<UTC time>-commits-<rows>[-ordered].json: every round, and each revision's commit."""
+    """Write results/commits/<UTC time>-commits-<rows>[-ordered]-<input>.json: every round."""
     from datetime import datetime, timezone
 
     def sha(rev: str) -> str:
@@ -134,7 +134,9 @@ def _save(args: argparse.Namespace, times: dict[str, list[float]], extra: dict[s
     name = f"{stamp}-commits-{args.rows:.0e}{'-ordered' if args.ordered else ''}-{args.input}.json"
     revisions = {r: {"commit": sha(r), "seconds": times[r], "extra_mb": extra[r]} for r in times}
     data = {"rows": args.rows, "input": args.input, "ordered": args.ordered, "revisions": revisions}
-    (HERE / "results" / name.replace("+", "")).write_text(json.dumps(data, indent=1) + "\n")
+    out = HERE / "results" / "commits"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / name.replace("+", "")).write_text(json.dumps(data, indent=1) + "\n")
 
 
 def _report(args: argparse.Namespace, times: dict[str, list[float]], extra: dict[str, list[float]]) -> None:

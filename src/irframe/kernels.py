@@ -20,12 +20,13 @@ __all__ = [
     "REL",
     "Gain",
     "ap_terms",
+    "at_cutoff",
     "bpref_sum",
     "discounted",
     "first_relevant",
     "gain",
     "grades",
-    "ideal_dcg",
+    "ideal_dcg_cumulative",
     "judged",
     "judged_nonrelevant",
     "positive_gains",
@@ -132,25 +133,49 @@ def positive_gains(gn: Gain) -> pl.Expr:
     return value.filter(value > 0)
 
 
-def ideal_dcg(gains: pl.Expr, k: int | None = None) -> pl.Expr:
-    """The DCG of the ideal ranking, from a list column of each query's positive gains.
+def ideal_dcg_cumulative(gains: pl.Expr) -> pl.Expr:
+    """The ideal ranking's DCG at every rank, from a list column of each query's positive gains.
 
-    The gains sorted in descending order, cut at ``k``, each over log2(rank + 1), summed:
-    list operations on the per-query table (one sort per list, no per-group evaluation;
-    the same floating-point sum as the per-group form it replaced).
+    The gains sorted in descending order, each over log2(rank + 1), summed cumulatively:
+    list operations on the per-query table (one sort per query, no per-group evaluation).
+    :func:`at_cutoff` reads IDCG@k from it, for every k.
 
     Examples
     --------
     >>> import polars as pl
     >>> df = pl.DataFrame({"g": [[1.0, 3.0, 1.0], []]})
-    >>> df.select(ideal_dcg(pl.col("g"), k=2))["g"].round(6).to_list()  # 3/log2(2) + 1/log2(3)
-    [3.63093, 0.0]
+    >>> cum = df.select(ideal_dcg_cumulative(pl.col("g")))["g"]
+    >>> [round(v, 6) for v in cum[0]], cum[1].to_list()  # 3/log2(2), + 1/log2(3), + 1/log2(4)
+    ([3.0, 3.63093, 4.13093], [])
     """
     ideal = gains.list.sort(descending=True)
-    if k is not None:
-        ideal = ideal.list.head(k)
     ranks = pl.int_ranges(2, ideal.list.len() + 2, dtype=pl.UInt32)
-    return (ideal * ranks.list.eval(1.0 / pl.element().log(2))).list.sum()
+    return (ideal * ranks.list.eval(1.0 / pl.element().log(2))).list.eval(pl.element().cum_sum())
+
+
+def at_cutoff(cumulative: pl.Expr, k: int | None) -> pl.Expr:
+    """A per-query cumulative sum (a list) read at rank ``k``: its element ``min(k, len)``,
+    the last for ``k=None``, 0 for an empty list; Float64.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"c": [[1, 3, 6], []]})
+    >>> df.select(at_cutoff(pl.col("c"), 2), at_cutoff(pl.col("c"), 10).alias("k10"))
+    shape: (2, 2)
+    ┌─────┬─────┐
+    │ c   ┆ k10 │
+    │ --- ┆ --- │
+    │ f64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 3.0 ┆ 6.0 │
+    │ 0.0 ┆ 0.0 │
+    └─────┴─────┘
+    """
+    if k is None:
+        return cumulative.list.last().fill_null(0).cast(pl.Float64)
+    at = cumulative.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
+    return cumulative.list.get(at, null_on_oob=True).fill_null(0).cast(pl.Float64)
 
 
 def judged(g: pl.Expr = GRADES) -> pl.Expr:

@@ -7,6 +7,8 @@ A family's ``compile(measure, ctx)`` asks this :class:`Compiler` (the engine's
   positive gains the ideal DCG sorts, with list operations on the per-query table);
 - over the ranking (the retrieved documents' grades, in ranking order): numerators;
 - other measures' values (``ctx.value``), compiled once and shared;
+- per-query columns computed from those (``ctx.per_query``, e.g. the ideal DCG at every
+  rank from the list of positive gains), once, before the measures' final expressions;
 - sums over the top k (``ctx.cumulative``): one cumulative pass per measure without
   its cutoff, kept as a per-query list, serves every cutoff (``P@5 ... P@1000`` cost
   one pass, not nine).
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from irframe import kernels as K
 from irframe.measures import Measure
 
 __all__ = ["MAX_SCALAR_CUTOFFS", "N_ROWS", "PREFIX", "Compiler", "compile_all"]
@@ -48,6 +51,7 @@ class Compiler:
         self.ranked: dict[str, pl.Expr] = {}  # over the ranking, in order
         self.rn: set[str] = set()  # judgment columns the ranking kernels read
         self.lists: set[str] = set()  # list-valued columns (cumulative sums, judged grades)
+        self.post: dict[str, pl.Expr] = {}  # from other per-query columns, before the measures
         self._values: dict[Measure, pl.Expr] = {}
 
     def scalar(self, cols: dict[str, pl.Expr]) -> list[str]:
@@ -82,9 +86,7 @@ class Compiler:
         self.ranked[key] = expr
         return pl.col(key).cast(pl.Float64)
 
-    def cumulative(
-        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
-    ) -> pl.Expr:
+    def cumulative(self, m: Measure, name: str, expr: pl.Expr, k: int | None) -> pl.Expr:
         """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
 
         Keyed by ``m`` without its cutoff.  Read at up to ``MAX_SCALAR_CUTOFFS`` cutoffs
@@ -94,7 +96,6 @@ class Compiler:
         """
         text = str(m)
         base = text.rpartition("@")[0] if m.cutoff is not None else text
-        target = self.dens if judgments else self.ranked
         key = f"{PREFIX}{base}:{name}:cum"
         self.cutoffs.setdefault(key, set()).add(k)
         planned = self._planned.get(key, {k})
@@ -102,22 +103,23 @@ class Compiler:
         if len(cuts) > MAX_SCALAR_CUTOFFS:
             # many cutoffs: one cumulative sum, over every row if the total is read too
             # (AP and map_cut_5 ... map_cut_1000), else up to the largest cutoff
-            target[key] = (expr if None in planned else expr.head(cuts[-1])).cum_sum()
+            self.ranked[key] = (expr if None in planned else expr.head(cuts[-1])).cum_sum()
             self.lists.add(key)
-            col = pl.col(key)
-            if k is None:
-                return col.list.last().fill_null(0).cast(pl.Float64)
-            at = col.list.len().cast(pl.Int64).clip(upper_bound=k) - 1
-            return col.list.get(at, null_on_oob=True).fill_null(0).cast(pl.Float64)
+            return K.at_cutoff(pl.col(key), k)
         # few cutoffs: one sum over the top k rows each (no per-query list to build)
         one = f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"
-        target[one] = expr.sum() if k is None else expr.head(k).sum()
+        self.ranked[one] = expr.sum() if k is None else expr.head(k).sum()
         return pl.col(one).cast(pl.Float64)
 
     def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         key = self.key(m, name)
         self.dens[key] = expr
         self.lists.add(key)
+        return pl.col(key)
+
+    def per_query(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        key = self.key(m, name)
+        self.post[key] = expr
         return pl.col(key)
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:

@@ -419,7 +419,10 @@ def build_plan(
         pl.col(JUDGED).fill_null(False),
         pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if done else ())]).fill_null(0),
     )
-    table = _run_kernels(table, comp, done).with_columns(
+    table = _run_kernels(table, comp, done)
+    if comp.post:
+        table = table.with_columns(**comp.post)
+    table = table.with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
     probes = _dup_probes(run, inp, cols, check_run=opts.duplicates == "error" and fast is None, keyed=fast)

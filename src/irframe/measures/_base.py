@@ -156,12 +156,10 @@ class Ctx(Protocol):
         """Register a per-query value over the ranked grades; return it as a column."""
         ...
 
-    def cumulative(
-        self, m: Measure, name: str, expr: pl.Expr, k: int | None, *, judgments: bool = False
-    ) -> pl.Expr:
+    def cumulative(self, m: Measure, name: str, expr: pl.Expr, k: int | None) -> pl.Expr:
         """Per query, the sum of ``expr`` over the first ``k`` rows (every row for None).
 
-        ``expr`` is per row, over the ranking (or the judgments with ``judgments=True``).
+        ``expr`` is per row, over the ranking.
         One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
         """
         ...
@@ -169,6 +167,11 @@ class Ctx(Protocol):
     def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """A per-query list over the judgments (``expr`` not aggregated), returned as a
         list column for the measure's final expression (``.list`` operations)."""
+        ...
+
+    def per_query(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
+        """A per-query column computed from other per-query columns (``judged_list``...),
+        once for every measure that reads it; returned as a column."""
         ...
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:

@@ -20,9 +20,10 @@ def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    # one list of the query's positive gains serves every cutoff
+    # each query's positive gains, sorted and summed once (a list): every cutoff reads it
     uncut = Measure("IDCG", gain=m.params["gain"])
-    return K.ideal_dcg(ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"])), m.cutoff)
+    gains = ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"]))
+    return K.at_cutoff(ctx.per_query(uncut, "ideal", K.ideal_dcg_cumulative(gains)), m.cutoff)
 
 
 def _ndcg(m: Measure, ctx: Ctx) -> pl.Expr:
