@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
 from irframe._frames import to_lazy
 from irframe._options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
+
+F = TypeVar("F")  # a backend's frame type (polars LazyFrame, Spark DataFrame)
 
 __all__ = ["KEY", "QueryAttributes", "join_attributes", "query_attributes", "with_query_attributes"]
 
@@ -49,6 +51,17 @@ class QueryAttributes:
     def for_qrels(self) -> pl.DataFrame | None:
         """(KEY, attributes the qrels get), or None when the qrels get none."""
         return self.table.select(KEY, *self.qrels_cols) if self.qrels_cols else None
+
+    def attach(
+        self, run: F, qrels: F | None, opts: Options, join: Callable[[F, str, pl.DataFrame], F]
+    ) -> tuple[F, F | None]:
+        """``run`` and ``qrels`` with their attributes, each joined on by
+        ``join(frame, query_column, table)`` (a backend's left join by query id)."""
+        run = join(run, opts.query_col, self.for_run())
+        to_qrels = self.for_qrels()
+        if qrels is not None and to_qrels is not None:
+            qrels = join(qrels, opts.qrels_columns[0], to_qrels)
+        return run, qrels
 
 
 def _key(schema: Sequence[str], candidates: Sequence[str]) -> str | None:
@@ -171,10 +184,4 @@ def with_query_attributes(
     attrs = query_attributes(
         run.collect_schema().names(), qnames, queries, opts, qrels_rows=rows, where=where
     )
-    if attrs is None:
-        return run, qrels
-    run = join_attributes(run, opts.query_col, attrs.for_run())
-    to_qrels = attrs.for_qrels()
-    if qrels is not None and to_qrels is not None:
-        qrels = join_attributes(qrels, opts.qrels_columns[0], to_qrels)
-    return run, qrels
+    return (run, qrels) if attrs is None else attrs.attach(run, qrels, opts, join_attributes)

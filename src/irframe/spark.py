@@ -212,13 +212,7 @@ def _with_attributes(run: Any, qrels: Any, queries: Any, opts: Options) -> tuple
     qnames = None if qrels is None else list(_pl_schema(qrels))
     rows = None if qrels is None else qrels_rows
     attrs = query_attributes(list(_pl_schema(run)), qnames, queries, opts, qrels_rows=rows)
-    if attrs is None:
-        return run, qrels
-    run = _joined(run, opts.query_col, attrs.for_run())
-    to_qrels = attrs.for_qrels()
-    if to_qrels is not None and qrels is not None:
-        qrels = _joined(qrels, opts.qrels_columns[0], to_qrels)
-    return run, qrels
+    return (run, qrels) if attrs is None else attrs.attach(run, qrels, opts, _joined)
 
 
 def _stack(run: Any, qrels: Any, plan: engine.Plan, opts: Options) -> tuple[Any, list[str], list[str] | None]:
