@@ -59,10 +59,6 @@ def grades(judged_only: bool = False) -> pl.Expr:
     return GRADES.filter(GRADES >= 0) if judged_only else GRADES
 
 
-def _cut(expr: pl.Expr, k: int | None) -> pl.Expr:
-    return expr if k is None else expr.head(k)
-
-
 def positions(g: pl.Expr = GRADES) -> pl.Expr:
     """1-based rank positions of ``g``'s rows."""
     return pl.int_range(1, g.len() + 1, dtype=pl.UInt32)
@@ -93,9 +89,14 @@ def gain(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
     return pl.when(g > 0).then(value).otherwise(0.0).fill_null(0.0)
 
 
+def _over_log2(rank_plus_one: pl.Expr) -> pl.Expr:
+    """DCG's discount, 1 / log2(rank + 1), from rank + 1 (UInt32)."""
+    return 1.0 / rank_plus_one.log(2)
+
+
 def discount(g: pl.Expr = GRADES) -> pl.Expr:
     """1 / log2(rank + 1) for ``g``'s rows."""
-    return 1.0 / (pl.int_range(2, g.len() + 2, dtype=pl.UInt32).log(2))
+    return _over_log2(pl.int_range(2, g.len() + 2, dtype=pl.UInt32))
 
 
 def first_relevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
@@ -121,7 +122,7 @@ def positive_gains(gn: Gain) -> pl.Expr:
 
     A gain <= 0 never helps the ideal ranking (a negative custom gain would only lower it),
     so only positive gains enter it.  Aggregated per query, this is a list per query, for
-    :func:`ideal_dcg`.
+    :func:`ideal_dcg_cumulative`.
 
     Examples
     --------
@@ -150,7 +151,7 @@ def ideal_dcg_cumulative(gains: pl.Expr) -> pl.Expr:
     """
     ideal = gains.list.sort(descending=True)
     ranks = pl.int_ranges(2, ideal.list.len() + 2, dtype=pl.UInt32)
-    return (ideal * ranks.list.eval(1.0 / pl.element().log(2))).list.eval(pl.element().cum_sum())
+    return (ideal * ranks.list.eval(_over_log2(pl.element()))).list.eval(pl.element().cum_sum())
 
 
 def at_cutoff(cumulative: pl.Expr, k: int | None) -> pl.Expr:

@@ -124,13 +124,11 @@ class Compiler:
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """Every judged grade of the query (a list per query), usable inside ranking kernels."""
-        key = self.key(m, name)
-        self.dens[key] = expr
-        self.lists.add(key)
+        col = self.judged_list(m, name, expr)
         if self.inline_rn:
             return expr
-        self.rn.add(key)
-        return pl.col(key).first().explode()
+        self.rn.add(self.key(m, name))
+        return col.first().explode()
 
     def value(self, m: Measure) -> pl.Expr:
         if m not in self._values:
