@@ -20,16 +20,17 @@ def _evaluated(
 ) -> tuple[engine.Plan, pl.LazyFrame, Origin]:
     """The plan and its per-query table with flags: collected once (lazy for a lazy run)."""
     run_lf, origin = to_lazy(run, "run")
+    lazy = origin.kind == "polars-lazy"
+    n_rows = 0 if lazy else int(run_lf.select(pl.len()).collect().item())
     if opts.by:
         qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
         qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
         opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
         run_lf, qrels = with_query_attributes(run_lf, qrels_lf, queries, opts)
-    lazy = origin.kind == "polars-lazy"
-    plan = engine.build(run_lf, measures, qrels, opts, detect_order=not lazy)
     if lazy:
+        plan = engine.build(run_lf, measures, qrels, opts)
         return plan, engine.checked(plan), origin
-    plan, collected = engine.collect(plan)
+    plan, collected = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows)
     return plan, collected.lazy(), origin
 
 

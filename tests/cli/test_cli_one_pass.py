@@ -41,20 +41,22 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def passes(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Counts of the engine's plan builds and collects while the test runs."""
-    counts = {"build": 0, "collect": 0}
-    real_build, real_collect = engine.build, engine.collect
+    """The engine's passes while the test runs: in-memory input goes through
+    ``engine.collect_in_memory`` (one call, however many query buckets it cuts the input
+    into), a lazy run's plan through ``engine.build``."""
+    counts = {"in_memory": 0, "lazy": 0}
+    real_build, real_collect = engine.build, engine.collect_in_memory
 
     def build(*args: Any, **kwargs: Any) -> Any:
-        counts["build"] += 1
+        counts["lazy"] += 1
         return real_build(*args, **kwargs)
 
-    def collect(*args: Any, **kwargs: Any) -> Any:
-        counts["collect"] += 1
+    def collect_in_memory(*args: Any, **kwargs: Any) -> Any:
+        counts["in_memory"] += 1
         return real_collect(*args, **kwargs)
 
     monkeypatch.setattr(engine, "build", build)
-    monkeypatch.setattr(engine, "collect", collect)
+    monkeypatch.setattr(engine, "collect_in_memory", collect_in_memory)
     return counts
 
 
@@ -75,7 +77,7 @@ def test_eval_runs_the_engine_once(
         "eval", files["qrels"], files["a"], files["b"], *ms, "-f", fmt, *(["-q"] if per_query else [])
     )
     assert text
-    assert passes == {"build": 1, "collect": 1}
+    assert passes == {"in_memory": 1, "lazy": 0}
 
 
 def test_eval_trec_output_is_the_two_evaluations(files: dict[str, str], passes: dict[str, int]) -> None:
@@ -83,7 +85,7 @@ def test_eval_trec_output_is_the_two_evaluations(files: dict[str, str], passes: 
     text = _cli(
         "eval", files["qrels"], files["a"], "-m", "AP", "-m", "P@2", "-q", "-f", "trec", "--missing", "drop"
     )
-    assert passes["collect"] == 1
+    assert passes["in_memory"] == 1
     qrels, run = irframe.io.read_trec_qrels(files["qrels"]), irframe.io.read_trec_run(files["a"])
     per_query = irframe.evaluate(run, ["AP", "P@2"], qrels, per_query=True, missing="drop")
     means = irframe.evaluate(run, ["AP", "P@2"], qrels, missing="drop")
@@ -99,7 +101,7 @@ def test_eval_trec_output_is_the_two_evaluations(files: dict[str, str], passes: 
 
 def test_demo_runs_the_engine_once(passes: dict[str, int]) -> None:
     assert "Voltmart" in _cli("demo", "-m", "P@5")
-    assert passes["collect"] == 1
+    assert passes["in_memory"] == 1
 
 
 def _frames(kind: str, files: dict[str, str]) -> tuple[Any, Any]:
@@ -132,7 +134,7 @@ def test_pair_equals_two_evaluate_calls(
         extra["queries"] = pl.DataFrame({"query_id": ["q1", "q2", "q3", "q9"], "topic": ["x", "y", "x", "y"]})
     per_query, means = evaluate_pair(run, MEASURES, qrels, **options, **extra)
     if kind == "polars":
-        assert passes["collect"] == 1
+        assert passes["in_memory"] == 1
     expected_pq = irframe.evaluate(run, MEASURES, qrels, per_query=True, **options, **extra)
     expected_means = irframe.evaluate(run, MEASURES, qrels, **options, **extra)
     if kind == "pandas":

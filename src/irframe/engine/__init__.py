@@ -12,6 +12,7 @@ import polars as pl
 
 from irframe._columns import natural_order
 from irframe.engine._aggregate import summarize_table
+from irframe.engine._buckets import collect_in_memory
 from irframe.engine._checks import (
     attribute_like,
     check,
@@ -33,6 +34,7 @@ __all__ = [
     "check",
     "checked",
     "collect",
+    "collect_in_memory",
     "partition_stats",
     "partitions_error",
     "per_query_table",

@@ -36,20 +36,28 @@ __all__ = [
     "check",
     "checked",
     "collect",
+    "collect_unchecked",
     "partition_stats",
     "partitions_error",
 ]
 
 
 def collect(plan: Plan) -> tuple[Plan, pl.DataFrame]:
-    """Collect the per-query table and check the input; redo a presorted plan whose key
-    runs turn out not to be whole queries (then the input was not grouped by query)."""
+    """Collect the per-query table and check the input."""
+    plan, df, probes = collect_unchecked(plan)
+    check(plan, df, probes)
+    return plan, df
+
+
+def collect_unchecked(plan: Plan) -> tuple[Plan, pl.DataFrame, dict[str, int]]:
+    """The per-query table and the duplicate probes, not yet checked; a presorted plan
+    whose key runs turn out not to be whole queries (the input was not grouped by query)
+    is redone by the general plan, which is returned."""
     df, probes = _collect_with_probes(plan)
     if plan.slow is not None and df.filter(pl.col(IN_RUN)).height != plan.n_segments:
         plan = plan.slow()
         df, probes = _collect_with_probes(plan)
-    check(plan, df, probes)
-    return plan, df
+    return plan, df, probes
 
 
 def checked(plan: Plan) -> pl.LazyFrame:
