@@ -19,7 +19,7 @@ def page() -> str:
             "",
             "irframe builds one polars plan per call: the qrels are joined once, each query's grades are",
             "ordered inside one `group_by`, and every measure and cutoff is computed in that pass. A",
-            "frame of more than two million rows is evaluated in buckets of whole queries, one at a time.",
+            "frame of more than 1.5 million rows is evaluated in buckets of whole queries, one at a time.",
             "`benchmarks/` measures it side by side with pytrec_eval, ir_measures, ranx and a naive pandas",
             "`groupby().apply` on seeded synthetic runs (`python benchmarks/run.py --rows 1e6`).",
             "This page embeds the latest committed results, `benchmarks/results/latest.md`, at build time.",

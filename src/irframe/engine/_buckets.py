@@ -29,13 +29,15 @@ from irframe.measures import Measure
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "collect_in_memory"]
 
-# Run rows per bucket.  At 1e7 rows (polars, 5 measures, 2 cores, fresh processes, median
-# of 5 interleaved rounds) one pass took 7.9 s and 0.80 GB beyond the inputs; buckets of
-# 2e6 rows 7.5 s and 0.13 GB; of 1e6 rows 8.0 s and 0.05 GB.  Every bucket costs a scan
-# of the whole input (the filter) and fixed costs per pass; bigger buckets lose the
-# sort's and the hash tables' locality.  At 1e6 rows, 4 buckets cost 28% more time.
-BUCKET_ROWS = 2_000_000
-MAX_BUCKETS = 256
+# Run rows per bucket.  At 1e7 rows (polars, 5 measures, 2 cores): one pass needs 1.07 GB
+# beyond the inputs (0.44 GB) with the allocator returning freed pages at once, buckets
+# of 2e6 rows 0.43 GB and of 1e6 rows 0.27 GB.  In time (fresh processes, median of 5
+# interleaved rounds) one pass took 7.9 s, buckets of 2e6 rows 7.5 s and of 1e6 rows
+# 8.0 s: every bucket costs a scan of the whole input (the filter) and fixed costs per
+# pass, while smaller sorts and hash tables stay closer to the caches.  At 1e6 rows, 4
+# buckets cost 28% more time, so input up to BUCKET_ROWS is evaluated in one pass.
+BUCKET_ROWS = 1_500_000
+MAX_BUCKETS = 256  # (a bucket number fits a UInt8)
 
 
 def bucket_count(n_rows: int) -> int:
@@ -43,8 +45,8 @@ def bucket_count(n_rows: int) -> int:
 
     Examples
     --------
-    >>> bucket_count(2_000_000), bucket_count(10_000_000)
-    (1, 5)
+    >>> bucket_count(1_000_000), bucket_count(10_000_000)
+    (1, 7)
     """
     return max(1, min(math.ceil(n_rows / BUCKET_ROWS), MAX_BUCKETS))
 
@@ -64,7 +66,7 @@ def _buckets(
 
     def bucket(frame: pl.DataFrame, column: str) -> pl.Series:
         col = pl.col(column) if as_is else pl.col(column).cast(pl.String)
-        return frame.select((col.hash(seed=0) % n).cast(pl.UInt32)).to_series()
+        return frame.select((col.hash(seed=0) % n).cast(pl.UInt8)).to_series()
 
     return bucket(run, query), None if qrels is None else bucket(qrels, qrels_query)
 
