@@ -121,6 +121,12 @@ def evaluate(
     IrFrameError
         Subclasses name the column, query or parameter at fault and hint at the fix.
 
+    Notes
+    -----
+    An in-memory run of more than 1.5 million rows is evaluated in buckets of whole
+    queries, one after the other: the results are those of one pass, at a fraction of
+    the peak memory.
+
     Examples
     --------
     >>> import polars as pl, irframe

@@ -8,6 +8,7 @@ every bucket must see each system, so that missing queries are filled in everywh
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -175,3 +176,12 @@ def test_bucket_count() -> None:
     assert _buckets.bucket_count(_buckets.BUCKET_ROWS) == 1
     assert _buckets.bucket_count(_buckets.BUCKET_ROWS + 1) == 2
     assert _buckets.bucket_count(10**15) == _buckets.MAX_BUCKETS
+
+
+def test_the_documented_bucket_size_is_the_engines() -> None:
+    """README, the big-data guide, ``evaluate``'s docstring and the changelog quote it."""
+    said = f"{_buckets.BUCKET_ROWS / 1e6:g} million rows"
+    root = Path(__file__).resolve().parents[2]
+    for path in ("README.md", "docs/guides/big-data.md", "CHANGELOG.md"):
+        assert said in " ".join((root / path).read_text(encoding="utf-8").split()), path
+    assert said in " ".join(str(irframe.evaluate.__doc__).split())
