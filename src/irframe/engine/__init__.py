@@ -3,7 +3,8 @@
 - :mod:`~irframe.engine._compile`: measures -> per-query columns (the measures' ``Ctx``);
 - :mod:`~irframe.engine._plan`: prepare once, one ``group_by`` for every measure;
 - :mod:`~irframe.engine._checks`: input checks on the collected table;
-- :mod:`~irframe.engine._aggregate`: means, partial sums, counts (every backend's).
+- :mod:`~irframe.engine._aggregate`: means, partial sums, counts (every backend's);
+- :mod:`~irframe.engine._buckets`: large in-memory runs, one bucket of queries at a time.
 """
 
 from __future__ import annotations
