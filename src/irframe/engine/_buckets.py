@@ -24,7 +24,7 @@ from irframe._frames import to_lazy
 from irframe._options import Options
 from irframe.engine._checks import check, collect, collect_unchecked
 from irframe.engine._entry import build
-from irframe.engine._plan import Plan
+from irframe.engine._plan import Plan, ids_compare_as_is
 from irframe.measures import Measure
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "collect_in_memory"]
@@ -56,13 +56,10 @@ def _buckets(
 ) -> tuple[pl.Series, pl.Series | None]:
     """Each row's bucket, for the run and the qrels: its query id's hash modulo ``n``.
 
-    Run and qrels ids of one dtype hash as they are; otherwise both hash as strings,
-    the form in which the plan joins them (``_plan._harmonize_ids``).
+    Ids hash in the form in which the plan joins them: as they are, or both as strings
+    (:func:`~irframe.engine._plan.ids_compare_as_is`).
     """
-    rtype = run.schema[query]
-    as_is = qrels is None or (
-        rtype == qrels.schema[qrels_query] and rtype != pl.Categorical and not isinstance(rtype, pl.Enum)
-    )
+    as_is = qrels is None or ids_compare_as_is(run.schema[query], qrels.schema[qrels_query])
 
     def bucket(frame: pl.DataFrame, column: str) -> pl.Series:
         col = pl.col(column) if as_is else pl.col(column).cast(pl.String)

@@ -51,7 +51,7 @@ USE_KEYED = True  # the keyed fast path for in-memory input (off: the general pl
 
 __all__ = [
     "DISAGREE", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL",
-    "Plan", "build_plan", "exp_gain_labels",
+    "Plan", "build_plan", "exp_gain_labels", "ids_compare_as_is",
 ]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
@@ -114,13 +114,20 @@ class _Inputs:
     qrels_query: str
 
 
+def ids_compare_as_is(run_dtype: pl.DataType, qrels_dtype: pl.DataType) -> bool:
+    """Whether run and qrels ids of these dtypes are compared as they are; otherwise both
+    are compared as strings.  Equal dtypes stay, except categoricals and enums (their
+    codes are not comparable between two frames)."""
+    return run_dtype == qrels_dtype and run_dtype != pl.Categorical and not isinstance(run_dtype, pl.Enum)
+
+
 def _harmonize_ids(
     run: pl.LazyFrame, qrels: pl.LazyFrame, pairs: Sequence[tuple[str, str]]
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Give run and qrels id columns one dtype: equal dtypes stay, anything else becomes str."""
+    """Give run and qrels id columns one dtype (:func:`ids_compare_as_is`, else str)."""
     rs, qs = run.collect_schema(), qrels.collect_schema()
     for rc, qc in pairs:
-        if rs[rc] == qs[qc] and rs[rc] != pl.Categorical and not isinstance(rs[rc], pl.Enum):
+        if ids_compare_as_is(rs[rc], qs[qc]):
             continue
         run = run.with_columns(pl.col(rc).cast(pl.String))
         qrels = qrels.with_columns(pl.col(qc).cast(pl.String))
