@@ -19,14 +19,15 @@ input we do not already take.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import polars as pl
 
 from irframe.exceptions import InvalidDataError, IrFrameError
 
-__all__ = ["Origin", "from_lazy", "to_lazy"]
+__all__ = ["ArrowRows", "Origin", "PolarsRows", "Rows", "from_lazy", "in_memory_rows", "to_lazy"]
 
 Kind = Literal["polars", "polars-lazy", "pandas", "pyarrow"]
 
@@ -96,8 +97,9 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
     raise IrFrameError(msg)
 
 
-def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
-    """A pandas frame as a ``pl.LazyFrame``; the columns that cannot convert are named."""
+def _checked_pandas(frame: Any, role: str) -> tuple[Any, Origin]:
+    """The pandas frame with its id-carrying index levels as columns (see
+    :func:`_index_to_columns`), and its origin; duplicated column names are refused."""
     pd = _pandas()
     dup = frame.columns[frame.columns.duplicated()].unique().tolist()
     if dup:
@@ -109,10 +111,139 @@ def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
     arrow = any(isinstance(dt, pd.ArrowDtype) for dt in frame.dtypes)
     if not isinstance(frame.index, pd.RangeIndex):
         frame = _index_to_columns(frame, role)
+    return frame, Origin("pandas", arrow_dtypes=arrow)
+
+
+def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
+    """A pandas frame as a ``pl.LazyFrame``; the columns that cannot convert are named."""
+    frame, origin = _checked_pandas(frame, role)
     try:
-        return pl.from_pandas(frame).lazy(), Origin("pandas", arrow_dtypes=arrow)
+        return pl.from_pandas(frame).lazy(), origin
     except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
         raise _conversion_error(frame, role, exc) from exc
+
+
+class Rows(Protocol):
+    """An in-memory frame handed to the engine a part at a time (query buckets)."""
+
+    @property
+    def height(self) -> int: ...
+
+    def lazy(self) -> pl.LazyFrame:
+        """The whole frame (for a pandas frame: converted only if collected)."""
+        ...
+
+    def slices(self, column: str, size: int) -> Iterator[pl.Series]:
+        """One column, in order, ``size`` rows at a time."""
+        ...
+
+    def part(self, columns: Sequence[str], mask: pl.Series) -> pl.DataFrame:
+        """The rows where ``mask`` is true, of the given columns."""
+        ...
+
+    def distinct(self, columns: Sequence[str]) -> pl.DataFrame:
+        """The distinct rows of the given columns."""
+        ...
+
+
+@dataclass(frozen=True)
+class PolarsRows:
+    """A polars DataFrame as :class:`Rows`."""
+
+    frame: pl.DataFrame
+
+    @property
+    def height(self) -> int:
+        return self.frame.height
+
+    def lazy(self) -> pl.LazyFrame:
+        return self.frame.lazy()
+
+    def slices(self, column: str, size: int) -> Iterator[pl.Series]:
+        yield self.frame.get_column(column)  # (no copy: one slice)
+
+    def part(self, columns: Sequence[str], mask: pl.Series) -> pl.DataFrame:
+        return self.frame.select(columns).filter(mask)
+
+    def distinct(self, columns: Sequence[str]) -> pl.DataFrame:
+        return self.frame.select(columns).unique()
+
+
+@dataclass(frozen=True)
+class ArrowRows:
+    """A pandas frame as a ``pyarrow.Table`` sharing its buffers, converted to polars one
+    part at a time: the whole frame is never copied into polars at once.
+
+    Made by :func:`in_memory_rows` only when the table converts to exactly the frame
+    ``pl.from_pandas`` gives (checked on the first rows' schema).
+    """
+
+    table: Any  # pyarrow.Table
+    schema: pl.Schema
+
+    @property
+    def height(self) -> int:
+        return int(self.table.num_rows)
+
+    def lazy(self) -> pl.LazyFrame:
+        return pl.defer(lambda: pl.DataFrame(pl.from_arrow(self.table)), schema=self.schema)
+
+    def slices(self, column: str, size: int) -> Iterator[pl.Series]:
+        col = self.table.column(column)
+        for start in range(0, max(self.height, 1), size):
+            yield pl.Series(column, col.slice(start, size))
+
+    def part(self, columns: Sequence[str], mask: pl.Series) -> pl.DataFrame:
+        return pl.DataFrame(pl.from_arrow(self.table.select(list(columns)).filter(mask.to_arrow())))
+
+    def distinct(self, columns: Sequence[str]) -> pl.DataFrame:
+        # a batch at a time: a system column of a 1e8-row log is never converted whole
+        batches = self.table.select(list(columns)).to_batches()
+        parts = [pl.DataFrame(pl.from_arrow(batch)).unique() for batch in batches]
+        return pl.concat([pl.DataFrame(schema=self.schema).select(columns), *parts]).unique()
+
+
+def _arrow_shares(dtype: Any) -> bool:
+    """A pandas column dtype whose Arrow conversion shares the buffers (numeric, bool,
+    datetime, Arrow-backed): not object, categorical or Python-stored strings."""
+    pd = _pandas()
+    if isinstance(dtype, pd.ArrowDtype):
+        return not str(dtype).startswith("dictionary")
+    if isinstance(dtype, pd.StringDtype):
+        return bool(dtype.storage == "pyarrow")
+    return str(dtype.kind) in "biufmM" and not isinstance(dtype, pd.SparseDtype)
+
+
+def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None:
+    """``obj`` as :class:`Rows`: a polars DataFrame as it is; a pandas frame whose every
+    column's dtype converts to Arrow sharing its buffers as an :class:`ArrowRows`.
+    ``None`` for anything else (a lazy frame; a pandas frame with object or categorical
+    columns, converted whole by :func:`to_lazy`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows, origin = in_memory_rows(pd.DataFrame({"query_id": ["q1", "q2"], "score": [1.0, 0.5]}))
+    >>> type(rows).__name__, rows.height, origin.kind
+    ('ArrowRows', 2, 'pandas')
+    """
+    if isinstance(obj, pl.DataFrame):
+        return PolarsRows(obj), Origin("polars")
+    if not is_pandas_frame(obj):
+        return None
+    frame, origin = _checked_pandas(obj, role)
+    if not all(_arrow_shares(dt) for dt in frame.dtypes):
+        return None
+    import pyarrow as pa
+
+    try:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        head = pl.from_pandas(frame.iloc[:64])
+    except (TypeError, ValueError, pa.ArrowException, pl.exceptions.PolarsError):
+        return None  # (to_lazy converts it, or names the column that does not convert)
+    if pl.DataFrame(pl.from_arrow(table.slice(0, 64))).schema != head.schema:
+        return None
+    return ArrowRows(table, head.schema), origin
 
 
 def _names(names: list[Any]) -> str:

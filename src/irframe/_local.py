@@ -8,7 +8,7 @@ import polars as pl
 
 from irframe import engine
 from irframe._backends import backend_for
-from irframe._frames import Origin, from_lazy, to_lazy
+from irframe._frames import Origin, Rows, from_lazy, in_memory_rows, is_pandas_frame, to_lazy
 from irframe._options import Options
 from irframe._queries import with_query_attributes
 
@@ -18,20 +18,48 @@ __all__ = ["evaluate_options", "evaluate_pair"]
 def _evaluated(
     run: Any, measures: Any, qrels: Any, opts: Options, queries: Any
 ) -> tuple[engine.Plan, pl.LazyFrame, Origin]:
-    """The plan and its per-query table with flags: collected once (lazy for a lazy run)."""
-    run_lf, origin = to_lazy(run, "run")
+    """The plan and its per-query table with flags: collected once (lazy for a lazy run).
+
+    A pandas run evaluated in query buckets is converted a bucket at a time
+    (:func:`irframe._frames.in_memory_rows`), unless query attributes are joined onto it.
+    """
+    rows = _bucketed_pandas(run)
+    run_lf, origin = (rows[0].lazy(), rows[1]) if rows is not None else to_lazy(run, "run")
     lazy = origin.kind == "polars-lazy"
-    n_rows = 0 if lazy else int(run_lf.select(pl.len()).collect().item())
+    n_rows = rows[0].height if rows is not None else 0 if lazy else _height(run_lf)
     if opts.by:
-        qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+        qrels_lf = None if qrels is None else _lazy_qrels(qrels)
         qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
         opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
-        run_lf, qrels = with_query_attributes(run_lf, qrels_lf, queries, opts)
+        attached, qrels_attached = with_query_attributes(run_lf, qrels_lf, queries, opts)
+        if attached is not run_lf:
+            rows = None  # (the joined run is converted whole, once)
+        run_lf = attached
+        qrels = qrels if qrels_attached is qrels_lf else qrels_attached
     if lazy:
         plan = engine.build(run_lf, measures, qrels, opts)
         return plan, engine.checked(plan), origin
-    plan, collected = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows)
+    plan, collected = engine.collect_in_memory(
+        run_lf, measures, qrels, opts, n_rows=n_rows, rows=None if rows is None else rows[0]
+    )
     return plan, collected.lazy(), origin
+
+
+def _lazy_qrels(qrels: Any) -> pl.LazyFrame:
+    """The qrels as a lazy frame; pandas qrels are converted only if collected."""
+    found = in_memory_rows(qrels, "qrels")
+    return found[0].lazy() if found is not None else to_lazy(qrels, "qrels")[0]
+
+
+def _height(lf: pl.LazyFrame) -> int:
+    return int(lf.select(pl.len()).collect().item())
+
+
+def _bucketed_pandas(run: Any) -> tuple[Rows, Origin] | None:
+    """A pandas run large enough to be evaluated in query buckets, as :class:`Rows`."""
+    if not is_pandas_frame(run) or engine.bucket_count(len(run)) == 1:
+        return None
+    return in_memory_rows(run, "run")
 
 
 def evaluate_options(

@@ -13,7 +13,7 @@ import polars as pl
 
 from irframe._columns import natural_order
 from irframe.engine._aggregate import summarize_table
-from irframe.engine._buckets import collect_in_memory
+from irframe.engine._buckets import bucket_count, collect_in_memory
 from irframe.engine._checks import (
     attribute_like,
     check,
@@ -30,6 +30,7 @@ __all__ = [
     "JUDGED",
     "Plan",
     "attribute_like",
+    "bucket_count",
     "build",
     "build_plan",
     "check",

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from irframe._frames import to_lazy
+from irframe._frames import PolarsRows, Rows, in_memory_rows, to_lazy
 from irframe._options import Options
 from irframe.engine._checks import check, collect, collect_unchecked
 from irframe.engine._entry import build
@@ -51,21 +51,23 @@ def bucket_count(n_rows: int) -> int:
     return max(1, min(math.ceil(n_rows / BUCKET_ROWS), MAX_BUCKETS))
 
 
-def _buckets(
-    run: pl.DataFrame, qrels: pl.DataFrame | None, query: str, qrels_query: str, n: int
-) -> tuple[pl.Series, pl.Series | None]:
-    """Each row's bucket, for the run and the qrels: its query id's hash modulo ``n``.
+def _bucket_ids(rows: Rows, column: str, as_is: bool, n: int) -> pl.Series:
+    """Each row's bucket: its id's hash modulo ``n``, the id as it is or as a string.
 
-    Ids hash in the form in which the plan joins them: as they are, or both as strings
-    (:func:`~irframe.engine._plan.ids_compare_as_is`).
+    Run and qrels ids hash in the form in which the plan joins them
+    (:func:`~irframe.engine._plan.ids_compare_as_is`), so that a query's judgments land
+    in its bucket.  A pandas column is converted a slice at a time for this.
     """
-    as_is = qrels is None or ids_compare_as_is(run.schema[query], qrels.schema[qrels_query])
+    parts: list[pl.Series] = []
+    for ids in rows.slices(column, BUCKET_ROWS):
+        hashed = (ids if as_is else ids.cast(pl.String)).hash(seed=0)
+        parts.append((hashed % n).cast(pl.UInt8))
+    return pl.concat(parts) if len(parts) > 1 else parts[0]
 
-    def bucket(frame: pl.DataFrame, column: str) -> pl.Series:
-        col = pl.col(column) if as_is else pl.col(column).cast(pl.String)
-        return frame.select((col.hash(seed=0) % n).cast(pl.UInt8)).to_series()
 
-    return bucket(run, query), None if qrels is None else bucket(qrels, qrels_query)
+def _qrels_rows(qrels: Any) -> Rows:
+    found = in_memory_rows(qrels, "qrels")
+    return found[0] if found is not None else PolarsRows(to_lazy(qrels, "qrels")[0].collect())
 
 
 def collect_in_memory(
@@ -75,32 +77,45 @@ def collect_in_memory(
     opts: Options,
     *,
     n_rows: int,
+    rows: Rows | None = None,
 ) -> tuple[Plan, pl.DataFrame]:
     """Build and collect the plan of an in-memory run: in one pass, or bucket by bucket
-    when the run has more than :data:`BUCKET_ROWS` rows (see the module's docstring)."""
+    when the run has more than :data:`BUCKET_ROWS` rows (see the module's docstring).
+
+    ``rows``: the run as :class:`~irframe._frames.Rows` (``run_lf`` is then its
+    ``lazy()``): a pandas run is then converted a bucket at a time, and so are pandas
+    qrels.  Each bucket converts only the columns the plan reads.
+    """
     n = bucket_count(n_rows)
     if n == 1:
         return collect(build(run_lf, measures, qrels, opts, detect_order=True))
-    qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+    run = rows if rows is not None else PolarsRows(run_lf.collect())
+    judged = None if qrels is None else _qrels_rows(qrels)
     # the whole input's plan, never collected: it validates and resolves the columns
     # up front, and the checks read the whole run through it
-    whole = build(run_lf, measures, qrels_lf, opts)
-    run = run_lf.collect()
-    qrels_df = None if qrels_lf is None else qrels_lf.collect()
-    run_b, qrels_b = _buckets(run, qrels_df, whole.cols.query, whole.qrels_query, n)
+    whole = build(run.lazy(), measures, None if judged is None else judged.lazy(), opts)
+    run_cols, qrels_cols = (list(c) for c in whole.read)
+    as_is = judged is None or ids_compare_as_is(
+        whole.run.collect_schema()[whole.cols.query], judged.lazy().collect_schema()[whole.qrels_query]
+    )
+    run_b = _bucket_ids(run, whole.cols.query, as_is, n)
+    qrels_b = None if judged is None else _bucket_ids(judged, whole.qrels_query, as_is, n)
     values = None
-    if whole.partitions and qrels_df is not None:
+    if whole.partitions and judged is not None:
         # every system is expected to answer every judged query, in every bucket
-        values = run.select(whole.partitions).unique().lazy()
+        values = run.distinct(whole.partitions).lazy()
     frames: list[pl.DataFrame] = []
     probes: Counter[str] = Counter()
     for b in range(n):
-        run_part = run.filter(run_b == b)
-        qrels_part = None if qrels_df is None or qrels_b is None else qrels_df.filter(qrels_b == b)
+        run_part = run.part(run_cols, run_b == b)
+        qrels_part = None if judged is None or qrels_b is None else judged.part(qrels_cols, qrels_b == b)
         if frames and run_part.height == 0 and (qrels_part is None or qrels_part.height == 0):
             continue
         plan = build(run_part.lazy(), measures, qrels_part, opts, partition_values=values,
                      allow_empty=True, detect_order=True)  # fmt: skip
+        if plan.cols != whole.cols:  # (the bucket holds only the columns read: same roles)
+            msg = f"irframe bug: a bucket's columns {plan.cols} differ from {whole.cols}"
+            raise AssertionError(msg)
         df, found = collect_unchecked(plan)[1:]
         frames.append(df)
         probes.update(found)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from irframe._columns import natural_order
 from irframe.engine._aggregate import check_not_empty
 from irframe.engine._compile import N_ROWS
 from irframe.engine._plan import (
@@ -93,6 +94,9 @@ def _examples(values: Sequence[object], limit: int = 5) -> str:
 
 
 def _keys_of(df: pl.DataFrame, keys: Sequence[str]) -> list[object]:
+    """The rows' keys in natural order (``q2`` before ``q10``): a message names the same
+    queries whatever order the group_by (or the query buckets) gave them."""
+    df = df.sort(natural_order(df.schema, keys), nulls_last=True)
     if len(keys) == 1:
         return df.get_column(keys[0]).to_list()
     return [tuple(r) for r in df.select(keys).iter_rows()]
@@ -163,7 +167,7 @@ def _check_order(plan: Plan, in_run: pl.DataFrame) -> None:
     if not bad.height:
         return
     cols = plan.cols
-    example = bad.row(0, named=True)
+    example = bad.sort(natural_order(bad.schema, cols.keys)).row(0, named=True)  # the first query
     where = pl.all_horizontal(pl.col(k) == example[k] for k in cols.keys)
     by_order, desc = cols.ranking()
     score = str(cols.check_score)

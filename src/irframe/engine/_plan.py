@@ -85,6 +85,7 @@ class Plan:
     missing: Missing
     run: pl.LazyFrame
     qrels_query: str
+    read: tuple[tuple[str, ...], tuple[str, ...]]  # the run's and the qrels' columns the plan reads
     grade_col: str  # where the grades come from: the qrels' relevance column, or the run's
     exp_gain: tuple[str, ...]  # labels of the measures using the exp gain (2^grade - 1)
 
@@ -112,6 +113,7 @@ class _Inputs:
     qrels_by: list[str]  # by-columns the qrels carry (query attributes)
     schema: pl.Schema  # the run's schema (selected columns)
     qrels_query: str
+    qrels_read: tuple[str, ...]  # the qrels' columns read (their own names)
 
 
 def ids_compare_as_is(run_dtype: pl.DataType, qrels_dtype: pl.DataType) -> bool:
@@ -148,11 +150,13 @@ def _prepare(
     q: pl.LazyFrame | None = None
     qrels_by: list[str] = []
     qq = cols.query
+    qrels_read: list[str] = []
     if qrels is not None and qrels_cols is not None:
         qq, qd, qr = qrels_cols
         qrels_by = [b for b in cols.by if b in qrels.collect_schema()]
+        qrels_read = list(dict.fromkeys([*qrels_by, qq, qd, qr]))
         q = (
-            qrels.select(list(dict.fromkeys([*qrels_by, qq, qd, qr])))
+            qrels.select(qrels_read)
             .rename({qq: cols.query, qd: cols.doc})
             .with_columns(pl.col(qr).cast(pl.Float64).fill_nan(None).alias(K.REL))
         )
@@ -165,7 +169,7 @@ def _prepare(
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
         if q is not None:
             q = q.with_columns(pl.col(cols.doc).cast(pl.String))
-    return _Inputs(rows, q, [*qrels_by, cols.query], qrels_by, schema, qq)
+    return _Inputs(rows, q, [*qrels_by, cols.query], qrels_by, schema, qq, tuple(qrels_read))
 
 
 def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool) -> pl.LazyFrame:
@@ -453,6 +457,7 @@ def build_plan(
         missing=opts.missing,
         run=run,
         qrels_query=inp.qrels_query,
+        read=(tuple(inp.schema.names()), inp.qrels_read),
         grade_col=qrels_cols[2] if qrels_cols is not None else str(cols.relevance),
         exp_gain=exp_gain,
     )
