@@ -28,14 +28,9 @@ def _evaluated(
     lazy = origin.kind == "polars-lazy"
     n_rows = rows[0].height if rows is not None else 0 if lazy else _height(run_lf)
     if opts.by:
-        qrels_lf = None if qrels is None else _lazy_qrels(qrels)
-        qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
-        opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
-        attached, qrels_attached = with_query_attributes(run_lf, qrels_lf, queries, opts)
-        if attached is not run_lf:
+        run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts)
+        if not same_run:
             rows = None  # (the joined run is converted whole, once)
-        run_lf = attached
-        qrels = qrels if qrels_attached is qrels_lf else qrels_attached
     if lazy:
         plan = engine.build(run_lf, measures, qrels, opts)
         return plan, engine.checked(plan), origin
@@ -45,10 +40,24 @@ def _evaluated(
     return plan, collected.lazy(), origin
 
 
-def _lazy_qrels(qrels: Any) -> pl.LazyFrame:
-    """The qrels as a lazy frame; pandas qrels are converted only if collected."""
-    found = in_memory_rows(qrels, "qrels")
-    return found[0].lazy() if found is not None else to_lazy(qrels, "qrels")[0]
+def _with_attributes(
+    run_lf: pl.LazyFrame, qrels: Any, queries: Any, opts: Options
+) -> tuple[pl.LazyFrame, Any, Options, bool]:  # fmt: skip
+    """The ``by`` columns the run lacks copied onto run and qrels (see
+    :func:`~irframe._queries.with_query_attributes`), the options with the detected
+    column convention, and whether the run came back as it was given.
+
+    Pandas qrels are read lazily (converted only if an attribute is read from them) and
+    come back as given when nothing was joined onto them: the buckets convert them by parts.
+    """
+    found = None if qrels is None else in_memory_rows(qrels, "qrels")
+    qrels_lf = None if qrels is None else found[0].lazy() if found else to_lazy(qrels, "qrels")[0]
+    qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
+    opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
+    run_out, qrels_out = with_query_attributes(run_lf, qrels_lf, queries, opts)
+    if found is not None and qrels_out is qrels_lf:
+        qrels_out = qrels
+    return run_out, qrels_out, opts, run_out is run_lf
 
 
 def _height(lf: pl.LazyFrame) -> int:

@@ -125,7 +125,10 @@ def evaluate(
     -----
     An in-memory run of more than 1.5 million rows is evaluated in buckets of whole
     queries, one after the other: the results are those of one pass, at a fraction of
-    the peak memory.
+    the peak memory.  A pandas run is then converted to polars one bucket at a time,
+    only the columns read, when every column has a dtype Arrow shares without a copy
+    (numbers, booleans, dates, Arrow-backed strings such as pandas 3's ``str``); a frame
+    with ``object`` or ``category`` columns is converted whole first.
 
     Examples
     --------

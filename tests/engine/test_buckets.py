@@ -20,6 +20,7 @@ from polars.testing import assert_frame_equal
 import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, per_query_dict
+from irframe import _frames
 from irframe.engine import _buckets
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
@@ -185,3 +186,151 @@ def test_the_documented_bucket_size_is_the_engines() -> None:
     for path in ("README.md", "docs/guides/big-data.md", "CHANGELOG.md"):
         assert said in " ".join((root / path).read_text(encoding="utf-8").split()), path
     assert said in " ".join(str(irframe.evaluate.__doc__).split())
+
+
+# --- pandas input, converted to polars a bucket at a time (``_frames.ArrowRows``) ---------
+
+
+class Conversions:
+    """Records the largest pandas frame converted to polars at once, the bucket parts
+    converted from Arrow and the heights of the frames they came from."""
+
+    def __init__(self, mp: pytest.MonkeyPatch) -> None:
+        self.largest = 0
+        self.parts = 0
+        self.sources: set[int] = set()
+        real_from_pandas, real_part = pl.from_pandas, _frames.ArrowRows.part
+
+        def from_pandas(data: Any, *args: Any, **kwargs: Any) -> Any:
+            self.largest = max(self.largest, len(data))
+            return real_from_pandas(data, *args, **kwargs)
+
+        def part(rows: Any, columns: Any, mask: Any) -> Any:
+            self.parts += 1
+            self.sources.add(rows.height)
+            return real_part(rows, columns, mask)
+
+        mp.setattr(pl, "from_pandas", from_pandas)
+        mp.setattr(_frames.ArrowRows, "part", part)
+
+
+def _wide_pandas() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The twelve queries as pandas, 6 documents each (72 rows: more than the 64-row
+    schema probe), with a score that agrees with the rank, an unused text column and an
+    unused integer column."""
+    run, qrels = _twelve_queries()
+    run = pl.concat([run, run.with_columns(doc_id=pl.col("doc_id") + "x", rank=pl.col("rank") + 3)])
+    run = run.with_columns(score=10.0 - pl.col("rank"), text=pl.lit("passage"), clicks=pl.int_range(pl.len()))
+    return run.to_pandas(), qrels.to_pandas()
+
+
+def _bucketed_conversions(
+    buckets: Buckets, run: Any, qrels: Any, measures: list[str], **kw: Any
+) -> Conversions:  # fmt: skip
+    """Evaluate in 4 buckets, recording the conversions (then compare with one pass)."""
+    with pytest.MonkeyPatch.context() as mp:
+        conv = Conversions(mp)
+        buckets.force(4)
+        irframe.evaluate(run, measures, qrels, per_query=True, **kw)
+    _both(buckets, 4, run, qrels, measures, **kw)
+    return conv
+
+
+def test_pandas_run_converted_a_bucket_at_a_time(buckets: Buckets) -> None:
+    run, qrels = _wide_pandas()
+    conv = _bucketed_conversions(buckets, run, qrels, ["P@2", "RR", "AP"])
+    assert conv.largest == 64  # the schema probe; the 72-row run was never converted whole
+    assert conv.sources == {len(run), len(qrels)}
+    assert conv.parts >= 6  # run and qrels, 4 buckets each (an empty bucket is skipped)
+    per_query, _ = _both(buckets, 4, run, qrels, ["P@2", "RR", "AP", "P@6"])
+    # per query: d0 (grade 1), d1, d2 (2), then d0x, d1x, d2x unjudged: P@2 = 1/2,
+    # RR = 1, AP = (1/1 + 2/3) / 2 = 5/6, P@6 = 2/6
+    assert isinstance(per_query, pd.DataFrame)
+    assert per_query["P@2"].tolist() == [0.5] * 12
+    assert per_query["RR"].tolist() == [1.0] * 12
+    assert per_query["AP"].tolist() == pytest.approx([5 / 6] * 12, abs=1e-15)
+    assert per_query["P@6"].tolist() == pytest.approx([1 / 3] * 12, abs=1e-15)
+
+
+def test_pandas_object_column_is_converted_whole(buckets: Buckets) -> None:
+    """A column of Python objects has no Arrow form that shares its memory: the frame is
+    converted whole, as before, and still evaluated in buckets."""
+    run, qrels = _wide_pandas()
+    run["meta"] = [{"a": i} for i in range(len(run))]
+    conv = _bucketed_conversions(buckets, run, qrels, ["RR"])
+    assert conv.largest == len(run)
+    assert conv.sources == {len(qrels)}  # only the qrels (all Arrow-ready) come in parts
+
+
+def test_pandas_buckets_with_systems_and_mixed_id_dtypes(buckets: Buckets) -> None:
+    """Systems (partition values read a batch at a time) and integer run ids against
+    string qrels ids (hashed as strings), from pandas."""
+    run, qrels = _twelve_queries()
+    runs = pl.concat([run.with_columns(system=pl.lit("a")), run.head(3).with_columns(system=pl.lit("b"))])
+    runs = runs.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    qrels = qrels.with_columns(pl.col("query_id").str.slice(1))
+    conv = _bucketed_conversions(buckets, runs.to_pandas(), qrels.to_pandas(), ["RR"], by="system")
+    assert conv.parts >= 6
+    per_query, means = _both(buckets, 4, runs.to_pandas(), qrels.to_pandas(), ["RR"], by="system")
+    assert len(per_query) == 24
+    assert means.sort_values("system")["n_missing"].tolist() == [0, 11]
+    assert means.sort_values("system")["RR"].tolist() == pytest.approx([1.0, 1 / 12])
+
+
+def test_pandas_buckets_with_query_attributes_and_an_index(buckets: Buckets) -> None:
+    """A ``by`` column joined from a queries table, and ids kept in the index: the run is
+    converted whole (the attributes are joined onto it), the results are one pass's."""
+    run, qrels = _wide_pandas()
+    queries = pd.DataFrame({"query_id": QUERIES, "segment": ["head", "tail"] * 6})
+    per_query, means = _both(
+        buckets, 4, run.set_index("query_id"), qrels, ["RR", "P@2"], by="segment", queries=queries
+    )
+    assert len(per_query) == 12
+    assert means["n_queries"].tolist() == [6, 6]
+
+
+def test_pandas_buckets_report_errors_as_one_pass(buckets: Buckets) -> None:
+    """A NaN score, and a rank that disagrees with the score, in a bucketed pandas run:
+    the same message as one pass, counted over the whole run, queries in natural order."""
+    run, qrels = _wide_pandas()
+    run = run.drop(columns="rank")
+    nan = run.assign(score=run["score"].where(run["doc_id"] != "d1"))  # 12 NaN, one per query
+    expected = (
+        r"^12 run rows have a null or NaN score in column 'score', e\.g\. in queries 'q0', 'q1', "
+        r"'q2', 'q3', 'q4', \.\.\. \(7 more\)",
+        r"^The rank column 'rank' and the score column 'score' disagree in 12 of 12 queries",
+    )
+    for bad, pattern in zip((nan, run.assign(rank=[3, 2, 1] * 24)), expected, strict=True):
+        messages = []
+        for force in (True, False):
+            buckets.force(4) if force else buckets.off()
+            with pytest.raises(InvalidDataError, match=pattern) as err:
+                irframe.evaluate(bad, ["RR"], qrels)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1]
+
+
+def test_arrow_rows_equal_polars_conversion() -> None:
+    """``ArrowRows`` gives the frame ``pl.from_pandas`` gives: nulls from NaN and None,
+    nullable integers, time zones, Arrow-backed columns."""
+    frame = pd.DataFrame(
+        {
+            "s": pd.array(["a", None, "c", "d"], dtype="str"),
+            "f": [1.0, float("nan"), 3.0, -0.0],
+            "i": pd.array([1, None, 3, 4], dtype="Int64"),
+            "t": pd.to_datetime(["2020-01-01", None, "2020-01-02", "2021-03-04"]).tz_localize("UTC"),
+            "b": [True, False, True, False],
+            "a": pd.array([1.5, None, 2.0, 0.0], dtype="float64[pyarrow]"),
+        }
+    )
+    found = _frames.in_memory_rows(frame)
+    assert found is not None
+    assert isinstance(found[0], _frames.ArrowRows)
+    rows, whole = found[0], pl.from_pandas(frame)
+    assert_frame_equal(rows.lazy().collect(), whole)
+    mask = pl.Series([True, False, False, True])
+    assert_frame_equal(rows.part(["s", "i"], mask), whole.select("s", "i").filter(mask))
+    assert pl.concat(list(rows.slices("s", 3))).to_list() == ["a", None, "c", "d"]
+    assert_frame_equal(rows.distinct(["b"]).sort("b"), pl.DataFrame({"b": [False, True]}))
+    for dtype in ("category", "object"):
+        assert _frames.in_memory_rows(frame.assign(s=frame["s"].astype(dtype))) is None
