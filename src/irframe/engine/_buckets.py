@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -38,6 +40,7 @@ __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "collect_in_memory"]
 # buckets cost 28% more time, so input up to BUCKET_ROWS is evaluated in one pass.
 BUCKET_ROWS = 1_500_000
 MAX_BUCKETS = 256  # (a bucket number fits a UInt8)
+PREFETCH = True  # cut the next bucket in a worker thread
 
 
 def bucket_count(n_rows: int) -> int:
@@ -68,6 +71,41 @@ def _bucket_ids(rows: Rows, column: str, as_is: bool, n: int) -> pl.Series:
 def _qrels_rows(qrels: Any) -> Rows:
     found = in_memory_rows(qrels, "qrels")
     return found[0] if found is not None else PolarsRows(to_lazy(qrels, "qrels")[0].collect())
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """Cuts bucket ``b`` out of the run and the qrels (only the columns read)."""
+
+    run: Rows
+    judged: Rows | None
+    run_cols: list[str]
+    qrels_cols: list[str]
+    run_b: pl.Series
+    qrels_b: pl.Series | None
+
+    def __call__(self, b: int) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+        run_part = self.run.part(self.run_cols, self.run_b == b)
+        if self.judged is None or self.qrels_b is None:
+            return run_part, None
+        return run_part, self.judged.part(self.qrels_cols, self.qrels_b == b)
+
+
+def _prefetched(cut: _Cut, n: int) -> Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]:
+    """Buckets ``0 .. n-1`` in order, the next one cut in a worker thread while the caller
+    evaluates the current one (pyarrow and polars release the GIL; much of a bucket's
+    evaluation is single-threaded).  At most two buckets' inputs are alive at once."""
+    if not PREFETCH:
+        yield from (cut(b) for b in range(n))
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(cut, 0)
+        for b in range(n):
+            current = pending.result()
+            if b + 1 < n:
+                pending = pool.submit(cut, b + 1)
+            yield current
+            del current
 
 
 def collect_in_memory(
@@ -106,9 +144,8 @@ def collect_in_memory(
         values = run.distinct(whole.partitions).lazy()
     frames: list[pl.DataFrame] = []
     probes: Counter[str] = Counter()
-    for b in range(n):
-        run_part = run.part(run_cols, run_b == b)
-        qrels_part = None if judged is None or qrels_b is None else judged.part(qrels_cols, qrels_b == b)
+    cut = _Cut(run, judged, run_cols, qrels_cols, run_b, qrels_b)
+    for run_part, qrels_part in _prefetched(cut, n):
         if frames and run_part.height == 0 and (qrels_part is None or qrels_part.height == 0):
             continue
         plan = build(run_part.lazy(), measures, qrels_part, opts, partition_values=values,
