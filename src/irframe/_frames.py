@@ -171,11 +171,12 @@ class PolarsRows:
 
 @dataclass(frozen=True)
 class ArrowRows:
-    """A pandas frame as a ``pyarrow.Table`` sharing its buffers, converted to polars one
-    part at a time: the whole frame is never copied into polars at once.
+    """A ``pyarrow.Table`` (or a pandas frame as a Table sharing its buffers), converted
+    to polars one part at a time: the whole frame is never copied into polars at once.
 
     Made by :func:`in_memory_rows` only when the table converts to exactly the frame
-    ``pl.from_pandas`` gives (checked on the first rows' schema).
+    ``pl.from_pandas`` (or ``pl.DataFrame(table)``) gives: checked on the first rows'
+    schema, no dictionary column.
     """
 
     table: Any  # pyarrow.Table
@@ -203,6 +204,16 @@ class ArrowRows:
         return pl.concat([pl.DataFrame(schema=self.schema).select(columns), *parts]).unique()
 
 
+def _table_rows(table: Any) -> tuple[Rows, Origin] | None:
+    """A ``pyarrow.Table`` as :class:`ArrowRows`; ``None`` with a dictionary column (a
+    bucket's dictionary would differ from the whole's)."""
+    import pyarrow as pa
+
+    if any(pa.types.is_dictionary(t) for t in table.schema.types):
+        return None
+    return ArrowRows(table, pl.DataFrame(table.slice(0, 64)).schema), Origin("pyarrow")
+
+
 def _arrow_shares(dtype: Any) -> bool:
     """A pandas column dtype whose Arrow conversion shares the buffers (numeric, bool,
     datetime, Arrow-backed): not object, categorical or Python-stored strings."""
@@ -215,10 +226,10 @@ def _arrow_shares(dtype: Any) -> bool:
 
 
 def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None:
-    """``obj`` as :class:`Rows`: a polars DataFrame as it is; a pandas frame whose every
-    column's dtype converts to Arrow sharing its buffers as an :class:`ArrowRows`.
-    ``None`` for anything else (a lazy frame; a pandas frame with object or categorical
-    columns, converted whole by :func:`to_lazy`).
+    """``obj`` as :class:`Rows`: a polars DataFrame as it is; a ``pyarrow.Table``, and a
+    pandas frame whose every column's dtype converts to Arrow sharing its buffers, as an
+    :class:`ArrowRows`.  ``None`` for anything else (a lazy frame; a pandas frame with
+    object or categorical columns, converted whole by :func:`to_lazy`).
 
     Examples
     --------
@@ -229,6 +240,8 @@ def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None
     """
     if isinstance(obj, pl.DataFrame):
         return PolarsRows(obj), Origin("polars")
+    if is_arrow_table(obj):
+        return _table_rows(obj)
     if not is_pandas_frame(obj):
         return None
     frame, origin = _checked_pandas(obj, role)

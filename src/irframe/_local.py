@@ -8,7 +8,7 @@ import polars as pl
 
 from irframe import engine
 from irframe._backends import backend_for
-from irframe._frames import Origin, Rows, from_lazy, in_memory_rows, is_pandas_frame, to_lazy
+from irframe._frames import Origin, Rows, from_lazy, in_memory_rows, is_arrow_table, is_pandas_frame, to_lazy
 from irframe._options import Options
 from irframe._queries import with_query_attributes
 
@@ -20,10 +20,10 @@ def _evaluated(
 ) -> tuple[engine.Plan, pl.LazyFrame, Origin]:
     """The plan and its per-query table with flags: collected once (lazy for a lazy run).
 
-    A pandas run evaluated in query buckets is converted a bucket at a time
+    A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
     (:func:`irframe._frames.in_memory_rows`), unless query attributes are joined onto it.
     """
-    rows = _bucketed_pandas(run)
+    rows = _bucketed_rows(run)
     run_lf, origin = (rows[0].lazy(), rows[1]) if rows is not None else to_lazy(run, "run")
     lazy = origin.kind == "polars-lazy"
     n_rows = rows[0].height if rows is not None else 0 if lazy else _height(run_lf)
@@ -64,9 +64,10 @@ def _height(lf: pl.LazyFrame) -> int:
     return int(lf.select(pl.len()).collect().item())
 
 
-def _bucketed_pandas(run: Any) -> tuple[Rows, Origin] | None:
-    """A pandas run large enough to be evaluated in query buckets, as :class:`Rows`."""
-    if not is_pandas_frame(run) or engine.bucket_count(len(run)) == 1:
+def _bucketed_rows(run: Any) -> tuple[Rows, Origin] | None:
+    """A pandas frame or pyarrow Table large enough to be evaluated in query buckets, as
+    :class:`Rows` (converted to polars a bucket at a time)."""
+    if not (is_pandas_frame(run) or is_arrow_table(run)) or engine.bucket_count(len(run)) == 1:
         return None
     return in_memory_rows(run, "run")
 

@@ -35,7 +35,7 @@ import polars as pl
 import pyarrow as pa
 
 from irframe import engine
-from irframe._frames import to_lazy
+from irframe._frames import in_memory_rows, to_lazy
 from irframe._options import Options
 from irframe.engine import _aggregate
 from irframe.measures import Measure
@@ -59,8 +59,8 @@ def _as_lazy(frame: Any) -> pl.LazyFrame:
     return to_lazy(frame)[0]
 
 
-def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any], detect_order: bool) -> engine.Plan:
-    """The plan for one partition: options given whole (``options=``) or as keywords."""
+def _options(kwargs: dict[str, Any]) -> tuple[Options, pl.LazyFrame | None]:
+    """The options, given whole (``options=``) or as keywords, and the partition values."""
     kwargs = dict(kwargs)
     kwargs.pop("per_query", None)
     parts = kwargs.pop("partition_values", None)
@@ -70,12 +70,14 @@ def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any], detect_or
     elif kwargs:
         msg = f"evaluate_partition takes options= or keyword options, not both (got {sorted(kwargs)})."
         raise TypeError(msg)
+    return opts, None if parts is None else _as_lazy(parts)
+
+
+def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> engine.Plan:
+    """The plan for one partition (not collected: its schema is the output's)."""
+    opts, parts = _options(kwargs)
     qrels_lf = None if qrels is None else _as_lazy(qrels)
-    parts_lf = None if parts is None else _as_lazy(parts)
-    return engine.build(
-        _as_lazy(run), measures, qrels_lf, opts, partition_values=parts_lf, allow_empty=True,
-        detect_order=detect_order,
-    )  # fmt: skip
+    return engine.build(_as_lazy(run), measures, qrels_lf, opts, partition_values=parts, allow_empty=True)
 
 
 def _select(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
@@ -115,7 +117,15 @@ def evaluate_partition(
         The schema of :func:`output_schema`: key columns, one float64 column per measure,
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
-    plan, df = engine.collect(_plan(run, measures, qrels, kwargs, detect_order=True))
+    opts, parts = _options(kwargs)
+    found = in_memory_rows(run)
+    run_lf = found[0].lazy() if found is not None else _as_lazy(run)
+    n_rows = found[0].height if found is not None else int(run_lf.select(pl.len()).collect().item())
+    qrels_in = pl.from_arrow(qrels) if isinstance(qrels, pa.RecordBatch) else qrels
+    plan, df = engine.collect_in_memory(
+        run_lf, measures, qrels_in, opts, n_rows=n_rows, rows=None if found is None else found[0],
+        partition_values=parts, allow_empty=True,
+    )  # fmt: skip
     return _select(plan, df).to_arrow()
 
 
@@ -144,7 +154,7 @@ def output_schema(
         return pl.DataFrame(schema=dict(schema))
 
     qrels = None if qrels_schema is None else empty(qrels_schema)
-    plan = _plan(empty(run_schema), measures, qrels, kwargs, detect_order=False)
+    plan = _plan(empty(run_schema), measures, qrels, kwargs)
     return _select(plan, plan.frame).collect().to_arrow().schema
 
 

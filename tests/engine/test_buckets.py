@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from polars.testing import assert_frame_equal
@@ -73,6 +74,8 @@ def _both(buckets: Buckets, n: int, run: Any, qrels: Any, measures: list[str], *
     for got, expected in zip(bucketed, one, strict=True):
         if isinstance(got, pd.DataFrame):
             pd.testing.assert_frame_equal(got, expected)
+        elif isinstance(got, pa.Table):  # (means: the sums' order differs, to the last bit)
+            assert_frame_equal(pl.DataFrame(got), pl.DataFrame(expected))
         else:
             assert_frame_equal(got, expected)
     return bucketed
@@ -334,3 +337,40 @@ def test_arrow_rows_equal_polars_conversion() -> None:
     assert_frame_equal(rows.distinct(["b"]).sort("b"), pl.DataFrame({"b": [False, True]}))
     for dtype in ("category", "object"):
         assert _frames.in_memory_rows(frame.assign(s=frame["s"].astype(dtype))) is None
+
+
+def test_arrow_table_run_converted_a_bucket_at_a_time(buckets: Buckets) -> None:
+    """A pyarrow Table run (and qrels) takes the same path as pandas; a dictionary column
+    keeps the whole conversion."""
+    run, qrels = _twelve_queries()
+    conv = _bucketed_conversions(buckets, run.to_arrow(), qrels.to_arrow(), ["RR", "AP"])
+    assert conv.sources == {run.height, qrels.height}
+    per_query, _ = _both(buckets, 4, run.to_arrow(), qrels.to_arrow(), ["RR", "AP"])
+    assert per_query.column("AP").to_pylist() == pytest.approx([5 / 6] * 12, abs=1e-15)
+    categorical = run.with_columns(pl.col("doc_id").cast(pl.Categorical)).to_arrow()
+    assert _frames.in_memory_rows(categorical) is None
+
+
+def test_a_large_partition_is_evaluated_in_buckets(buckets: Buckets) -> None:
+    """``evaluate_partition`` (Dask, Spark, parquet buckets) buckets a large partition: the
+    same Arrow table as one pass, with the given systems' missing queries, and an empty
+    partition still gives an empty table."""
+    from irframe.partition import evaluate_partition
+
+    run, qrels = _twelve_queries()
+    runs = pl.concat([run.with_columns(system=pl.lit("a")), run.head(3).with_columns(system=pl.lit("b"))])
+    systems = pl.DataFrame({"system": ["a", "b", "c"]})  # c: in another partition only
+    kw = {"by": "system", "partition_values": systems, "missing": "zero"}
+    buckets.force(4)
+    got = evaluate_partition(runs.to_arrow(), ["RR"], qrels.to_arrow(), **kw)
+    assert buckets.passes > 2
+    buckets.off()
+    one = evaluate_partition(runs.to_arrow(), ["RR"], qrels.to_arrow(), **kw)
+    order = [("system", "ascending"), ("query_id", "ascending")]
+    assert got.sort_by(order).equals(one.sort_by(order))
+    assert got.num_rows == 36  # 12 judged queries for each of a, b, c
+    rr = pl.from_arrow(got).group_by("system").agg(pl.col("RR").sum()).sort("system")
+    assert rr["RR"].to_list() == [12.0, 1.0, 0.0]  # b answered q0 only, c nothing here
+    buckets.force(4)
+    empty = evaluate_partition(runs.head(0).to_arrow(), ["RR"], qrels.head(0).to_arrow(), by="system")
+    assert empty.num_rows == 0

@@ -116,30 +116,37 @@ def collect_in_memory(
     *,
     n_rows: int,
     rows: Rows | None = None,
+    partition_values: pl.LazyFrame | None = None,
+    allow_empty: bool = False,
 ) -> tuple[Plan, pl.DataFrame]:
     """Build and collect the plan of an in-memory run: in one pass, or bucket by bucket
     when the run has more than :data:`BUCKET_ROWS` rows (see the module's docstring).
 
     ``rows``: the run as :class:`~irframe._frames.Rows` (``run_lf`` is then its
-    ``lazy()``): a pandas run is then converted a bucket at a time, and so are pandas
-    qrels.  Each bucket converts only the columns the plan reads.
+    ``lazy()``): a pandas or Arrow run is then converted a bucket at a time, and so are
+    pandas or Arrow qrels.  Each bucket converts only the columns the plan reads.
+    ``partition_values`` and ``allow_empty``: as for
+    :func:`~irframe.engine._entry.build` (a partition of a larger run).
     """
     n = bucket_count(n_rows)
     if n == 1:
-        return collect(build(run_lf, measures, qrels, opts, detect_order=True))
+        plan = build(run_lf, measures, qrels, opts, partition_values=partition_values,
+                     allow_empty=allow_empty, detect_order=True)  # fmt: skip
+        return collect(plan)
     run = rows if rows is not None else PolarsRows(run_lf.collect())
     judged = None if qrels is None else _qrels_rows(qrels)
     # the whole input's plan, never collected: it validates and resolves the columns
     # up front, and the checks read the whole run through it
-    whole = build(run.lazy(), measures, None if judged is None else judged.lazy(), opts)
+    whole = build(run.lazy(), measures, None if judged is None else judged.lazy(), opts,
+                  partition_values=partition_values, allow_empty=allow_empty)  # fmt: skip
     run_cols, qrels_cols = (list(c) for c in whole.read)
     as_is = judged is None or ids_compare_as_is(
         whole.run.collect_schema()[whole.cols.query], judged.lazy().collect_schema()[whole.qrels_query]
     )
     run_b = _bucket_ids(run, whole.cols.query, as_is, n)
     qrels_b = None if judged is None else _bucket_ids(judged, whole.qrels_query, as_is, n)
-    values = None
-    if whole.partitions and judged is not None:
+    values = partition_values
+    if values is None and whole.partitions and judged is not None:
         # every system is expected to answer every judged query, in every bucket
         values = run.distinct(whole.partitions).lazy()
     frames: list[pl.DataFrame] = []
