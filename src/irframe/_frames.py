@@ -129,6 +129,11 @@ class Rows(Protocol):
     @property
     def height(self) -> int: ...
 
+    @property
+    def converts(self) -> bool:
+        """Whether a part is converted from another format (worth cutting ahead)."""
+        ...
+
     def lazy(self) -> pl.LazyFrame:
         """The whole frame (for a pandas frame: converted only if collected)."""
         ...
@@ -151,6 +156,7 @@ class PolarsRows:
     """A polars DataFrame as :class:`Rows`."""
 
     frame: pl.DataFrame
+    converts = False
 
     @property
     def height(self) -> int:
@@ -181,6 +187,7 @@ class ArrowRows:
 
     table: Any  # pyarrow.Table
     schema: pl.Schema
+    converts = True
 
     @property
     def height(self) -> int:

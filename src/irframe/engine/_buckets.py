@@ -9,6 +9,11 @@ Only one bucket's intermediates are alive at a time.
 
 The input checks then run once, on the whole table, with the duplicate probes summed,
 so that an error counts and names rows over the whole input as it would unbucketed.
+
+A pandas frame or a pyarrow Table (:class:`~irframe._frames.ArrowRows`) is converted to
+polars a bucket at a time, only the columns the plan reads: the whole input is never
+copied into polars (at 1e7 rows that copy alone was ~0.7x the pandas input).  The next
+bucket is cut in a worker thread while the current one is evaluated.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "collect_in_memory"]
 # buckets cost 28% more time, so input up to BUCKET_ROWS is evaluated in one pass.
 BUCKET_ROWS = 1_500_000
 MAX_BUCKETS = 256  # (a bucket number fits a UInt8)
-PREFETCH = True  # cut the next bucket in a worker thread
+PREFETCH = True  # cut the next bucket in a worker thread (converted parts only)
 
 
 def bucket_count(n_rows: int) -> int:
@@ -92,10 +97,15 @@ class _Cut:
 
 
 def _prefetched(cut: _Cut, n: int) -> Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]:
-    """Buckets ``0 .. n-1`` in order, the next one cut in a worker thread while the caller
-    evaluates the current one (pyarrow and polars release the GIL; much of a bucket's
-    evaluation is single-threaded).  At most two buckets' inputs are alive at once."""
-    if not PREFETCH:
+    """Buckets ``0 .. n-1`` in order.  When a part is converted (pandas, Arrow), the next
+    one is cut in a worker thread while the caller evaluates the current one (pyarrow and
+    polars release the GIL; much of a bucket's evaluation is single-threaded): at most two
+    buckets' inputs are alive at once.
+
+    At 1e7 rows (fresh processes, 4 rounds): pandas input 8.91 s -> 8.42 s; polars input
+    (a filter per bucket, no conversion) gained ~1% for ~60 MB more at the peak, so it is
+    cut in turn."""
+    if not (PREFETCH and (cut.run.converts or (cut.judged is not None and cut.judged.converts))):
         yield from (cut(b) for b in range(n))
         return
     with ThreadPoolExecutor(max_workers=1) as pool:
