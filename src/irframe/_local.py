@@ -8,7 +8,7 @@ import polars as pl
 
 from irframe import engine
 from irframe._backends import backend_for
-from irframe._frames import Origin, Rows, from_lazy, in_memory_rows, is_arrow_table, is_pandas_frame, to_lazy
+from irframe._frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._options import Options
 from irframe._queries import with_query_attributes
 
@@ -23,12 +23,12 @@ def _evaluated(
     A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
     (:func:`irframe._frames.in_memory_rows`), unless query attributes are joined onto it.
     """
-    rows = _bucketed_rows(run)
+    rows = engine.bucketed_rows(run)
     run_lf, origin = (rows[0].lazy(), rows[1]) if rows is not None else to_lazy(run, "run")
     lazy = origin.kind == "polars-lazy"
     n_rows = rows[0].height if rows is not None else 0 if lazy else _height(run_lf)
     if opts.by:
-        run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts)
+        run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts, rows is not None)
         if not same_run:
             rows = None  # (the joined run is converted whole, once)
     if lazy:
@@ -41,16 +41,17 @@ def _evaluated(
 
 
 def _with_attributes(
-    run_lf: pl.LazyFrame, qrels: Any, queries: Any, opts: Options
+    run_lf: pl.LazyFrame, qrels: Any, queries: Any, opts: Options, bucketed: bool
 ) -> tuple[pl.LazyFrame, Any, Options, bool]:  # fmt: skip
     """The ``by`` columns the run lacks copied onto run and qrels (see
     :func:`~irframe._queries.with_query_attributes`), the options with the detected
     column convention, and whether the run came back as it was given.
 
-    Pandas qrels are read lazily (converted only if an attribute is read from them) and
-    come back as given when nothing was joined onto them: the buckets convert them by parts.
+    For a run converted by buckets (``bucketed``), pandas or Arrow qrels are read lazily
+    (converted only if an attribute is read from them) and come back as given when
+    nothing was joined onto them: the buckets convert them by parts too.
     """
-    found = None if qrels is None else in_memory_rows(qrels, "qrels")
+    found = None if qrels is None or not bucketed else in_memory_rows(qrels, "qrels")
     qrels_lf = None if qrels is None else found[0].lazy() if found else to_lazy(qrels, "qrels")[0]
     qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
     opts = opts.detect(list(run_lf.collect_schema()), qrels_schema=qnames)
@@ -62,14 +63,6 @@ def _with_attributes(
 
 def _height(lf: pl.LazyFrame) -> int:
     return int(lf.select(pl.len()).collect().item())
-
-
-def _bucketed_rows(run: Any) -> tuple[Rows, Origin] | None:
-    """A pandas frame or pyarrow Table large enough to be evaluated in query buckets, as
-    :class:`Rows` (converted to polars a bucket at a time)."""
-    if not (is_pandas_frame(run) or is_arrow_table(run)) or engine.bucket_count(len(run)) == 1:
-        return None
-    return in_memory_rows(run, "run")
 
 
 def evaluate_options(

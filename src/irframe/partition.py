@@ -35,7 +35,7 @@ import polars as pl
 import pyarrow as pa
 
 from irframe import engine
-from irframe._frames import in_memory_rows, to_lazy
+from irframe._frames import to_lazy
 from irframe._options import Options
 from irframe.engine import _aggregate
 from irframe.measures import Measure
@@ -118,7 +118,7 @@ def evaluate_partition(
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
     opts, parts = _options(kwargs)
-    found = in_memory_rows(run)
+    found = engine.bucketed_rows(run)
     run_lf = found[0].lazy() if found is not None else _as_lazy(run)
     n_rows = found[0].height if found is not None else int(run_lf.select(pl.len()).collect().item())
     qrels_in = pl.from_arrow(qrels) if isinstance(qrels, pa.RecordBatch) else qrels

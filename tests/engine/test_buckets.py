@@ -374,3 +374,23 @@ def test_a_large_partition_is_evaluated_in_buckets(buckets: Buckets) -> None:
     buckets.force(4)
     empty = evaluate_partition(runs.head(0).to_arrow(), ["RR"], qrels.head(0).to_arrow(), by="system")
     assert empty.num_rows == 0
+
+
+def test_inputs_below_a_bucket_are_converted_whole_once(buckets: Buckets) -> None:
+    """Below a bucket, a pandas or Arrow input is converted whole, once: never through
+    the deferred frame of ``ArrowRows``, which every collect of a one-pass plan would
+    convert again."""
+    from irframe.partition import evaluate_partition
+
+    def refuse(rows: Any) -> Any:
+        raise AssertionError("a deferred conversion below a bucket")
+
+    run, qrels = _twelve_queries()
+    queries = pd.DataFrame({"query_id": QUERIES, "segment": ["head", "tail"] * 6})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_frames.ArrowRows, "lazy", refuse)
+        buckets.off()
+        table = evaluate_partition(run.to_arrow(), ["RR"], qrels.to_arrow())
+        means = irframe.evaluate(run.to_pandas(), ["RR"], qrels.to_pandas(), by="segment", queries=queries)
+    assert table.column("RR").to_pylist() == [1.0] * 12
+    assert means["RR"].tolist() == [1.0, 1.0]

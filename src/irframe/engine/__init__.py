@@ -13,7 +13,7 @@ import polars as pl
 
 from irframe._columns import natural_order
 from irframe.engine._aggregate import summarize_table
-from irframe.engine._buckets import bucket_count, collect_in_memory
+from irframe.engine._buckets import bucket_count, bucketed_rows, collect_in_memory
 from irframe.engine._checks import (
     attribute_like,
     check,
@@ -31,6 +31,7 @@ __all__ = [
     "Plan",
     "attribute_like",
     "bucket_count",
+    "bucketed_rows",
     "build",
     "build_plan",
     "check",

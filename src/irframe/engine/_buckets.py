@@ -27,14 +27,14 @@ from typing import Any
 
 import polars as pl
 
-from irframe._frames import PolarsRows, Rows, in_memory_rows, to_lazy
+from irframe._frames import Origin, PolarsRows, Rows, in_memory_rows, is_arrow_table, is_pandas_frame, to_lazy
 from irframe._options import Options
 from irframe.engine._checks import check, collect, collect_unchecked
 from irframe.engine._entry import build
 from irframe.engine._plan import Plan, ids_compare_as_is
 from irframe.measures import Measure
 
-__all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "collect_in_memory"]
+__all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "bucketed_rows", "collect_in_memory"]
 
 # Run rows per bucket.  At 1e7 rows (polars, 5 measures, 2 cores): one pass needs 1.07 GB
 # beyond the inputs (0.44 GB) with the allocator returning freed pages at once, buckets
@@ -71,6 +71,22 @@ def _bucket_ids(rows: Rows, column: str, as_is: bool, n: int) -> pl.Series:
         hashed = (ids if as_is else ids.cast(pl.String)).hash(seed=0)
         parts.append((hashed % n).cast(pl.UInt8))
     return pl.concat(parts) if len(parts) > 1 else parts[0]
+
+
+def bucketed_rows(obj: Any, role: str = "run") -> tuple[Rows, Origin] | None:
+    """A pandas frame or pyarrow Table of more than :data:`BUCKET_ROWS` rows as
+    :class:`~irframe._frames.Rows`, converted to polars a bucket at a time; ``None`` for
+    anything else (converted whole, once, by :func:`~irframe._frames.to_lazy`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> bucketed_rows(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"]})) is None
+    True
+    """
+    if not (is_pandas_frame(obj) or is_arrow_table(obj)) or bucket_count(len(obj)) == 1:
+        return None
+    return in_memory_rows(obj, role)
 
 
 def _qrels_rows(qrels: Any) -> Rows:
