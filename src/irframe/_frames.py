@@ -123,6 +123,9 @@ def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
         raise _conversion_error(frame, role, exc) from exc
 
 
+_PROBE_ROWS = 64  # rows converted to learn the dtypes a whole frame converts to
+
+
 class Rows(Protocol):
     """An in-memory frame handed to the engine a part at a time (query buckets)."""
 
@@ -218,7 +221,7 @@ def _table_rows(table: Any) -> tuple[Rows, Origin] | None:
 
     if any(pa.types.is_dictionary(t) for t in table.schema.types):
         return None
-    return ArrowRows(table, pl.DataFrame(table.slice(0, 64)).schema), Origin("pyarrow")
+    return ArrowRows(table, pl.DataFrame(table.slice(0, _PROBE_ROWS)).schema), Origin("pyarrow")
 
 
 def _arrow_shares(dtype: Any) -> bool:
@@ -258,12 +261,13 @@ def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None
 
     try:
         table = pa.Table.from_pandas(frame, preserve_index=False)
-        head = pl.from_pandas(frame.iloc[:64])
+        head = pl.from_pandas(frame.iloc[:_PROBE_ROWS])
     except (TypeError, ValueError, pa.ArrowException, pl.exceptions.PolarsError):
         return None  # (to_lazy converts it, or names the column that does not convert)
-    if pl.DataFrame(pl.from_arrow(table.slice(0, 64))).schema != head.schema:
-        return None
-    return ArrowRows(table, head.schema), origin
+    found = _table_rows(table)
+    if found is None or found[0].lazy().collect_schema() != head.schema:
+        return None  # (the table would convert to other dtypes than pl.from_pandas gives)
+    return found[0], origin
 
 
 def _names(names: list[Any]) -> str:
