@@ -53,12 +53,6 @@ JUDGED = "judged"
 FLAGS = (IN_RUN, JUDGED)
 
 
-def _as_lazy(frame: Any) -> pl.LazyFrame:
-    if isinstance(frame, pa.Table | pa.RecordBatch):
-        return pl.from_arrow(frame).lazy()  # type: ignore[union-attr]
-    return to_lazy(frame)[0]
-
-
 def _options(kwargs: dict[str, Any]) -> tuple[Options, pl.LazyFrame | None]:
     """The options, given whole (``options=``) or as keywords, and the partition values."""
     kwargs = dict(kwargs)
@@ -70,14 +64,15 @@ def _options(kwargs: dict[str, Any]) -> tuple[Options, pl.LazyFrame | None]:
     elif kwargs:
         msg = f"evaluate_partition takes options= or keyword options, not both (got {sorted(kwargs)})."
         raise TypeError(msg)
-    return opts, None if parts is None else _as_lazy(parts)
+    return opts, None if parts is None else to_lazy(parts, "partition_values")[0]
 
 
 def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> engine.Plan:
     """The plan for one partition (not collected: its schema is the output's)."""
     opts, parts = _options(kwargs)
-    qrels_lf = None if qrels is None else _as_lazy(qrels)
-    return engine.build(_as_lazy(run), measures, qrels_lf, opts, partition_values=parts, allow_empty=True)
+    run_lf = to_lazy(run, "run")[0]
+    qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
+    return engine.build(run_lf, measures, qrels_lf, opts, partition_values=parts, allow_empty=True)
 
 
 def _select(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
@@ -119,11 +114,10 @@ def evaluate_partition(
     """
     opts, parts = _options(kwargs)
     found = engine.bucketed_rows(run)
-    run_lf = found[0].lazy() if found is not None else _as_lazy(run)
+    run_lf = found[0].lazy() if found is not None else to_lazy(run, "run")[0]
     n_rows = found[0].height if found is not None else int(run_lf.select(pl.len()).collect().item())
-    qrels_in = pl.from_arrow(qrels) if isinstance(qrels, pa.RecordBatch) else qrels
     plan, df = engine.collect_in_memory(
-        run_lf, measures, qrels_in, opts, n_rows=n_rows, rows=None if found is None else found[0],
+        run_lf, measures, qrels, opts, n_rows=n_rows, rows=None if found is None else found[0],
         partition_values=parts, allow_empty=True,
     )  # fmt: skip
     return _select(plan, df).to_arrow()

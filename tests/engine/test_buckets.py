@@ -376,6 +376,35 @@ def test_a_large_partition_is_evaluated_in_buckets(buckets: Buckets) -> None:
     assert empty.num_rows == 0
 
 
+@pytest.mark.parametrize("n_buckets", [None, 4])
+def test_record_batches_are_read_like_tables(buckets: Buckets, n_buckets: int | None) -> None:
+    """A Spark worker hands ``evaluate_partition`` record batches: run, qrels and
+    partition values read through their Arrow stream give the table's result."""
+    import pyarrow as pa
+
+    from irframe.partition import evaluate_partition
+
+    run, qrels = _twelve_queries()
+    runs = run.with_columns(system=pl.lit("a"))
+    systems = pl.DataFrame({"system": ["a", "c"]})
+    kw = {"by": "system", "missing": "zero"}
+    if n_buckets is None:
+        buckets.off()
+    else:
+        buckets.force(n_buckets)
+    tables = evaluate_partition(runs.to_arrow(), ["RR"], qrels.to_arrow(), partition_values=systems.to_arrow(), **kw)
+
+    def batch(df: pl.DataFrame) -> pa.RecordBatch:
+        return df.to_arrow().to_batches()[0]
+
+    batches = evaluate_partition(batch(runs), ["RR"], batch(qrels), partition_values=batch(systems), **kw)
+    order = [("system", "ascending"), ("query_id", "ascending")]
+    assert batches.sort_by(order).equals(tables.sort_by(order))
+    assert pl.from_arrow(batches).group_by("system").agg(pl.col("RR").sum()).sort("system").rows() == [
+        ("a", 12.0),
+        ("c", 0.0),
+    ]
+
 def test_inputs_below_a_bucket_are_converted_whole_once(buckets: Buckets) -> None:
     """Below a bucket, a pandas or Arrow input is converted whole, once: never through
     the deferred frame of ``ArrowRows``, which every collect of a one-pass plan would
