@@ -19,9 +19,10 @@ Wall time and peak RSS of each child come from ``os.wait4`` in a small launcher 
 (``contenders.run_child``).  Round 1 also checks the output: every (measure, query) value that
 trec_eval prints must be printed by irframe too, equal to within the rounding of the two
 outputs; a mismatch marks the row and voids its targets.  Ratios are per round, then the median.
-``import irframe`` is timed with ``python -X importtime`` (median of 5 fresh interpreters); it
-imports no frame library, so ``import irframe, polars`` (what any use of it costs) is timed and
-reported beside it.
+The irframe's bytecode is compiled first (``compileall``, as ``pip install`` does), so that no
+child process compiles a stale module.  ``import irframe`` is timed with ``python -X
+importtime`` (median of 5 fresh interpreters); it imports no frame library, so ``import irframe,
+polars`` (what any use of it costs) is timed and reported beside it.
 """
 
 from __future__ import annotations
@@ -129,6 +130,31 @@ def _check(irframe_out: str, trec_out: str) -> dict[str, Any]:
         + [f"{m} {q}: missing in irframe" for m, q in missing[:3]],
         "ok": not missing and not bad and len(theirs) > 0,
     }
+
+
+def fixed_cost(args: argparse.Namespace, tmp: Path, rounds: int = 5) -> dict[str, float]:
+    """irframe eval and trec_eval on a one-line run and qrels (5 measures): what a call costs
+    before any data (interpreter, imports, polars' thread pools and allocator), as the median
+    time and the largest peak RSS of ``rounds`` interleaved runs."""
+    qrels, run = tmp / "one.qrels", tmp / "one.run"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 1.0 tiny\n")
+    cells = {k: v for k, v in _cells(args.trec_eval, qrels, run, ["5"]).items() if "5 measures" in k}
+    seen: dict[str, list[tuple[float, int]]] = {n: [] for n in cells}
+    for rnd in range(rounds):
+        for n in list(cells)[rnd % 2 :] + list(cells)[: rnd % 2]:
+            seen[n].append(C.run_child(cells[n], tmp / "one.out"))
+    out = {}
+    for n, key in (("irframe eval (5 measures)", "irframe"), ("trec_eval (5 measures)", "trec_eval")):
+        out[f"{key}_s"] = statistics.median(t for t, _ in seen[n])
+        out[f"{key}_peak_bytes"] = float(max(p for _, p in seen[n]))
+    print(
+        f"fixed cost (one-line files): irframe eval {out['irframe_s']:.3f} s, "
+        f"{out['irframe_peak_bytes'] / 2**20:.0f} MB; trec_eval {out['trec_eval_s']:.3f} s, "
+        f"{out['trec_eval_peak_bytes'] / 2**20:.0f} MB",
+        flush=True,
+    )
+    return out
 
 
 def bench_shape(shape: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
@@ -248,48 +274,80 @@ def table(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def targets(latest: dict[str, dict[str, Any]]) -> list[str]:
-    out = ["| target | shape | value | met |", "|---|---|---:|---|"]
-    imp = [d.get("import_ms") for d in latest.values() if d.get("import_ms") is not None]
-    if imp:
-        last = max(latest.values(), key=lambda d: d["timestamp"])
+def _fixed_rows(last: dict[str, Any]) -> list[str]:
+    """The rows of what any call costs: the imports, and a one-line evaluation."""
+    out = []
+    if last.get("import_ms") is not None:
         v = last["import_ms"]
         out.append(
             f"| `import irframe` < {TARGET_IMPORT_MS / 1000:g} s (-X importtime, cumulative) | - | "
             f"{v / 1000:.3f} s | {'met' if v < TARGET_IMPORT_MS else 'NOT met'} |"
         )
-        if last.get("import_polars_ms") is not None:
-            out.append(
-                "| `import irframe, polars` (no target: polars' own import, paid by any use) | - | "
-                f"{last['import_polars_ms'] / 1000:.3f} s | - |"
-            )
-    for shape, d in latest.items():
-        for n, r in d["rows"].items():
-            if not n.startswith("irframe eval"):
-                continue
-            ok = (r.get("agreement") or {}).get("ok", False)
-            what = n.removeprefix("irframe eval ").strip("()")
-            for key, lim, label in (
-                ("x_trec_eval", TARGET_TIME, "time"),
-                ("rss_x_trec_eval", TARGET_RSS, "peak RSS"),
-            ):
-                v = r.get(key)
-                if v is None:
-                    continue
-                met = "NOT met" if v > lim else "met"
-                if shape not in DEFAULT_SHAPES:
-                    met = "- (quick check; the target is for the default shapes)"
-                elif not ok:
-                    met = "void: output differs from trec_eval"
-                out.append(
-                    f"| irframe eval -q / trec_eval -q, {label} <= {lim:g} ({what}) | {shape} "
-                    f"| {_x(v)} | {met} |"
-                )
-            if r.get("x_5_measures") is not None:
-                out.append(
-                    f"| (info) irframe eval: 47 / 5 measures time | {shape} | {_x(r['x_5_measures'])} | - |"
-                )
+    if last.get("import_polars_ms") is not None:
+        out.append(
+            "| `import irframe, polars` (no target: polars' own import, paid by any use) | - | "
+            f"{last['import_polars_ms'] / 1000:.3f} s | - |"
+        )
+    fixed = last.get("fixed_cost")
+    if fixed:
+        out.append(
+            "| (info) irframe eval on a one-line run and qrels: the fixed cost (interpreter, polars, "
+            f"thread pools) | - | {fixed['irframe_s']:.3f} s, {_mb(fixed['irframe_peak_bytes'])} MB "
+            f"(trec_eval: {fixed['trec_eval_s']:.3f} s, {_mb(fixed['trec_eval_peak_bytes'])} MB) | - |"
+        )
     return out
+
+
+def _shape_rows(shape: str, d: dict[str, Any]) -> list[str]:
+    """The target rows of one shape."""
+    out = []
+    for n, r in d["rows"].items():
+        if not n.startswith("irframe eval"):
+            continue
+        ok = (r.get("agreement") or {}).get("ok", False)
+        what = n.removeprefix("irframe eval ").strip("()")
+        for key, lim, label in (
+            ("x_trec_eval", TARGET_TIME, "time"),
+            ("rss_x_trec_eval", TARGET_RSS, "peak RSS"),
+        ):
+            v = r.get(key)
+            if v is None:
+                continue
+            met = "NOT met" if v > lim else "met"
+            if shape not in DEFAULT_SHAPES:
+                met = "- (quick check; the target is for the default shapes)"
+            elif not ok:
+                met = "void: output differs from trec_eval"
+            out.append(
+                f"| irframe eval -q / trec_eval -q, {label} <= {lim:g} ({what}) | {shape} | {_x(v)} | {met} |"
+            )
+        floor = _fixed_share(d, n)
+        if floor:
+            out.append(f"| (info) {what}: the fixed cost / trec_eval, at best | {shape} | {floor} | - |")
+        if r.get("x_5_measures") is not None:
+            out.append(
+                f"| (info) irframe eval: 47 / 5 measures time | {shape} | {_x(r['x_5_measures'])} | - |"
+            )
+    return out
+
+
+def targets(latest: dict[str, dict[str, Any]]) -> list[str]:
+    out = ["| target | shape | value | met |", "|---|---|---:|---|"]
+    out += _fixed_rows(max(latest.values(), key=lambda d: d["timestamp"]))
+    for shape, d in latest.items():
+        out += _shape_rows(shape, d)
+    return out
+
+
+def _fixed_share(d: dict[str, Any], name: str) -> str | None:
+    """The one-line fixed cost (measured in the same run) over trec_eval's median time and
+    peak RSS at this shape: the ratios irframe would have if its data cost nothing."""
+    fixed, theirs = d.get("fixed_cost"), d["rows"].get(name.replace("irframe eval", "trec_eval"))
+    if not fixed or not theirs or not theirs.get("times"):
+        return None
+    t = fixed["irframe_s"] / theirs["median_s"]
+    rss = fixed["irframe_peak_bytes"] / theirs["peak_max_bytes"]
+    return f"time {t:.2f}x, peak RSS {rss:.2f}x"
 
 
 def render() -> str:
@@ -375,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or bad_sets:
         ap.error(f"unknown shape(s) {unknown} or measure set(s) {bad_sets}; shapes: {list(SHAPES)}")
     mach = R.machine()
+    R.compile_bytecode()  # (as an installed irframe: no module compiled at each start)
     imp_ms = R.import_time("irframe")
     imp_pl_ms = R.import_time("irframe", "polars")  # (import irframe alone loads no polars)
     where = _irframe_path()
@@ -383,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         f"import irframe, polars {imp_pl_ms} ms; irframe from {where}"
     )
     with tempfile.TemporaryDirectory(prefix="irframe-trecfiles-") as tmp:
+        fixed = fixed_cost(args, Path(tmp))
         for shape in args.shapes.split(","):
             out = bench_shape(shape, args, Path(tmp))
             stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -393,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
                     "machine": mach,
                     "import_ms": imp_ms,
                     "import_polars_ms": imp_pl_ms,
+                    "fixed_cost": fixed,
                     "irframe_path": where,
                     "trec_eval": args.trec_eval,
                     "measure_sets": {s: MEASURE_SETS[s] for s in args.measures.split(",")},
