@@ -68,8 +68,9 @@ _MIN_BUCKET_BYTES = 16 * 2**20
 # Buckets of ~64 MB are also the fastest: on 1e8 rows (3.8 GB in memory) 64 buckets took
 # 81 s and 0.85 GB, 8 buckets 181 s and 1.8 GB (the per-query sort and explode stay in cache).
 _FAST_BUCKET_BYTES = 64 * 2**20
-# Every bucket costs a pass (~10 ms) even when empty: 200000 buckets on 5 rows took 11
-# minutes. The automatic choice stays far below (1 TB under a 600 MB limit: ~32500).
+# Every bucket holding a query costs a pass (~10 ms; empty ones are skipped since 2026-11-30,
+# before which 200000 buckets on 5 rows took 11 minutes). The automatic choice stays far
+# below (1 TB under a 600 MB limit: ~32500).
 MAX_BUCKETS = 65536
 _SAMPLE_ROWS = 20_000
 _UNITS = {
@@ -232,11 +233,35 @@ def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> No
     )
 
 
-def _bucket(path: Path, b: int, schema: pl.Schema) -> pl.LazyFrame:
-    files = sorted((path / f"{BUCKET}={b}").glob("*.parquet"))
+def _scan_files(files: list[Path], schema: pl.Schema) -> pl.LazyFrame:
     if not files:
         return pl.LazyFrame(schema=schema)
     return pl.scan_parquet(files, hive_partitioning=False)
+
+
+def _bucket_inputs(
+    b: int,
+    tmp: Path,
+    inputs: tuple[pl.LazyFrame, pl.LazyFrame | None],
+    schemas: tuple[pl.Schema, pl.Schema | None],
+    *,
+    buckets: int,
+    skip_empty: bool,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None] | None:
+    """Bucket ``b``'s run and qrels (for one bucket: the inputs as they are).
+
+    ``None`` for a bucket without a run row or a judgment when ``skip_empty``: it would add
+    no row (no query: nothing to evaluate, nothing missing), yet cost a pass (~10 ms).
+    """
+    if buckets == 1:
+        return inputs
+    run_files = sorted((tmp / "run" / f"{BUCKET}={b}").glob("*.parquet"))
+    qrels_files = [] if inputs[1] is None else sorted((tmp / "qrels" / f"{BUCKET}={b}").glob("*.parquet"))
+    if skip_empty and not run_files and not qrels_files:
+        return None
+    qrels_schema = schemas[1]
+    qrels_b = None if qrels_schema is None else _scan_files(qrels_files, qrels_schema)
+    return _scan_files(run_files, schemas[0]), qrels_b
 
 
 def _check_groups(
@@ -292,7 +317,7 @@ def evaluate_parquet(
         number of buckets (:func:`choose_buckets`); settings below ~0.5 GB are not honoured.
     buckets : int, optional
         Force the number of hash buckets (``1``: evaluate in memory at once; at most
-        65536, as each bucket costs a pass even when empty).
+        65536, as each bucket holding a query costs a pass).
     output : path, optional
         Write the result (per-query rows or means) to this parquet file and return a
         ``polars.LazyFrame`` scanning it.
@@ -466,15 +491,19 @@ def _evaluate_buckets(
     by = [k for k in keys if k != query]
     n_in_run = n_judged = 0
     for b in range(buckets):
-        if buckets > 1:
-            run_b = _bucket(tmp / "run", b, run_schema)
-            qrels_b = None
-            if qrels_lf is not None and qrels_schema is not None:
-                qrels_b = _bucket(tmp / "qrels", b, qrels_schema)
-        else:
-            run_b, qrels_b = run_lf, qrels_lf
+        found = _bucket_inputs(
+            b,
+            tmp,
+            (run_lf, qrels_lf),
+            (run_schema, qrels_schema),
+            buckets=buckets,
+            skip_empty=labels is not None,
+        )
+        if found is None:
+            step(f"bucket {b + 1}/{buckets}")
+            continue
         table: pa.Table = evaluate_partition(
-            run_b, measures, qrels_b, partition_values=partition_values, **kwargs
+            found[0], measures, found[1], partition_values=partition_values, **kwargs
         )
         df: pl.DataFrame = pl.from_arrow(table)  # type: ignore[assignment]
         if labels is None:

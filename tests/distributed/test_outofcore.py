@@ -49,6 +49,33 @@ def test_per_query_equals_single_machine(case: Case, buckets: int, tmp_path: Pat
     assert got.equals(reference(case, per_query=True))
 
 
+def test_empty_buckets_are_not_evaluated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bucket without run rows or judgments adds nothing and is skipped: with 4096 buckets
+    only those holding a query (of the run or the qrels) are evaluated, one pass each, and the
+    first bucket (whose table gives the output's schema)."""
+    import irframe.outofcore as oc
+
+    calls = []
+    real = oc.evaluate_partition
+
+    def counted(run: object, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(run, *args, **kwargs)
+
+    monkeypatch.setattr(oc, "evaluate_partition", counted)
+    case = CASES[0]
+    assert case.qrels is not None
+    path = _write(case, tmp_path)
+    got = irframe.evaluate_parquet(
+        path / "*.parquet", MEASURES, case.qrels, per_query=True, buckets=4096, **case.kwargs
+    )
+    assert isinstance(got, pl.DataFrame)
+    assert got.equals(reference(case, per_query=True))
+    queries = pl.concat([case.run.get_column("query_id"), case.qrels.get_column("query_id")]).n_unique()
+    assert queries < 100
+    assert 1 <= len(calls) <= queries + 1  # (+1: the first bucket gives the schema, even empty)
+
+
 @pytest.mark.parametrize("case", CASES, ids=repr)
 @pytest.mark.parametrize("buckets", [1, 5, 64])
 def test_means_equal_single_machine(case: Case, buckets: int, tmp_path: Path) -> None:
