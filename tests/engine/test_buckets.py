@@ -380,8 +380,6 @@ def test_a_large_partition_is_evaluated_in_buckets(buckets: Buckets) -> None:
 def test_record_batches_are_read_like_tables(buckets: Buckets, n_buckets: int | None) -> None:
     """A Spark worker hands ``evaluate_partition`` record batches: run, qrels and
     partition values read through their Arrow stream give the table's result."""
-    import pyarrow as pa
-
     from irframe.partition import evaluate_partition
 
     run, qrels = _twelve_queries()
@@ -392,9 +390,11 @@ def test_record_batches_are_read_like_tables(buckets: Buckets, n_buckets: int | 
         buckets.off()
     else:
         buckets.force(n_buckets)
-    tables = evaluate_partition(runs.to_arrow(), ["RR"], qrels.to_arrow(), partition_values=systems.to_arrow(), **kw)
+    tables = evaluate_partition(
+        runs.to_arrow(), ["RR"], qrels.to_arrow(), partition_values=systems.to_arrow(), **kw
+    )
 
-    def batch(df: pl.DataFrame) -> pa.RecordBatch:
+    def batch(df: pl.DataFrame) -> Any:  # a pyarrow.RecordBatch
         return df.to_arrow().to_batches()[0]
 
     batches = evaluate_partition(batch(runs), ["RR"], batch(qrels), partition_values=batch(systems), **kw)
@@ -404,6 +404,7 @@ def test_record_batches_are_read_like_tables(buckets: Buckets, n_buckets: int | 
         ("a", 12.0),
         ("c", 0.0),
     ]
+
 
 def test_inputs_below_a_bucket_are_converted_whole_once(buckets: Buckets) -> None:
     """Below a bucket, a pandas or Arrow input is converted whole, once: never through

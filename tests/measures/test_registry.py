@@ -25,6 +25,7 @@ from irframe.measures import (
     Family,
     Measure,
     Params,
+    TrecName,
     families,
     parse_measure,
     register,
@@ -88,6 +89,22 @@ def test_a_registered_family_is_known_everywhere(rbp_family: Family) -> None:
     with pytest.raises(InvalidParameterError, match="already registered"):
         register(Family("TestRBP", "again", _rbp))
     assert irframe.evaluate(RUN, ["TestRBP(p=0.5)@1"])["TestRBP(p=0.5)@1"].item() == pytest.approx(0.25)
+
+
+def test_trec_names_follow_the_registry() -> None:
+    """trec_eval spellings come from the registered families as they are now (the parser's
+    index of them is rebuilt when a family comes or goes)."""
+    assert parse_measure("P_5") == Measure("P", 5)  # (the index is built)
+    with pytest.raises(UnknownMeasureError):
+        parse_measure("test_rbp_5")
+    fam = register(Family("TestRBPTrec", "test family", _rbp, Params((number_param("p", 0.8, "p"),)),
+                          trec=(TrecName("test_rbp_{k}"),)))  # fmt: skip
+    try:
+        assert parse_measure("test_rbp_5") == Measure("TestRBPTrec", 5)
+    finally:
+        unregister(fam.name)
+    with pytest.raises(UnknownMeasureError):
+        parse_measure("test_rbp_5")
 
 
 def test_unregistered_family_is_gone(rbp_family: Family) -> None:
