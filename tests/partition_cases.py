@@ -30,6 +30,7 @@ class Case:
     run: pl.DataFrame
     qrels: pl.DataFrame | None
     kwargs: dict[str, Any] = field(default_factory=dict)
+    query: str = "query_id"  # the query column (another name under a column preset)
 
     def __repr__(self) -> str:
         return self.name
@@ -100,6 +101,9 @@ def cases() -> list[Case]:
     )
     seg_run = run.join(seg_qrels.select("query_id", "segment").unique(), on="query_id", how="left")
     seg_run = seg_run.with_columns(pl.col("segment").fill_null("none"))
+    # a rank column that disagrees with the scores (rank 1: the lowest score): order="score"
+    # must reach every backend, or the disagreement is an error there
+    both = run.with_columns(pl.col("score").rank("ordinal").over("query_id").cast(pl.Int64).alias("rank"))
     return [
         Case("ties-missing-runonly", run, qrels),
         Case("ties-missing-runonly-drop", run, qrels, {"missing": "drop"}),
@@ -109,6 +113,14 @@ def cases() -> list[Case]:
         Case("rank-column-by-system", rank_run, rank_qrels, {"by": "system"}),
         Case("grades-in-run-no-qrels", graded, None),
         Case("segment-in-qrels", seg_run, seg_qrels, {"by": "segment"}),
+        Case("rank-and-score-by-score", both, qrels, {"order": "score"}),
+        Case(
+            "ranx-columns",
+            run.rename({"query_id": "q_id"}),
+            qrels.rename({"query_id": "q_id", "relevance": "score"}),
+            {"columns": "ranx"},
+            query="q_id",
+        ),
     ]
 
 
@@ -126,7 +138,7 @@ def reference(case: Case, per_query: bool) -> pl.DataFrame:
 def keys_of(case: Case) -> list[str]:
     """The per-query key columns of a case."""
     by = case.kwargs.get("by")
-    return [*([by] if isinstance(by, str) else (by or [])), "query_id"]
+    return [*([by] if isinstance(by, str) else (by or [])), case.query]
 
 
 def assert_same_per_query(got: pl.DataFrame, case: Case) -> None:

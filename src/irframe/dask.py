@@ -46,7 +46,7 @@ import pyarrow as pa
 
 from irframe import engine
 from irframe._columns import natural_order
-from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe._queries import KEY, join_attributes, query_attributes
 from irframe.engine._aggregate import aggregates_of, check_not_empty, counts_of
 from irframe.exceptions import IrFrameError
@@ -205,6 +205,8 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    columns: ColumnsArg = None,
+    order: Order = "auto",
     queries: Any = None,
 ) -> dd.DataFrame:
     """Evaluate a dask DataFrame run; a lazy dask DataFrame comes back.
@@ -217,7 +219,7 @@ def evaluate(
         Long format, as for :func:`irframe.evaluate`; a query's rows may be spread over
         any partitions.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
-relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
     qrels : dask, pandas or polars DataFrame, optional
         A dask frame is shuffled onto the run's partitions; a local frame is split by
@@ -248,7 +250,7 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         "irframe.dask.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
-        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
     )  # fmt: skip
     return evaluate_options(  # type: ignore[no-any-return]
         run, measures, qrels, opts, per_query, npartitions=npartitions, queries=queries

@@ -32,7 +32,7 @@ import polars as pl
 import pyarrow as pa
 
 from irframe import engine
-from irframe._options import DEFAULT_RANK, Duplicates, Missing, Options
+from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe._queries import KEY as ATTR_KEY
 from irframe._queries import query_attributes
 from irframe.engine._aggregate import GM_FLOOR, aggregates_of
@@ -130,6 +130,8 @@ def evaluate(
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
     duplicates: Duplicates = "error",
+    columns: ColumnsArg = None,
+    order: Order = "auto",
     queries: Any = None,
 ) -> DataFrame:
     """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
@@ -141,7 +143,7 @@ def evaluate(
     run : pyspark.sql.DataFrame
         Long format, as for :func:`irframe.evaluate`.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
-relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
     qrels : Spark, pandas or polars DataFrame, optional
         A local frame is turned into a Spark DataFrame first.
@@ -172,7 +174,7 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates
         "irframe.spark.evaluate", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
-        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
     )  # fmt: skip
     out = evaluate_options(
         run, measures, qrels, opts, per_query, num_partitions=num_partitions, queries=queries

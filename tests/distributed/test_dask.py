@@ -30,7 +30,8 @@ def _ddf(frame: pl.DataFrame, npartitions: int = 3) -> Any:
 
 
 PER_QUERY = [(c, None) for c in CASES] + [(CASES[0], 64), (CASES[2], 48)]  # 64: more
-# partitions than queries, most of them empty
+# partitions than queries, most of them empty; irframe.dask.evaluate's own order= and columns=:
+PER_QUERY += [(c, 4) for c in CASES if "order" in c.kwargs or "columns" in c.kwargs]
 
 
 @pytest.mark.parametrize(("case", "npartitions"), PER_QUERY, ids=repr)
