@@ -15,12 +15,17 @@ from typing import Any, Literal, get_args
 from irframe.exceptions import InvalidParameterError, closest
 
 __all__ = [
-    "COLUMN_OPTIONS", "DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options", "Order",
+    "CHOICES", "COLUMN_OPTIONS", "DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options",
+    "Order",
 ]  # fmt: skip
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
 Order = Literal["auto", "rank", "score"]
+# the values of the options that take one of a few (the command line's choices too)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "missing": get_args(Missing), "duplicates": get_args(Duplicates), "order": get_args(Order),
+}  # fmt: skip
 DEFAULT_RANK = "rank"
 
 # column conventions of the tools our users come from: option -> column name.  Presets
@@ -215,13 +220,8 @@ def _columns_arg(columns: object, where: str) -> tuple[str | None, dict[str, str
 
 
 def _check(name: str, value: object, where: str) -> None:
-    if name == "missing":
-        allowed: tuple[object, ...] = get_args(Missing)
-    elif name == "duplicates":
-        allowed = get_args(Duplicates)
-    elif name == "order":
-        allowed = get_args(Order)
-    else:
+    allowed: tuple[object, ...] | None = CHOICES.get(name)
+    if allowed is None:
         if value is None and name in _OPTIONAL_COLUMNS:
             return
         if not isinstance(value, str) or not value:

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from irframe._options import CHOICES, PRESETS, Options
 from irframe.cli._measures_util import resolve_measures
 from irframe.exceptions import CliError
 
@@ -120,14 +121,14 @@ def _add_missing_and_duplicates(p: argparse.ArgumentParser) -> None:
     """The input rules shared by every evaluating subcommand."""
     p.add_argument(
         "--missing",
-        choices=("zero", "drop", "error"),
-        default="zero",
+        choices=CHOICES["missing"],
+        default=Options.missing,
         help="judged queries absent from a run: score 0 (default, trec_eval -c), drop, error",
     )
     p.add_argument(
         "--duplicates",
-        choices=("error", "first"),
-        default="error",
+        choices=CHOICES["duplicates"],
+        default=Options.duplicates,
         help="a document twice in one query's ranking: error (default, like trec_eval) or "
         "keep its best-ranked row",
     )
@@ -144,13 +145,13 @@ def _add_map(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--columns",
-        choices=("irframe", "trec", "pyterrier", "ir_measures", "ranx"),
+        choices=tuple(PRESETS),
         help="column convention of table inputs: pyterrier (qid, docno, score, rank; qrels label), "
         "ir_measures (query_id, doc_id, score, relevance), ranx (q_id, doc_id, score); --map wins",
     )
     p.add_argument(
         "--order",
-        choices=("auto", "rank", "score"),
+        choices=CHOICES["order"],
         help="what orders the documents: rank, score, or auto (default: rank when present, else "
         "score; an error when both are present and disagree)",
     )
@@ -208,8 +209,6 @@ def _preset_maps(name: str | None) -> tuple[dict[str, str], dict[str, str], str 
     """``--columns NAME`` as renames of the run's and the qrels' columns, and its order rule."""
     if name is None:
         return {}, {}, None
-    from irframe._options import Options
-
     o = Options.build(columns=name)
     run = {o.query_col: "query_id", o.doc_col: "doc_id", o.score_col: "score", o.relevance_col: "relevance"}
     if o.rank_col is not None:

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from irframe._options import CHOICES, Options
 from irframe.cli._common import (
     CliError,
     SubParsers,
@@ -87,11 +88,14 @@ def add_parser(sub: SubParsers) -> None:
                    help="compare a snapshot on the queries whose judgments did not change")  # fmt: skip
     p.add_argument(
         "--missing",
-        choices=("zero", "drop", "error"),
+        choices=CHOICES["missing"],
         help="judged queries absent from a run (default: the snapshot's, else zero)",
     )
     p.add_argument(
-        "--duplicates", choices=("error", "first"), default="error", help="a document twice in a ranking"
+        "--duplicates",
+        choices=CHOICES["duplicates"],
+        default=Options.duplicates,
+        help="a document twice in a ranking",
     )
     p.add_argument(
         "-f", "--format", choices=CHECK_FORMATS, default="text", help="report format (default: text)"
