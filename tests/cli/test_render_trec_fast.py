@@ -121,3 +121,18 @@ def test_four_decimals_sweep_of_ties_and_magnitudes() -> None:
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=50))
 def test_four_decimals_any_float(values: list[float]) -> None:
     assert mu._four_decimals(pl.Series(values, dtype=pl.Float64)).to_list() == _python(values)
+
+
+def test_blocks_of_whole_queries_give_the_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-query lines come in blocks of whole queries (the command line writes each
+    before making the next): 7 values per block here is 2 queries of 3 measures, so 5
+    queries make 3 blocks, then the summary; joined, they are the general path's text."""
+    values = [[i / 7, i / 10, float(i)] for i in range(5)]
+    per_query, summary = _frames(values, [f"q{i}" for i in range(5)])
+    monkeypatch.setattr(mu, "_CHUNK_VALUES", 7)
+    names = ["map", "P_10", "num_ret"]  # (as _both prints them)
+    blocks = list(mu.trec_blocks(per_query, summary, LABELS, COUNTS, show_queries=True, names=names))
+    assert [b.count("\n") + 1 for b in blocks] == [6, 6, 3, 2 + len(LABELS)]
+    assert all(b.split("\t")[1] in {"q0", "q2", "q4", "all"} for b in blocks)  # a block starts a query
+    fast, general = _both(per_query, summary, monkeypatch)
+    assert fast == general == "\n".join(blocks)
