@@ -255,13 +255,13 @@ def _bucket_inputs(
     """
     if buckets == 1:
         return inputs
+    run_schema, qrels_schema = schemas  # (no qrels schema: no qrels)
     run_files = sorted((tmp / "run" / f"{BUCKET}={b}").glob("*.parquet"))
-    qrels_files = [] if inputs[1] is None else sorted((tmp / "qrels" / f"{BUCKET}={b}").glob("*.parquet"))
+    qrels_files = [] if qrels_schema is None else sorted((tmp / "qrels" / f"{BUCKET}={b}").glob("*.parquet"))
     if skip_empty and not run_files and not qrels_files:
         return None
-    qrels_schema = schemas[1]
     qrels_b = None if qrels_schema is None else _scan_files(qrels_files, qrels_schema)
-    return _scan_files(run_files, schemas[0]), qrels_b
+    return _scan_files(run_files, run_schema), qrels_b
 
 
 def _check_groups(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
@@ -393,33 +393,10 @@ def _query_block(pq: pl.DataFrame, shown: Sequence[tuple[str, str]], counts: set
 
 
 def render_trec(
-    per_query: pl.DataFrame,
-    summary: pl.DataFrame,
-    labels: Sequence[str],
-    counts: set[str],
-    *,
-    show_queries: bool,
-    names: Sequence[str] | None = None,
-    all_only: set[str] | None = None,
-    texts: dict[str, dict[tuple[str, str], str]] | None = None,
+    per_query: pl.DataFrame, summary: pl.DataFrame, labels: Sequence[str], counts: set[str], **options: Any
 ) -> str:
-    """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system.
-
-    Per-query rows (``-q``) come first, then ``runid``, ``num_q`` and the ``all`` rows.
-    ``counts`` (families whose ``total`` is ``sum``: NumRet, NumRel, NumRelRet ...) are
-    summed over the queries in ``all`` and printed as integers, as trec_eval does; the
-    others are the summary's values (means, geometric means for GMAP).  ``names`` are
-    the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
-    have no per-query rows.  ``texts`` (name -> (system, query) -> text, e.g. relstring)
-    are printed per query only, after the numbers; a query without text prints ``''``.
-    The text is :func:`trec_blocks` joined by line ends.
-    """
-    return "\n".join(
-        trec_blocks(
-            per_query, summary, labels, counts, show_queries=show_queries, names=names,
-            all_only=all_only, texts=texts,
-        )
-    )  # fmt: skip
+    """:func:`trec_blocks` (same arguments) as one text, the blocks joined by line ends."""
+    return "\n".join(trec_blocks(per_query, summary, labels, counts, **options))
 
 
 def trec_blocks(
@@ -433,8 +410,18 @@ def trec_blocks(
     all_only: set[str] | None = None,
     texts: dict[str, dict[tuple[str, str], str]] | None = None,
 ) -> Iterator[str]:
-    """The text of :func:`render_trec` in blocks of whole lines (no final line end), made
-    one at a time: the command line writes each before the next is made."""
+    """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system,
+    in blocks of whole lines (no final line end) made one at a time: the command line
+    writes each before the next is made.
+
+    Per-query rows (``-q``) come first, then ``runid``, ``num_q`` and the ``all`` rows.
+    ``counts`` (families whose ``total`` is ``sum``: NumRet, NumRel, NumRelRet ...) are
+    summed over the queries in ``all`` and printed as integers, as trec_eval does; the
+    others are the summary's values (means, geometric means for GMAP).  ``names`` are
+    the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
+    have no per-query rows.  ``texts`` (name -> (system, query) -> text, e.g. relstring)
+    are printed per query only, after the numbers; a query without text prints ``''``.
+    """
     import polars as pl
 
     shown = list(names or labels)
