@@ -372,7 +372,7 @@ CLI_TOL = 5.0001e-5  # the CLI prints 4 decimals
 
 def _cli_known() -> bool:
     try:
-        from irframe.cli._measures_util import trec_groups
+        from irframe.measures._parse import trec_groups
     except ImportError:
         return known("all_trec")
     return "all_trec" in trec_groups()

@@ -93,18 +93,27 @@ def test_a_registered_family_is_known_everywhere(rbp_family: Family) -> None:
 
 def test_trec_names_follow_the_registry() -> None:
     """trec_eval spellings come from the registered families as they are now (the parser's
-    index of them is rebuilt when a family comes or goes)."""
-    assert parse_measure("P_5") == Measure("P", 5)  # (the index is built)
+    index of them, and the command line's tables of groups and bare names, are rebuilt
+    when a family comes or goes)."""
+    from irframe.cli._measures_util import expand_groups
+
+    assert parse_measure("P_5") == Measure("P", 5)  # (the index and tables are built)
+    assert expand_groups(["test_rbp"]) == ["test_rbp"]
+    assert "test_rbp_5" not in expand_groups(["all_trec"])
     with pytest.raises(UnknownMeasureError):
         parse_measure("test_rbp_5")
     fam = register(Family("TestRBPTrec", "test family", _rbp, Params((number_param("p", 0.8, "p"),)),
-                          trec=(TrecName("test_rbp_{k}"),)))  # fmt: skip
+                          trec=(TrecName("test_rbp_{k}", cutoffs=(5, 10)),)))  # fmt: skip
     try:
         assert parse_measure("test_rbp_5") == Measure("TestRBPTrec", 5)
+        assert expand_groups(["test_rbp"]) == ["test_rbp_5", "test_rbp_10"]  # trec_eval's -m test_rbp
+        assert {"test_rbp_5", "test_rbp_10"} <= set(expand_groups(["all_trec"]))
     finally:
         unregister(fam.name)
     with pytest.raises(UnknownMeasureError):
         parse_measure("test_rbp_5")
+    assert expand_groups(["test_rbp"]) == ["test_rbp"]
+    assert "test_rbp_5" not in expand_groups(["all_trec"])
 
 
 def test_unregistered_family_is_gone(rbp_family: Family) -> None:

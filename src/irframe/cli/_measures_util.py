@@ -26,7 +26,6 @@ __all__ = [
     "resolve_measures",
     "text_measures",
     "trec_blocks",
-    "trec_groups",
     "trec_labels",
 ]
 
@@ -88,53 +87,12 @@ def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str],
     return out
 
 
-def trec_groups() -> dict[str, list[str]]:
-    """trec_eval's measure groups (``official``, ``all_trec``, ``set``) -> their names, from the registry.
-
-    Each family's :class:`~irframe.measures.TrecName` says which groups it belongs to and
-    which default values its placeholder takes (``P_{k}`` at 5, 10, ... 1000).
-
-    Examples
-    --------
-    >>> trec_groups()["official"][:4]
-    ['P_5', 'P_10', 'P_15', 'P_20']
-    """
-    from irframe.measures import families
-
-    out: dict[str, list[str]] = {}
-    for fam in families():
-        for t in fam.trec:
-            names = [t.format(c) for c in t.cutoffs] if t.slot else [t.pattern]
-            for group in t.groups:
-                out.setdefault(group, []).extend(names)
-    return out
-
-
-def trec_bases() -> dict[str, list[str]]:
-    """trec_eval names taking a value, by base name, at trec_eval's default values:
-    ``-m P`` prints ``P_5`` ... ``P_1000`` in trec_eval.
-
-    Examples
-    --------
-    >>> trec_bases()["ndcg_cut"][:3]
-    ['ndcg_cut_5', 'ndcg_cut_10', 'ndcg_cut_15']
-    """
-    from irframe.measures import families
-
-    out: dict[str, list[str]] = {}
-    for fam in families():
-        for t in fam.trec:
-            if t.slot is not None and t.pattern.endswith("_{" + t.slot + "}") and t.cutoffs:
-                out.setdefault(t.pattern.rsplit("_{", 1)[0], [t.format(c) for c in t.cutoffs])
-    return out
-
-
 def _trec_spelling(spec: str) -> list[str] | None:
     """trec_eval's -m spellings: ``P.5,10`` (given values) and a bare ``P`` or ``ndcg_cut``
     (trec_eval's default values), where irframe reads no measure of that name."""
     from irframe.exceptions import IrFrameError
     from irframe.measures import parse_measure
-    from irframe.measures._parse import trec_dotted
+    from irframe.measures._parse import trec_bases, trec_dotted
 
     dotted = trec_dotted(spec)
     if dotted is not None or spec not in trec_bases():
@@ -142,7 +100,7 @@ def _trec_spelling(spec: str) -> list[str] | None:
     try:
         parse_measure(spec)
     except IrFrameError:
-        return trec_bases()[spec]
+        return list(trec_bases()[spec])
     return None
 
 
@@ -160,6 +118,8 @@ def expand_groups(specs: Sequence[str]) -> list[str]:
     >>> expand_groups(["P.5,10", "ndcg_cut.10"]), len(expand_groups(["P"]))
     (['P_5', 'P_10', 'ndcg_cut_10'], 9)
     """
+    from irframe.measures._parse import trec_groups
+
     groups = trec_groups()
     out: list[str] = []
     for spec in (s.strip() for s in specs):

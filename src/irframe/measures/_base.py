@@ -19,7 +19,8 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from functools import wraps
+from typing import Any, Literal, Protocol, TypeVar
 
 import polars as pl
 
@@ -36,6 +37,7 @@ __all__ = [
     "families",
     "family",
     "fmt_num",
+    "per_registry",
     "register",
     "trec_names",
     "unknown_measure",
@@ -265,6 +267,41 @@ def families() -> list[Family]:
 def registry() -> Mapping[str, Family]:
     """The registry: family name -> Family (read-only view)."""
     return _REGISTRY
+
+
+_T = TypeVar("_T")
+
+
+def per_registry(build: Callable[[], _T]) -> Callable[[], _T]:
+    """``build()`` memoised per state of the registry, for tables read from every family
+    (trec_eval spellings, groups): rebuilt when a family was registered or removed since.
+
+    The families themselves are the key (compared by identity, in order), so the memo
+    cannot outlive a change made through :func:`register`, :func:`unregister` or the
+    dict :func:`registry` returns.  What ``build`` returns is shared between callers:
+    give it immutable values.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> table = per_registry(lambda: calls.append(1) or len(families()))
+    >>> table() == table() == len(families()), len(calls)
+    (True, 1)
+    """
+    memo: list[tuple[tuple[Family, ...], _T]] = []
+
+    @wraps(build)
+    def cached() -> _T:
+        fams = tuple(_REGISTRY.values())
+        if memo:
+            seen, value = memo[0]
+            if len(seen) == len(fams) and all(a is b for a, b in zip(seen, fams, strict=True)):
+                return value
+        value = build()
+        memo[:] = [(fams, value)]
+        return value
+
+    return cached
 
 
 def aliases() -> Mapping[str, str]:
