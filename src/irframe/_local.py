@@ -23,20 +23,15 @@ def _evaluated(
     A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
     (:func:`irframe._frames.in_memory_rows`), unless query attributes are joined onto it.
     """
-    rows = engine.bucketed_rows(run)
-    run_lf, origin = (rows[0].lazy(), rows[1]) if rows is not None else to_lazy(run, "run")
-    lazy = origin.kind == "polars-lazy"
-    n_rows = rows[0].height if rows is not None else 0 if lazy else _height(run_lf)
+    run_lf, origin, rows, n_rows = engine.run_input(run)
     if opts.by:
         run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts, rows is not None)
         if not same_run:
             rows = None  # (the joined run is converted whole, once)
-    if lazy:
+    if n_rows is None:  # a LazyFrame: the plan stays lazy
         plan = engine.build(run_lf, measures, qrels, opts)
         return plan, engine.checked(plan), origin
-    plan, collected = engine.collect_in_memory(
-        run_lf, measures, qrels, opts, n_rows=n_rows, rows=None if rows is None else rows[0]
-    )
+    plan, collected = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
     return plan, collected.lazy(), origin
 
 
@@ -59,10 +54,6 @@ def _with_attributes(
     if found is not None and qrels_out is qrels_lf:
         qrels_out = qrels
     return run_out, qrels_out, opts, run_out is run_lf
-
-
-def _height(lf: pl.LazyFrame) -> int:
-    return int(lf.select(pl.len()).collect().item())
 
 
 def evaluate_options(

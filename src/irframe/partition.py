@@ -113,12 +113,10 @@ def evaluate_partition(
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
     opts, parts = _options(kwargs)
-    found = engine.bucketed_rows(run)
-    run_lf = found[0].lazy() if found is not None else to_lazy(run, "run")[0]
-    n_rows = found[0].height if found is not None else int(run_lf.select(pl.len()).collect().item())
+    run_lf, _, rows, n_rows = engine.run_input(run, count_lazy=True)
     plan, df = engine.collect_in_memory(
-        run_lf, measures, qrels, opts, n_rows=n_rows, rows=None if found is None else found[0],
-        partition_values=parts, allow_empty=True,
+        run_lf, measures, qrels, opts, n_rows=n_rows or 0, rows=rows, partition_values=parts,
+        allow_empty=True,
     )  # fmt: skip
     return _select(plan, df).to_arrow()
 

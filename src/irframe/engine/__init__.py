@@ -13,7 +13,7 @@ import polars as pl
 
 from irframe._columns import natural_order
 from irframe.engine._aggregate import summarize_table
-from irframe.engine._buckets import bucket_count, bucketed_rows, collect_in_memory
+from irframe.engine._buckets import RunInput, bucket_count, collect_in_memory, run_input
 from irframe.engine._checks import (
     attribute_like,
     check,
@@ -29,9 +29,9 @@ __all__ = [
     "IN_RUN",
     "JUDGED",
     "Plan",
+    "RunInput",
     "attribute_like",
     "bucket_count",
-    "bucketed_rows",
     "build",
     "build_plan",
     "check",
@@ -41,6 +41,7 @@ __all__ = [
     "partition_stats",
     "partitions_error",
     "per_query_table",
+    "run_input",
     "summarize",
 ]
 

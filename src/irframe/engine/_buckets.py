@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -34,7 +34,7 @@ from irframe.engine._entry import build
 from irframe.engine._plan import Plan, ids_compare_as_is
 from irframe.measures import Measure
 
-__all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "bucket_count", "bucketed_rows", "collect_in_memory"]
+__all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "RunInput", "bucket_count", "collect_in_memory", "run_input"]
 
 # Run rows per bucket.  At 1e7 rows (polars, 5 measures, 2 cores): one pass needs 1.07 GB
 # beyond the inputs (0.44 GB) with the allocator returning freed pages at once, buckets
@@ -73,20 +73,38 @@ def _bucket_ids(rows: Rows, column: str, as_is: bool, n: int) -> pl.Series:
     return pl.concat(parts) if len(parts) > 1 else parts[0]
 
 
-def bucketed_rows(obj: Any, role: str = "run") -> tuple[Rows, Origin] | None:
-    """A pandas frame or pyarrow Table of more than :data:`BUCKET_ROWS` rows as
-    :class:`~irframe._frames.Rows`, converted to polars a bucket at a time; ``None`` for
-    anything else (converted whole, once, by :func:`~irframe._frames.to_lazy`).
+class RunInput(NamedTuple):
+    """A run as :func:`collect_in_memory` reads it (see :func:`run_input`)."""
+
+    lf: pl.LazyFrame
+    origin: Origin
+    rows: Rows | None  # a large pandas or Arrow run: converted a bucket at a time
+    n_rows: int | None  # None: a polars LazyFrame, not counted
+
+
+def run_input(run: Any, *, count_lazy: bool = False) -> RunInput:
+    """The run's lazy frame, its origin, its rows and their count.
+
+    A pandas frame or pyarrow Table of more than :data:`BUCKET_ROWS` rows comes as
+    :class:`~irframe._frames.Rows`, converted to polars a bucket at a time; anything else
+    is converted whole, once, by :func:`~irframe._frames.to_lazy`.  A polars LazyFrame is
+    counted (one pass) only with ``count_lazy``.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> bucketed_rows(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"]})) is None
-    True
+    >>> found = run_input(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"]}))
+    >>> found.rows is None, found.n_rows, found.origin.kind
+    (True, 1, 'pandas')
     """
-    if not (is_pandas_frame(obj) or is_arrow_table(obj)) or bucket_count(len(obj)) == 1:
-        return None
-    return in_memory_rows(obj, role)
+    if (is_pandas_frame(run) or is_arrow_table(run)) and bucket_count(len(run)) > 1:
+        found = in_memory_rows(run, "run")
+        if found is not None:
+            return RunInput(found[0].lazy(), found[1], found[0], found[0].height)
+    lf, origin = to_lazy(run, "run")
+    if origin.kind == "polars-lazy" and not count_lazy:
+        return RunInput(lf, origin, None, None)
+    return RunInput(lf, origin, None, int(lf.select(pl.len()).collect().item()))
 
 
 def _qrels_rows(qrels: Any) -> Rows:
