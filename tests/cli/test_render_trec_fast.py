@@ -8,6 +8,7 @@ integer query ids, and step aside (same text) for NaN, infinities and fractional
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
@@ -131,8 +132,38 @@ def test_blocks_of_whole_queries_give_the_same_text(monkeypatch: pytest.MonkeyPa
     per_query, summary = _frames(values, [f"q{i}" for i in range(5)])
     monkeypatch.setattr(mu, "_CHUNK_VALUES", 7)
     names = ["map", "P_10", "num_ret"]  # (as _both prints them)
-    blocks = list(mu.trec_blocks(per_query, summary, LABELS, COUNTS, show_queries=True, names=names))
+    blocks = [
+        mu.block_text(b)
+        for b in mu.trec_blocks(per_query, summary, LABELS, COUNTS, show_queries=True, names=names)
+    ]
     assert [b.count("\n") + 1 for b in blocks] == [6, 6, 3, 2 + len(LABELS)]
     assert all(b.split("\t")[1] in {"q0", "q2", "q4", "all"} for b in blocks)  # a block starts a query
     fast, general = _both(per_query, summary, monkeypatch)
     assert fast == general == "\n".join(blocks)
+
+
+def _written(out: io.TextIOBase, blocks: list[str | pl.DataFrame]) -> None:
+    for block in blocks:
+        mu.write_block(block, out)  # type: ignore[arg-type]
+    out.flush()
+
+
+def test_written_blocks_are_their_text_in_order() -> None:
+    """``write_block`` writes a frame of lines through polars' CSV writer into the bytes
+    under a UTF-8 text stream, between blocks written as text: the bytes are the text's.
+    A stream in another encoding gets the text path (the lines are encoded as text)."""
+    frame = pl.DataFrame({"name": ["map   ", "map   "], "q": ["q\u00e9", "q2"], "v": ["0.5000", "12"]})
+    blocks: list[str | pl.DataFrame] = ["head", frame, "", frame.head(0), "tail"]
+    expected = "head\nmap   \tq\u00e9\t0.5000\nmap   \tq2\t12\ntail\n"
+    assert "\n".join(t for t in (mu.block_text(b) for b in blocks) if t) + "\n" == expected
+    utf8 = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    assert mu._utf8_bytes(utf8) is utf8.buffer  # (the frame goes the binary way)
+    _written(utf8, blocks)
+    assert utf8.buffer.getvalue() == expected.encode()  # type: ignore[attr-defined]
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1", newline="")
+    assert mu._utf8_bytes(latin) is None
+    _written(latin, blocks)
+    assert latin.buffer.getvalue() == expected.encode("latin-1")  # type: ignore[attr-defined]
+    text = io.StringIO()
+    _written(text, blocks)
+    assert text.getvalue() == expected

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 if TYPE_CHECKING:
     import polars as pl
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "all_only_labels",
+    "block_text",
     "count_labels",
     "expand_groups",
     "measures_data",
@@ -27,6 +28,7 @@ __all__ = [
     "text_measures",
     "trec_blocks",
     "trec_labels",
+    "write_block",
 ]
 
 
@@ -284,21 +286,26 @@ def _four_decimals(x: pl.Series) -> pl.Series:
     """
     import polars as pl
 
-    a = x.abs() * 10_000.0
+    v = pl.col("x")
+    a = v.abs() * 10_000.0
     whole = a.floor()
     frac = a - whole  # exact (Sterbenz)
     exact = ((frac - 0.5).abs() < _TIE) | (a >= _SMALL * 10_000.0)
-    r = (whole + (frac > 0.5).cast(pl.Float64)).cast(pl.Int64, strict=False)  # large: replaced below
-    negative = (x < 0) | ((x == 0) & ((1.0 / x) < 0))  # the sign bit (-0.0 included)
-    frame = pl.DataFrame({"r": r.fill_null(0), "neg": negative})
+    r = (whole + (frac > 0.5).cast(pl.Float64)).cast(pl.Int64, strict=False).fill_null(0)  # large: replaced
+    negative = (v < 0) | ((v == 0) & ((1.0 / v) < 0))  # the sign bit (-0.0 included)
     # the four decimals as the last digits of 10000 + r % 10000: 1.6x faster than zfill
-    body = pl.concat_str([
-        (pl.col("r") // 10_000).cast(pl.String),
-        pl.lit("."),
-        (pl.col("r") % 10_000 + 10_000).cast(pl.String).str.slice(1),
-    ])  # fmt: skip
-    text = frame.select(pl.when(pl.col("neg")).then(pl.lit("-") + body).otherwise(body)).to_series()
-    where = exact.fill_null(False).arg_true()
+    body = pl.concat_str(
+        [(r // 10_000).cast(pl.String), pl.lit("."), (r % 10_000 + 10_000).cast(pl.String).str.slice(1)]
+    )
+    # one lazy query (its steps share the passes): 35 ms instead of 44 for 330k values
+    found = (
+        x.to_frame("x")
+        .lazy()
+        .select(pl.when(negative).then(pl.lit("-") + body).otherwise(body).alias("t"), exact.alias("e"))
+        .collect()
+    )
+    text, exact_rows = found.get_column("t"), found.get_column("e")
+    where = exact_rows.fill_null(False).arg_true()
     if where.len():
         shown = [f"{v:.4f}" for v in x.gather(where).to_list()]
         text = text.scatter(where, pl.Series(shown, dtype=pl.String))
@@ -310,10 +317,10 @@ _CHUNK_VALUES = 1_000_000  # per-query values formatted (and written) at a time
 
 def _fast_query_lines(
     pq: pl.DataFrame, labels: Sequence[str], names: Sequence[str], counts: set[str], *, skip: set[str]
-) -> Iterator[str] | None:
+) -> Iterator[pl.DataFrame] | None:
     """The lines of :func:`_trec_query_lines` without text measures, made by polars (no
-    Python object per line), as blocks of whole queries of about :data:`_CHUNK_VALUES`
-    lines each; None when only the general path is exact.
+    Python object per line), as frames of lines (:func:`_query_block`) of whole queries,
+    about :data:`_CHUNK_VALUES` lines each; None when only the general path is exact.
 
     Values print as Python's ``{:.4f}`` does (see :func:`_four_decimals`); NaN and
     infinities take the general path.  At 1e7 run lines (100,000 queries, 47 measures:
@@ -328,8 +335,9 @@ def _fast_query_lines(
     return (_query_block(pq.slice(i, step), shown, counts) for i in range(0, pq.height, step))
 
 
-def _query_block(pq: pl.DataFrame, shown: Sequence[tuple[str, str]], counts: set[str]) -> str:
-    """The lines of these queries (see :func:`_fast_query_lines`), one string."""
+def _query_block(pq: pl.DataFrame, shown: Sequence[tuple[str, str]], counts: set[str]) -> pl.DataFrame:
+    """The lines of these queries (see :func:`_fast_query_lines`) as a frame of lines: the
+    padded name, the query id and the value, as strings (:func:`block_text`)."""
     import polars as pl
 
     k, n = len(shown), pq.height
@@ -341,22 +349,74 @@ def _query_block(pq: pl.DataFrame, shown: Sequence[tuple[str, str]], counts: set
     pos = pl.int_range(pl.len(), dtype=pl.Int64)  # query by query: position q * k + m
     measure = pos % k
     long = long.select(
+        pl.lit(pl.Series([f"{name:<22}" for _, name in shown])).gather(measure).alias("name"),
         pl.col("query_id", "__x").gather(measure * n + pos // k),
-        pl.lit(pl.Series([f"{name:<22}" for _, name in shown])).gather(measure).alias("__name"),
         pl.lit(pl.Series([lab in counts for lab, _ in shown])).gather(measure).alias("__count"),
     ).drop_nulls("__x")  # a null value has no line, as in the general path
     decimals = _four_decimals(long.get_column("__x"))
     count = pl.col("__x").cast(pl.Int64, strict=False).cast(pl.String)  # (integral below 2**53)
-    value = pl.when(pl.col("__count")).then(count).otherwise(decimals)
-    line = pl.concat_str([pl.col("__name"), pl.lit("\t"), pl.col("query_id"), pl.lit("\t"), value])
-    return str(long.select(line.str.join("\n")).item())
+    return long.select(
+        "name", "query_id", pl.when(pl.col("__count")).then(count).otherwise(decimals).alias("value")
+    )
+
+
+# a frame of lines as text: its string columns separated by tabs, as they are
+_LINES_CSV: dict[str, Any] = {"separator": "\t", "quote_style": "never", "include_header": False}
+
+
+def block_text(block: str | pl.DataFrame) -> str:
+    """A block of :func:`trec_blocks` as text, without a final line end.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> lines = pl.DataFrame({"name": ["P_5", "P_5"], "q": ["q1", "q2"], "v": ["0.2000", "1.0000"]})
+    >>> print(block_text(lines))
+    P_5	q1	0.2000
+    P_5	q2	1.0000
+    """
+    if isinstance(block, str):
+        return block
+    return str(block.write_csv(**_LINES_CSV)).removesuffix("\n")
+
+
+def write_block(block: str | pl.DataFrame, out: TextIO) -> None:
+    """Write a block of :func:`trec_blocks` and a line end.
+
+    A frame of lines goes from polars' CSV writer straight to the bytes under ``out``
+    when ``out`` writes UTF-8 with Unix line ends (a terminal, a pipe, a file): no
+    Python string of the lines is made.  At 328k lines (MS MARCO dev, 47 measures) that
+    takes 0.1 s less than joining, encoding and writing them as text.
+    """
+    if isinstance(block, str) or (raw := _utf8_bytes(out)) is None:
+        text = block_text(block)
+        if text:
+            out.write(text + "\n")
+        return
+    out.flush()  # (what was written as text goes first)
+    block.write_csv(raw, **_LINES_CSV)
+
+
+def _utf8_bytes(out: TextIO) -> BinaryIO | None:
+    """The binary stream under ``out`` if text written to ``out`` reaches it unchanged
+    as UTF-8 (no other encoding, no line end translation); else None."""
+    import codecs
+    import os
+
+    raw, encoding = getattr(out, "buffer", None), getattr(out, "encoding", None)
+    if raw is None or not encoding or os.linesep != "\n":
+        return None
+    try:
+        return raw if codecs.lookup(encoding).name == "utf-8" else None
+    except LookupError:
+        return None
 
 
 def render_trec(
     per_query: pl.DataFrame, summary: pl.DataFrame, labels: Sequence[str], counts: set[str], **options: Any
 ) -> str:
     """:func:`trec_blocks` (same arguments) as one text, the blocks joined by line ends."""
-    return "\n".join(trec_blocks(per_query, summary, labels, counts, **options))
+    return "\n".join(block_text(b) for b in trec_blocks(per_query, summary, labels, counts, **options))
 
 
 def trec_blocks(
@@ -369,10 +429,11 @@ def trec_blocks(
     names: Sequence[str] | None = None,
     all_only: set[str] | None = None,
     texts: dict[str, dict[tuple[str, str], str]] | None = None,
-) -> Iterator[str]:
+) -> Iterator[str | pl.DataFrame]:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system,
-    in blocks of whole lines (no final line end) made one at a time: the command line
-    writes each before the next is made.
+    in blocks of whole lines made one at a time: the command line writes each
+    (:func:`write_block`) before the next is made.  A block is a text without a final
+    line end, or a frame of per-query lines (:func:`block_text` gives its text).
 
     Per-query rows (``-q``) come first, then ``runid``, ``num_q`` and the ``all`` rows.
     ``counts`` (families whose ``total`` is ``sum``: NumRet, NumRel, NumRelRet ...) are
@@ -389,14 +450,16 @@ def trec_blocks(
     for (system,), block in summary.group_by("system", maintain_order=True):
         pq = per_query.filter(pl.col("system") == system)
         if show_queries:
-            fast = None if texts else _fast_query_lines(pq, labels, shown, counts, skip=skip)
+            fast: Iterator[str | pl.DataFrame] | None = None
+            if not texts:
+                fast = _fast_query_lines(pq, labels, shown, counts, skip=skip)
             if fast is None:
                 mine = {
                     name: {q: t for (s, q), t in v.items() if s == str(system)}
                     for name, v in (texts or {}).items()
                 }
                 fast = iter(["\n".join(_trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine))])
-            yield from (part for part in fast if part)
+            yield from (part for part in fast if len(part))
         srow = block.row(0, named=True)
         lines = [f"{'runid':<22}\tall\t{system}", f"{'num_q':<22}\tall\t{srow['n_queries']}"]
         for label, name in zip(labels, shown, strict=True):

@@ -35,6 +35,7 @@ from irframe.cli._measures_util import (
     text_measures,
     trec_blocks,
     trec_labels,
+    write_block,
 )
 
 __all__ = ["add_parser", "cmd_eval"]
@@ -144,7 +145,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             texts=texts,
         )
         for block in blocks:  # written one by one: at 1e7 run lines, 4.7 million lines with -q
-            _write(block, sys.stdout)
+            write_block(block, sys.stdout)
         return 0
     table = per_query if args.per_query else summary
     if fmt == "table" and not args.per_query:
