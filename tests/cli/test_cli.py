@@ -462,6 +462,27 @@ def test_broken_pipe_is_quiet() -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_broken_pipe_during_trec_lines_is_quiet(tmp_path: Path) -> None:
+    """``-q -f trec`` writes its per-query lines as bytes (polars' CSV writer): a reader
+    that stops early (``| head``) ends the command quietly, exit code 0, as for text."""
+    n = 3000  # x 9 lines (-m P): ~1 MB of output, far more than a pipe holds
+    run = "".join(f"q{i} Q0 d{j} {j} {10 - j} t\n" for i in range(n) for j in range(1, 6))
+    (tmp_path / "a.run").write_text(run)
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d2 1\n" for i in range(n)))
+    cmd = [sys.executable, "-m", "irframe", "eval", str(tmp_path / "qrels"), str(tmp_path / "a.run")]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    proc = subprocess.Popen([*cmd, "-m", "P", "-q", "-f", "trec"], **pipes)  # type: ignore[call-overload]
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away with ~1 MB still to write
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0, err
+    assert first.split(b"\t")[:2] == [b"P_5".ljust(22), b"q0"]
+    assert err == ""
+
+
 def test_qrels_from_stdin_and_parquet_qrels(files: dict[str, Path], tmp_path: Path) -> None:
     res = run_cli("eval", "-", files["a.run"], "-m", "AP", "-f", "csv", stdin=QRELS)
     assert res.returncode == 0, res.stderr
