@@ -146,6 +146,57 @@ class Reader:
         self.read_run(self.run_path)
 
 
+class Cli:
+    """``irframe eval QRELS RUN -m ... -q -f trec`` in process (the reader, the evaluation and
+    trec_eval's per-query layout written to a UTF-8 file), 5 and 47 measures.  The
+    interpreter's start and polars' import are not in it: ``benchmarks/trecfiles.py`` times
+    fresh processes against trec_eval."""
+
+    params = (ROWS, ["5", "47"])
+    param_names: ClassVar = ["rows", "measures"]
+    timeout = 600
+
+    def setup(self, rows: int, measures: str) -> None:
+        import os
+        import tempfile
+
+        import contenders
+        import synth
+
+        try:
+            from irframe.cli import main
+        except ImportError as exc:  # (a commit without the command line)
+            raise NotImplementedError(str(exc)) from exc
+        warnings.simplefilter("ignore")
+        qrels, run = synth.trec_files(rows)
+        names = contenders.CLASSIC_47 if measures == "47" else contenders.TREC  # trec_eval's names
+        self.argv = ["eval", str(qrels), str(run), *[a for n in names for a in ("-m", n)], "-q", "-f", "trec"]
+        fd, self.out_path = tempfile.mkstemp(suffix=".txt")
+        os.close(fd)
+        self.main = main
+        self.eval_to_file()  # warm-up: lazy imports, thread pools
+
+    def teardown(self, rows: int, measures: str) -> None:
+        import os
+
+        os.unlink(self.out_path)
+
+    def eval_to_file(self) -> None:
+        import contextlib
+
+        with open(self.out_path, "w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
+            code = self.main(self.argv)
+        if code != 0:
+            msg = f"irframe eval exited with {code}"
+            raise RuntimeError(msg)
+
+    def time_eval_trec_per_query(self, rows: int, measures: str) -> None:
+        self.eval_to_file()
+
+    def peakmem_eval_trec_per_query(self, rows: int, measures: str) -> None:
+        self.eval_to_file()
+
+
 class Compare:
     """``irframe.compare`` of two systems (the benchmark run and a noisier copy), 3 measures,
     randomization test with 1,000 permutations and 1,000 bootstrap samples."""
