@@ -23,6 +23,7 @@ __all__ = [
     "per_k",
     "positions",
     "present",
+    "r_in_ranking",
     "ranked",
     "rel_ret",
     "unjudged",
@@ -113,23 +114,26 @@ def _ap(m: Measure, ctx: Ctx) -> pl.Expr:
     return over_r(ctx.cumulative(m, "sum", terms, m.cutoff), m, ctx)
 
 
-def r_and_n_in_ranking(m: Measure, ctx: Ctx) -> tuple[pl.Expr, pl.Expr]:
-    """R and N (judged non-relevant, grade in [0, rel)) for use inside ranking kernels."""
+def r_in_ranking(m: Measure, ctx: Ctx) -> pl.Expr:
+    """R (the judged relevant documents) for use inside ranking kernels."""
     t = m.params["rel"]
-    key = Measure("NumRel", rel=t)
-    r = ctx.judgments_in_ranking(key, "R", K.relevant(t).sum())
-    n = ctx.judgments_in_ranking(key, "N", K.judged_nonrelevant(t).sum())
-    return r, n
+    return ctx.judgments_in_ranking(Measure("NumRel", rel=t), "R", K.relevant(t).sum())
 
 
 def _rprec(m: Measure, ctx: Ctx) -> pl.Expr:
-    r, _ = r_and_n_in_ranking(m, ctx)
+    r = r_in_ranking(m, ctx)
     return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r, ranked(m))), m, ctx)
 
 
 def _bpref(m: Measure, ctx: Ctx) -> pl.Expr:
-    r, n = r_and_n_in_ranking(m, ctx)
-    return over_r(ctx.over_ranking(m, "sum", K.bpref_sum(m.params["rel"], r, n, ranked(m))), m, ctx)
+    t = m.params["rel"]
+    clipped = ctx.over_ranking(m, "clipped", K.bpref_clipped(t, r_in_ranking(m, ctx), ranked(m)))
+    # N: judged non-relevant (grade in [0, rel)); min(N, R) >= 1 wherever clipped > 0
+    n = ctx.over_judgments(Measure("NumRel", rel=t), "N", K.judged_nonrelevant(t).sum())
+    denom = pl.min_horizontal(n, num_rel(m, ctx))
+    uncut = Measure("NumRelRet", rel=t, judged_only=m.params["judged_only"])
+    numer = ctx.value(uncut) - pl.when(clipped == 0).then(0.0).otherwise(clipped / denom)
+    return over_r(numer, m, ctx)
 
 
 _REL = Params((REL, JUDGED_ONLY))

@@ -14,7 +14,7 @@ import polars as pl
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, number_param, register
 from irframe.measures._params import JUDGED_ONLY, REL
-from irframe.measures.binary import TREC_CUTOFFS, present, r_and_n_in_ranking, ranked
+from irframe.measures.binary import TREC_CUTOFFS, present, r_in_ranking, ranked
 
 __all__: list[str] = []
 
@@ -24,7 +24,7 @@ _REL = Params((REL, JUDGED_ONLY))
 
 def _rprec_mult(m: Measure, ctx: Ctx) -> pl.Expr:
     t, x = m.params["rel"], float(m.params["mult"])
-    r, _ = r_and_n_in_ranking(m, ctx)
+    r = r_in_ranking(m, ctx)
     c = (x * r.fill_null(0).cast(pl.Float64) + 0.9).floor()  # (long)(x R + 0.9), as trec_eval
     hits = K.relevant(t, ranked(m)).head(c.cast(pl.Int64)).sum().cast(pl.Float64)
     value = ctx.over_ranking(m, "p", pl.when(c > 0).then(hits / c).otherwise(0.0))

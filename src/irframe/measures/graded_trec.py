@@ -13,7 +13,7 @@ import polars as pl
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
 from irframe.measures._params import REL
-from irframe.measures.binary import positions, present, r_and_n_in_ranking
+from irframe.measures.binary import positions, present, r_in_ranking
 
 __all__: list[str] = []
 
@@ -91,7 +91,7 @@ def _ndcg_rel(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _rndcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    r, _ = r_and_n_in_ranking(m, ctx)
+    r = r_in_ranking(m, ctx)
     return present(ctx.over_ranking(m, "v", _rndcg_kernel(_ideal(ctx), r)), ctx)
 
 

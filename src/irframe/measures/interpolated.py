@@ -14,7 +14,7 @@ import polars as pl
 from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, number_param, register
 from irframe.measures._params import JUDGED_ONLY, REL
-from irframe.measures.binary import r_and_n_in_ranking, ranked
+from irframe.measures.binary import r_in_ranking, ranked
 
 __all__: list[str] = []
 
@@ -39,7 +39,7 @@ def iprec_kernel(t: float, recall: float, r: pl.Expr, g: pl.Expr = K.GRADES) -> 
 
 def _iprec(m: Measure, ctx: Ctx) -> pl.Expr:
     t, x = m.params["rel"], float(m.params["recall"])
-    r, _ = r_and_n_in_ranking(m, ctx)
+    r = r_in_ranking(m, ctx)
     value = ctx.over_ranking(m, "ip", iprec_kernel(t, x, r, ranked(m)))
     return pl.when(ctx.n_retrieved() > 0).then(value).otherwise(0.0)
 
