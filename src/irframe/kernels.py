@@ -32,6 +32,7 @@ __all__ = [
     "positive_gains",
     "relevant",
     "rprec_hits",
+    "top",
 ]
 
 REL = "__ir_rel"
@@ -104,6 +105,18 @@ def first_relevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
     # arg_true().first(), not arg_max(): polars 2.1's streaming engine returns the last
     # index for a boolean arg_max over [True, True] in a group_by.
     return (relevant(t, g).arg_true().first().cast(pl.Float64) + 1.0).fill_null(0.0)
+
+
+def top(g: pl.Expr, n: int | None) -> pl.Expr:
+    """The first ``n`` ranked grades (every one for None): kernels given to
+    ``Ctx.cumulative`` as a function of the row limit read them.
+
+    Examples
+    --------
+    >>> pl.DataFrame({REL: [2.0, 0.0, 1.0]}).select(discounted("linear", top(GRADES, 2)).sum()).item()
+    2.0
+    """
+    return g if n is None else g.head(n)
 
 
 def ap_terms(t: float, g: pl.Expr = GRADES) -> pl.Expr:

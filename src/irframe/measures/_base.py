@@ -33,6 +33,7 @@ __all__ = [
     "Measure",
     "Param",
     "Params",
+    "PerRow",
     "TrecName",
     "families",
     "family",
@@ -46,6 +47,7 @@ __all__ = [
 CutoffRule = Literal["required", "optional", "none"]
 Aggregate = Literal["mean", "gmean", "sum"]
 Converter = Callable[[object, str], object]
+PerRow = pl.Expr | Callable[[int | None], pl.Expr]  # see Ctx.cumulative
 
 
 def fmt_num(x: float) -> str:
@@ -158,10 +160,13 @@ class Ctx(Protocol):
         """Register a per-query value over the ranked grades; return it as a column."""
         ...
 
-    def cumulative(self, m: Measure, name: str, expr: pl.Expr, k: int | None) -> pl.Expr:
+    def cumulative(self, m: Measure, name: str, expr: PerRow, k: int | None) -> pl.Expr:
         """Per query, the sum of ``expr`` over the first ``k`` rows (every row for None).
 
-        ``expr`` is per row, over the ranking.
+        ``expr`` is per row, over the ranking; or a function of a row limit ``n``
+        (``None``: every row) giving that expression over the first ``n`` ranked rows only
+        (e.g. ``lambda n: K.discounted(gain, K.top(ranked(m), n))``), so that a top-k
+        sum computes nothing below rank k.
         One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
         """
         ...

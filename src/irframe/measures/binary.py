@@ -110,8 +110,8 @@ def _rr(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _ap(m: Measure, ctx: Ctx) -> pl.Expr:
-    terms = K.ap_terms(m.params["rel"], ranked(m))
-    return over_r(ctx.cumulative(m, "sum", terms, m.cutoff), m, ctx)
+    t, g = m.params["rel"], ranked(m)
+    return over_r(ctx.cumulative(m, "sum", lambda n: K.ap_terms(t, K.top(g, n)), m.cutoff), m, ctx)
 
 
 def r_in_ranking(m: Measure, ctx: Ctx) -> pl.Expr:

@@ -16,7 +16,8 @@ __all__: list[str] = []
 
 
 def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.cumulative(m, "dcg", K.discounted(m.params["gain"], ranked(m)), m.cutoff)
+    gain, g = m.params["gain"], ranked(m)
+    return ctx.cumulative(m, "dcg", lambda n: K.discounted(gain, K.top(g, n)), m.cutoff)
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
