@@ -458,9 +458,9 @@ def trec_blocks(
     for (system,), block in summary.group_by("system", maintain_order=True):
         pq = per_query.filter(pl.col("system") == system)
         if show_queries:
-            fast: Iterator[str | pl.DataFrame] | None = None
-            if not texts:
-                fast = _fast_query_lines(pq, labels, shown, counts, skip=skip)
+            fast: Iterator[str | pl.DataFrame] | None = (
+                None if texts else _fast_query_lines(pq, labels, shown, counts, skip=skip)
+            )
             if fast is None:
                 mine = {
                     name: {q: t for (s, q), t in v.items() if s == str(system)}
