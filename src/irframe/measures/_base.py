@@ -181,6 +181,19 @@ class Ctx(Protocol):
         once for every measure that reads it; returned as a column."""
         ...
 
+    def per_query_cumulative(
+        self, m: Measure, name: str, terms: Callable[[int | None], pl.Expr], k: int | None
+    ) -> pl.Expr:
+        """Per query, the sum of the first ``k`` elements (every one for None) of a list
+        computed from other per-query columns (as by ``per_query``).
+
+        ``terms(n)`` gives the list's first ``n`` elements (every one for None), e.g.
+        ``lambda n: K.ideal_dcg_terms(gains, n)``.  As for ``cumulative``, the cutoffs
+        of ``m`` without its cutoff are planned together: a few are a sum each, more
+        read one cumulative list.
+        """
+        ...
+
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """A per-query list over the judgments (``expr`` not aggregated), usable inside
         ``over_ranking`` expressions as a column of that length."""

@@ -21,10 +21,10 @@ def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    # each query's positive gains, sorted and summed once (a list): every cutoff reads it
+    # each query's positive gains (a list, shared by every cutoff), sorted in descending order
     uncut = Measure("IDCG", gain=m.params["gain"])
     gains = ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"]))
-    return K.at_cutoff(ctx.per_query(uncut, "ideal", K.ideal_dcg_cumulative(gains)), m.cutoff)
+    return ctx.per_query_cumulative(m, "ideal", lambda n: K.ideal_dcg_terms(gains, n), m.cutoff)
 
 
 def _ndcg(m: Measure, ctx: Ctx) -> pl.Expr:
