@@ -177,8 +177,10 @@ def _same_ids(run: pl.DataFrame, qrels: pl.DataFrame, cols: Sequence[str], pairs
     inlined in its string view) cost a cache miss per row on each side, so this is
     ~2x faster than the columns one after the other (28 against 60 ms for 405k pairs).
     """
-    r, q = pl.col(_RI), pl.col(_QI)
-    same = [(pl.lit(run.get_column(c)).gather(r) == pl.lit(qrels.get_column(c)).gather(q)).all() for c in cols]
+    def gathered(df: pl.DataFrame, c: str, rows: str) -> pl.Expr:
+        return pl.lit(df.get_column(c)).gather(pl.col(rows))
+
+    same = [(gathered(run, c, _RI) == gathered(qrels, c, _QI)).all() for c in cols]
     return bool(pairs.lazy().select(pl.all_horizontal(same)).collect().item())
 
 
