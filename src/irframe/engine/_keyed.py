@@ -177,6 +177,7 @@ def _same_ids(run: pl.DataFrame, qrels: pl.DataFrame, cols: Sequence[str], pairs
     inlined in its string view) cost a cache miss per row on each side, so this is
     ~2x faster than the columns one after the other (28 against 60 ms for 405k pairs).
     """
+
     def gathered(df: pl.DataFrame, c: str, rows: str) -> pl.Expr:
         return pl.lit(df.get_column(c)).gather(pl.col(rows))
 
