@@ -76,3 +76,30 @@ def test_first_relevant_one_query(engine: str, grades: list[float | None], expec
     df = pl.DataFrame({"gid": [0] * len(grades), K.REL: grades}, schema={"gid": pl.Int64, K.REL: pl.Float64})
     out = df.lazy().group_by("gid").agg(K.first_relevant(1).alias("r")).collect(engine=engine)  # type: ignore[arg-type]
     assert out.get_column("r").to_list() == [expected] == [_first_relevant_oracle(grades, 1)]
+
+
+def _dcg_oracle(grades: list[float | None], k: int) -> float:
+    """Plain Python: sum of rel / log2(rank + 1) over the first k ranks (linear gain)."""
+    return sum((g or 0.0) / math.log2(i + 2) for i, g in enumerate(grades[:k]) if (g or 0.0) > 0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_discount_table_matches_the_logs(engine: str, k: int) -> None:
+    # the table form (a limit given) and the per-query logarithms give the same floats
+    df = _groups(k)
+    top = K.top(K.GRADES, k)
+    out = (
+        df.lazy()
+        .group_by("gid")
+        .agg(
+            K.discounted("linear", top, k).sum().alias("table"),
+            K.discounted("linear", top).sum().alias("logs"),
+            pl.col(K.REL).alias("grades"),
+        )
+        .sort("gid")
+        .collect(engine=engine)  # type: ignore[arg-type]
+    )
+    assert out.get_column("table").to_list() == out.get_column("logs").to_list()
+    expected = [_dcg_oracle(g, k) for g in out.get_column("grades").to_list()]
+    assert out.get_column("table").to_list() == pytest.approx(expected, rel=1e-12, abs=1e-12)

@@ -17,7 +17,7 @@ __all__: list[str] = []
 
 def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
     gain, g = m.params["gain"], ranked(m)
-    return ctx.cumulative(m, "dcg", lambda n: K.discounted(gain, K.top(g, n)), m.cutoff)
+    return ctx.cumulative(m, "dcg", lambda n: K.discounted(gain, K.top(g, n), n), m.cutoff)
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
