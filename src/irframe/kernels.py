@@ -100,10 +100,15 @@ def _over_log2(rank_plus_one: pl.Expr) -> pl.Expr:
 _TABLE_ROWS = 10_000  # discounts of up to this many ranks come from a table
 
 
+def _first_discounts(n: int | pl.Expr) -> pl.Expr:
+    """The discounts of ranks 1 .. n."""
+    return _over_log2(pl.int_range(2, n + 2, dtype=pl.UInt32))
+
+
 @functools.cache
 def _discount_table(n: int) -> pl.Series:
-    """The first ``n`` discounts, computed by the same expression as per group."""
-    return pl.select(_over_log2(pl.int_range(2, n + 2, dtype=pl.UInt32)).alias("discount")).to_series()
+    """The first ``n`` discounts, computed once by the expression used per group."""
+    return pl.select(_first_discounts(n).alias("discount")).to_series()
 
 
 def discount(g: pl.Expr = GRADES, n: int | None = None) -> pl.Expr:
@@ -120,7 +125,7 @@ def discount(g: pl.Expr = GRADES, n: int | None = None) -> pl.Expr:
     [1.0, 0.63093]
     """
     if n is None or n > _TABLE_ROWS:
-        return _over_log2(pl.int_range(2, g.len() + 2, dtype=pl.UInt32))
+        return _first_discounts(g.len())
     return pl.lit(_discount_table(n)).head(g.len())
 
 

@@ -87,50 +87,50 @@ class Compiler:
         self.ranked[key] = expr
         return pl.col(key).cast(pl.Float64)
 
-    def _cutoffs(self, m: Measure, name: str, k: int | None) -> tuple[str, set[int | None], list[int]]:
-        """The key of ``m``'s sum ``name`` without its cutoff, and the cutoffs it is read at
-        (all of them, and the finite ones in order); records that it is read at ``k``."""
+    def _plan(self, m: Measure, name: str, k: int | None) -> tuple[str, int | None, bool]:
+        """How ``m``'s sum ``name`` is read at ``k``: its column, the row (or element)
+        limit to compute, and whether the column is a cumulative list.
+
+        Keyed by ``m`` without its cutoff.  Read at up to ``MAX_SCALAR_CUTOFFS`` cutoffs
+        (learnt by :func:`compile_all`'s first pass), each cutoff is one sum over the first
+        k; read at more, every cutoff (and the total) reads one cumulative list, up to the
+        largest cutoff, or over everything if the total is read too (AP and map_cut_5 ...
+        map_cut_1000).  Records that the sum is read at ``k``.
+        """
         text = str(m)
         base = text.rpartition("@")[0] if m.cutoff is not None else text
         key = f"{PREFIX}{base}:{name}:cum"
         self.cutoffs.setdefault(key, set()).add(k)
         planned = self._planned.get(key, {k})
-        return key, planned, sorted(c for c in planned if c is not None)
+        cuts = sorted(c for c in planned if c is not None)
+        if len(cuts) > MAX_SCALAR_CUTOFFS:
+            return key, None if None in planned else cuts[-1], True
+        return (f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"), k, False
 
     def cumulative(self, m: Measure, name: str, expr: PerRow, k: int | None) -> pl.Expr:
-        """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``).
-
-        Keyed by ``m`` without its cutoff.  Read at up to ``MAX_SCALAR_CUTOFFS`` cutoffs
-        (learnt by :func:`compile_all`'s first pass), each cutoff is one top-k sum; read at
-        more, every cutoff (and the total) reads one cumulative sum, a per-query list
-        taken at ``min(k, rows)``.
-        """
-        key, planned, cuts = self._cutoffs(m, name, k)
-        if len(cuts) > MAX_SCALAR_CUTOFFS:
-            # many cutoffs: one cumulative sum, over every row if the total is read too
-            # (AP and map_cut_5 ... map_cut_1000), else up to the largest cutoff
-            self.ranked[key] = _top(expr, None if None in planned else cuts[-1]).cum_sum()
-            self.lists.add(key)
-            return K.at_cutoff(pl.col(key), k)
-        # few cutoffs: one sum over the top k rows each (no per-query list to build)
-        one = f"{key.removesuffix(':cum')}:sum" if k is None else f"{key}@{k}"
-        self.ranked[one] = _top(expr, k).sum()
-        return pl.col(one).cast(pl.Float64)
+        """The sum of ``expr`` over the first ``k`` rows (all rows for ``k=None``), planned
+        by :meth:`_plan`: a top-k sum, or a per-query cumulative list taken at
+        ``min(k, rows)``."""
+        col, limit, is_list = self._plan(m, name, k)
+        if is_list:
+            self.ranked[col] = _top(expr, limit).cum_sum()
+            self.lists.add(col)
+            return K.at_cutoff(pl.col(col), k)
+        self.ranked[col] = _top(expr, limit).sum()  # (no per-query list to build)
+        return pl.col(col).cast(pl.Float64)
 
     def per_query_cumulative(
         self, m: Measure, name: str, terms: Callable[[int | None], pl.Expr], k: int | None
     ) -> pl.Expr:
-        """The sum of the first ``k`` elements of the per-query list ``terms``: planned as
-        :meth:`cumulative` plans its sums (a sum of ``terms(k)`` per cutoff, or one
-        cumulative list read at every cutoff)."""
-        key, planned, cuts = self._cutoffs(m, name, k)
-        if len(cuts) > MAX_SCALAR_CUTOFFS:
-            longest = terms(None if None in planned else cuts[-1])
-            self.post[key] = longest.list.eval(pl.element().cum_sum())
-            return K.at_cutoff(pl.col(key), k)
-        one = f"{key.removesuffix(':cum')}:sum" if k is None else f"{key}@{k}"
-        self.post[one] = terms(k).list.sum()
-        return pl.col(one).cast(pl.Float64)
+        """The sum of the first ``k`` elements of the per-query list ``terms``, planned by
+        :meth:`_plan` as :meth:`cumulative` is (a sum of ``terms(k)``, or one cumulative
+        list read at every cutoff)."""
+        col, limit, is_list = self._plan(m, name, k)
+        if is_list:
+            self.post[col] = terms(limit).list.eval(pl.element().cum_sum())
+            return K.at_cutoff(pl.col(col), k)
+        self.post[col] = terms(limit).list.sum()
+        return pl.col(col).cast(pl.Float64)
 
     def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         key = self.key(m, name)
