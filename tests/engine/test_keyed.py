@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import astuple
 from typing import Any
 
 import polars as pl
@@ -157,6 +158,62 @@ def test_query_hash_collision_falls_back() -> None:
     run = {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": list("abcd"), "score": [1.0, 2.0, 3.0, 0.5]}
     qrels = {"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 1]}
     check(run, qrels, merge_queries, keyed=False)
+
+
+def _scores_run(scores: list[float], grades: list[int]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """One query per score pattern; doc i has score i and grade i of the lists."""
+    n = len(scores)
+    docs = [f"d{i:02d}" for i in range(n)]
+    run = {"query_id": ["q"] * n, "doc_id": docs, "score": scores}
+    qrels = {"query_id": ["q"] * n, "doc_id": docs, "relevance": grades}
+    return run, qrels
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        # 1.0 and its float neighbours share one coarse code (1e6 stretches the range)
+        [1.0, 1.0 + 2**-52, 1.0 - 2**-53, 1e6, -1e6, 1.0 + 2**-51],
+        # inf and -inf share the codes of the largest and smallest finite scores
+        [float("inf"), 3.0, float("-inf"), -2.0, 3.0, float("inf")],
+        [float("inf"), float("-inf"), float("inf"), float("-inf")],  # no finite score
+        [2.5, 2.5, 2.5, 2.5],  # one value: every code 0
+        [-0.0, 0.0, 1e-300, -1e-300, 5e-324, 0.0],
+    ],
+)
+def test_coarse_order_ties_are_sorted_exactly(scores: list[float]) -> None:
+    # grades differ between neighbours, so every coarse tie is redone exactly
+    run, qrels = _scores_run(scores, [i % 3 for i in range(len(scores))])
+    check(run, qrels, None, keyed=True)
+
+
+def test_score_range_beyond_float64_falls_back() -> None:
+    # max - min overflows: the linear code cannot be computed, the general plan runs
+    run, qrels = _scores_run([1.7e308, -1.7e308, 0.0], [1, 0, 2])
+    check(run, qrels, None, keyed=False)
+
+
+def test_integer_ranks_beyond_float64_precision_are_sorted_exactly() -> None:
+    # 2**53 + 1 rounds to 2**53 as a float: the coarse key ties them, the redo does not
+    base = 2**53
+    run = {"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "d"], "rank": [base + 1, base, base + 2, 1]}
+    qrels = {"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [1, 0, 2]}
+    with keyed_spy() as used:
+        got = evaluate(run, qrels)
+    assert used == [True]
+    assert got.equals(general(run, qrels))
+    # ranking d, b, a, c: the first relevant (a, grade 1) is at rank 3
+    assert got.item(0, "RR") == 1 / 3
+
+
+def test_sort_key_layout_bits() -> None:
+    # 1e6 rows: 20 bits of row number; 10,000 queries (14 bits): 2 * 14 - 2 = 26 query bits
+    layout = _keyed._Layout.of(1_000_000, 10_000)
+    assert (layout.row, layout.query, layout.order) == (20, 26, 18)
+    # 1e7 rows, 100,000 queries: 34 query bits wanted, 24 left after 16 for the order
+    assert astuple(_keyed._Layout.of(10_000_000, 100_000)) == (24, 16, 24)
+    assert astuple(_keyed._Layout.of(2**32, 2**32)) == (16, 16, 32)
+    assert astuple(_keyed._Layout.of(1, 1)) == (16, 47, 1)
 
 
 @settings(max_examples=25, deadline=None)
