@@ -229,7 +229,8 @@ def _coarse_order(
     """
     import numpy as np
 
-    layout = _Layout.of(len(gk), int(gk.approx_n_unique()))
+    queries = gk.approx_n_unique()  # (HyperLogLog: 5 ms at 1e6 rows)
+    layout = _Layout.of(len(gk), queries if isinstance(queries, int) else len(gk))
     key = order_bits(order, descending=descending, bits=layout.order)
     if key is None:
         return None
@@ -295,20 +296,23 @@ def _dirty(s: pl.DataFrame, layout: _Layout) -> pl.Series | None:
 
 
 def _exact_redo(
-    run: pl.DataFrame, cols: RunColumns, perm: pl.Series, s: pl.DataFrame, pos: pl.Series, layout: _Layout
+    run: pl.DataFrame, cols: RunColumns, perm: pl.Series, s: pl.DataFrame, pos: pl.Series
 ) -> pl.Series:  # fmt: skip
-    """Sort the dirty positions' rows exactly (bucket, query, ranking rule) in place."""
+    """Sort the dirty positions' rows exactly (query hash, ranking rule) in place.
+
+    The positions are in (bucket, coarse order) order; the hash sorts the buckets alike
+    (a bucket is the hash's top bits) and the ranking rule agrees with the coarse order.
+    """
     idx = perm.gather(pos)
     sub = pl.DataFrame(
         {
-            "p": s.get_column("sk").gather(pos) // (1 << layout.order),
             "g": s.get_column("gk").gather(pos),
             "o": run.get_column(cols.order_col).gather(idx),
             "d": run.get_column(cols.doc).gather(idx),
             "i": idx,
         }
     )
-    exact = sub.sort(["p", "g", "o", "d"], descending=[False, False, cols.order == "score", True])
+    exact = sub.sort(["g", "o", "d"], descending=[False, cols.order == "score", True])
     return perm.scatter(pos, exact.get_column("i"))
 
 
@@ -355,7 +359,7 @@ def keyed_rows(
     pos = _dirty(s, layout)
     sorted_gk, sorted_rel = s.get_column("gk"), s.get_column("rel")
     if pos is not None:  # only the dirty positions' rows moved: patch them
-        perm = _exact_redo(run, cols, perm, s, pos, layout)
+        perm = _exact_redo(run, cols, perm, s, pos)
         moved = perm.gather(pos)
         sorted_gk = sorted_gk.scatter(pos, gk.gather(moved))
         sorted_rel = sorted_rel.scatter(pos, rel.gather(moved))
