@@ -235,11 +235,14 @@ def _coarse_order(
     if key is None:
         return None
     key <<= np.uint64(layout.row)
-    q = gk.to_numpy() >> np.uint64(64 - layout.query)
-    q <<= np.uint64(layout.order + layout.row)
-    key |= q
-    del q
-    key |= np.arange(len(key), dtype=np.uint64)
+    buf = np.empty_like(key)  # one scratch column: the query bits, then the row numbers
+    np.right_shift(gk.to_numpy(), np.uint64(64 - layout.query), out=buf)
+    buf <<= np.uint64(layout.order + layout.row)
+    key |= buf
+    buf.fill(1)
+    buf[:1] = 0
+    key |= np.cumsum(buf, out=buf)  # 0, 1, ..., n - 1 (np.arange would be another column)
+    del buf
     key.sort()
     idx = key.astype(np.uint32)  # (the low 32 bits; row <= 32)
     idx &= np.uint32((1 << layout.row) - 1)
