@@ -193,6 +193,13 @@ def test_score_range_beyond_float64_falls_back() -> None:
     check(run, qrels, None, keyed=False)
 
 
+def test_more_rows_than_the_sort_key_numbers_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the key's low 32 bits number the rows: past 2**32 rows the general plan sorts
+    monkeypatch.setattr(_keyed, "_MAX_ROWS", 4)
+    run, qrels = _scores_run([0.5, 0.25, 0.75, 0.1, 0.9], [1, 0, 2, 1, 0])
+    check(run, qrels, None, keyed=False)
+
+
 def test_integer_ranks_beyond_float64_precision_are_sorted_exactly() -> None:
     # 2**53 + 1 rounds to 2**53 as a float: the coarse key ties them, the redo does not
     base = 2**53

@@ -62,6 +62,7 @@ GID = "__ir_kgid"
 _QI = "__ir_qi"
 _RI = "__ir_ri"
 _MIN_BITS = 16  # the sort key's fewest bits for the query and for the order
+_MAX_ROWS = 1 << 32  # the most rows the sort key numbers (its row bits <= 32)
 _PROBE = 4096  # segment_rows checks this many rows first
 
 
@@ -222,13 +223,16 @@ def _coarse_order(
 ) -> tuple[pl.Series, pl.DataFrame, _Layout] | None:
     """ONE sort of u64 values (query bucket, coarse order, row number; see
     :class:`_Layout`): the permutation, the sorted coarse key ``sk`` (the row number
-    dropped), query hash and grade (``None``: :func:`order_bits` refused the order).
+    dropped), query hash and grade (``None``: more than ``_MAX_ROWS`` rows, or
+    :func:`order_bits` refused the order).
 
     numpy in place on the key's buffer, so the temporaries are two u64 columns (at 1e7
     rows: 0.7 s against 1.2 s for the lazy sort of the key beside a row index).
     """
     import numpy as np
 
+    if len(gk) > _MAX_ROWS:
+        return None  # (the row numbers would not fit the key's 32 low bits)
     queries = gk.approx_n_unique()  # (HyperLogLog: 5 ms at 1e6 rows)
     layout = _Layout.of(len(gk), queries if isinstance(queries, int) else len(gk))
     key = order_bits(order, descending=descending, bits=layout.order)
