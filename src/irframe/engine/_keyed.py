@@ -31,7 +31,7 @@ is the general plan's, query for query.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,7 @@ __all__ = [
     "column_hash",
     "combined_hash",
     "distinct",
+    "distinct_later",
     "join_grades",
     "keyed_rows",
     "order_bits",
@@ -176,6 +177,13 @@ def can_key(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Seq
 def distinct(key: pl.Series) -> bool:
     """The rows' keys are all different (proves the rows distinct on the hashed columns)."""
     return key.n_unique() == key.len()
+
+
+def distinct_later(key: pl.Series) -> Callable[[], bool]:
+    """:func:`distinct`, computed in the background by polars' threads; the function
+    returned waits for the answer."""
+    pending = key.to_frame("k").lazy().select(pl.col("k").n_unique() == pl.len()).collect(background=True)
+    return lambda: bool(pending.fetch_blocking().item())
 
 
 def join_grades(

@@ -38,7 +38,7 @@ from irframe.engine._keyed import (
     Keyed,
     can_key,
     combined_hash,
-    distinct,
+    distinct_later,
     join_grades,
     keyed_rows,
     query_and_row_hashes,
@@ -299,8 +299,8 @@ def _ordered(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Se
     """
     keys = list(cols.keys)
     gk, key = query_and_row_hashes(run, keys, cols.doc)
-    if not distinct(key):
-        return None  # duplicates (or a collision): the general plan's check decides
+    # (in the background, beside the join and the sort; their result waits for the answer)
+    is_distinct = distinct_later(key)
     if keys != list(qkeys):
         key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
     rel = join_grades(run, qrels, qkeys, cols.doc, key)
@@ -308,6 +308,8 @@ def _ordered(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Se
     keyed = None if rel is None else segment_rows(run, cols, rel)
     if keyed is None and rel is not None:
         keyed = keyed_rows(run, cols, rel, gk)
+    if not is_distinct():
+        return None  # duplicates (or a collision): the general plan's check decides
     if keyed is None or (cols.check_score is not None and scores_rise(run, cols, keyed) is not False):
         return None  # (a score rising along the ranks: the general plan reports it)
     return keyed
