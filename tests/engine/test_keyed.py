@@ -23,7 +23,7 @@ import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, per_query_dict
 from irframe.engine import _keyed, _plan
-from irframe.exceptions import InvalidDataError
+from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
 
 LABELS = ["AP", "nDCG@3", "P@2", "RR", "R@5", "Rprec", "Bpref", "Judged@4"]
@@ -130,6 +130,16 @@ def test_join_collision_across_frames_falls_back() -> None:
 
 def test_duplicate_keys_fall_back() -> None:
     check(RUN, QRELS, _weak(2), keyed=False)
+
+
+def test_duplicate_run_rows_with_qrels_fall_back_and_raise() -> None:
+    # the qrels are distinct, the run repeats (q1, a): the keyed path's own probe refuses it
+    # and the general plan raises, naming the row
+    run = {"query_id": ["q1", "q1", "q1"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]}
+    qrels = {"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}
+    with keyed_spy() as used, pytest.raises(DuplicateRowsError, match="q1"):
+        evaluate(run, qrels)
+    assert used == [False]
 
 
 def test_query_prefix_collisions_are_sorted_exactly() -> None:
