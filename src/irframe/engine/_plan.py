@@ -303,14 +303,15 @@ def _ordered(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Se
     is_distinct = distinct_later(key)
     if keys != list(qkeys):
         key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
-    rel = join_grades(run, qrels, qkeys, cols.doc, key)
+    joined = join_grades(run, qrels, qkeys, cols.doc, key)
     del key
-    keyed = None if rel is None else segment_rows(run, cols, rel)
-    if keyed is None and rel is not None:
-        keyed = keyed_rows(run, cols, rel, gk)
-    if not is_distinct():
-        return None  # duplicates (or a collision): the general plan's check decides
-    if keyed is None or (cols.check_score is not None and scores_rise(run, cols, keyed) is not False):
+    keyed = None if joined is None else segment_rows(run, cols, joined.grades)
+    if keyed is None and joined is not None:
+        keyed = keyed_rows(run, cols, joined.grades, gk)
+    # duplicates or a collision: the general plan's checks decide
+    if keyed is None or not (is_distinct() and joined is not None and joined.same_ids()):
+        return None
+    if cols.check_score is not None and scores_rise(run, cols, keyed) is not False:
         return None  # (a score rising along the ranks: the general plan reports it)
     return keyed
 
