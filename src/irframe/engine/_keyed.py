@@ -64,7 +64,7 @@ GID = "__ir_kgid"
 _QI = "__ir_qi"
 _RI = "__ir_ri"
 _MIN_BITS = 16  # the sort key's fewest bits for the query and for the order
-_MAX_ROWS = 1 << 32  # the most rows the sort key numbers (its row bits <= 32)
+_MAX_ROWS = (1 << 32) - 1  # the most rows the sort key numbers (its row bits <= 32)
 _PROBE = 4096  # segment_rows checks this many rows first
 
 
@@ -295,7 +295,7 @@ def _any_in_run(start: np.ndarray, mark: np.ndarray) -> np.ndarray:
     """Per row: whether its run (a new run at each ``start``) has a ``mark``ed row."""
     import numpy as np
 
-    run_id = np.cumsum(start) - 1
+    run_id = np.cumsum(start, dtype=np.uint32)  # (1-based; at most _MAX_ROWS rows)
     bad = np.zeros(int(run_id[-1]) + 1, dtype=bool)
     bad[run_id[mark]] = True
     out: np.ndarray = bad[run_id]
