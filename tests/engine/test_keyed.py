@@ -424,3 +424,39 @@ def test_nan_score_is_left_to_the_general_plan() -> None:
         got = evaluate(run, QRELS)
     assert used == [False]
     assert got.equals(general(run, QRELS))
+
+
+def test_concurrent_calls_from_threads_agree() -> None:
+    # the keyed path waits on background polars queries: calls from many Python threads
+    # at once (each its own shuffle of the run) must neither block nor mix their answers
+    from concurrent.futures import ThreadPoolExecutor
+
+    run, qrels = run_and_qrels_frames(n_queries=40, docs=25, seed=5)
+    with keyed_spy() as used:
+        ref = irframe.evaluate(run, LABELS, qrels, per_query=True)
+    assert used == [True]
+
+    def shuffled(i: int) -> pl.DataFrame:
+        return irframe.evaluate(run.sample(fraction=1.0, shuffle=True, seed=i), LABELS, qrels, per_query=True)
+
+    with ThreadPoolExecutor(6) as pool:
+        outs = list(pool.map(shuffled, range(12)))
+    for out in outs:
+        assert out.sort("query_id").equals(ref.sort("query_id"))
+
+
+def run_and_qrels_frames(n_queries: int, docs: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run with tied scores (two decimals) and graded qrels for every other document."""
+    rng = random.Random(seed)
+    run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+    qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
+    for q in range(n_queries):
+        for d in range(docs):
+            run["query_id"].append(f"q{q}")
+            run["doc_id"].append(f"doc{d:03d}")
+            run["score"].append(round(rng.random(), 2))
+            if d % 2 == 0:
+                qrels["query_id"].append(f"q{q}")
+                qrels["doc_id"].append(f"doc{d:03d}")
+                qrels["relevance"].append(rng.choice([0, 1, 2, 3]))
+    return pl.DataFrame(run), pl.DataFrame(qrels)
