@@ -31,7 +31,7 @@ is the general plan's, query for query.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,7 @@ import polars as pl
 
 from irframe import kernels as K
 from irframe._columns import RunColumns
+from irframe.engine._background import Background, Pending
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,7 +52,7 @@ __all__ = [
     "column_hash",
     "combined_hash",
     "distinct",
-    "distinct_later",
+    "distinct_query",
     "join_grades",
     "keyed_rows",
     "order_bits",
@@ -180,25 +181,24 @@ def distinct(key: pl.Series) -> bool:
     return key.n_unique() == key.len()
 
 
-def distinct_later(key: pl.Series) -> Callable[[], bool]:
-    """:func:`distinct`, computed in the background by polars' threads; the function
-    returned waits for the answer."""
-    pending = key.to_frame("k").lazy().select(pl.col("k").n_unique() == pl.len()).collect(background=True)
-    return lambda: bool(pending.fetch_blocking().item())
+def distinct_query(key: pl.Series) -> pl.LazyFrame:
+    """:func:`distinct` as a lazy 1x1 query, to run in the background."""
+    return key.to_frame("k").lazy().select(pl.col("k").n_unique() == pl.len())
 
 
 @dataclass(frozen=True)
 class Joined:
-    """:func:`join_grades`' answer: each run row's grade (NaN: not judged), and whether
-    every matched pair of rows has the same ids (computed in the background; calling
-    ``same_ids`` waits for it)."""
+    """:func:`join_grades`' answer: each run row's grade (NaN: not judged), and the
+    background query telling whether every matched pair of rows has the same ids (a
+    1x1 Boolean frame)."""
 
     grades: pl.Series
-    same_ids: Callable[[], bool]
+    same_ids: Pending
 
 
 def join_grades(
-    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None
+    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None,
+    *, bg: Background,
 ) -> Joined | None:  # fmt: skip
     """Each run row's grade, joined on one u64 key and verified exactly (``None``: the
     qrels repeat a key).
@@ -207,7 +207,7 @@ def join_grades(
     of the row numbers (half the time of a left join keeping the run's order), run by
     the lazy engine (1.5-2x faster than the eager join at 1e6-1e7 rows); the grades are
     then scattered into a column of NaN.  The ids of the matched pairs are compared in
-    the background, beside the caller's next steps.
+    ``bg``, beside the caller's next steps.
     """
     cols = [*on, doc]
     qk = qrels.select(combined_hash(cols).alias("k"), K.REL).with_row_index(_QI)
@@ -216,7 +216,7 @@ def join_grades(
     rk = run.select(combined_hash(cols).alias("k")) if key is None else key.alias("k").to_frame()
     hits = rk.lazy().with_row_index(_RI).join(qk.lazy(), on="k", how="inner").collect()
     del rk
-    same_ids = _same_ids_later(run, qrels, cols, hits.select(_RI, _QI))
+    same_ids = bg.start(_same_ids(run, qrels, cols, hits.select(_RI, _QI)))
     ri = hits.get_column(_RI)
     # NaN, not null, for "not judged" until the rows are in order: gathers of a column
     # without a validity mask are 2.5x faster (callers turn NaN into null at the end)
@@ -224,23 +224,22 @@ def join_grades(
     return Joined(grades.scatter(ri, hits.get_column(K.REL)), same_ids)
 
 
-def _same_ids_later(
+def _same_ids(
     run: pl.DataFrame, qrels: pl.DataFrame, cols: Sequence[str], pairs: pl.DataFrame
-) -> Callable[[], bool]:  # fmt: skip
+) -> pl.LazyFrame:  # fmt: skip
     """Whether each pair of rows (run row ``_RI``, qrels row ``_QI``) has the same ids,
-    compared exactly, in the background (the function returned waits for the answer).
+    compared exactly: a lazy 1x1 query.
 
-    One lazy query, a column per thread: long ids (a 16-byte doc id is not inlined in
-    its string view) cost a cache miss per row on each side, so this is ~2x faster than
-    the columns one after the other (28 against 60 ms for 405k pairs).
+    A column per thread: long ids (a 16-byte doc id is not inlined in its string view)
+    cost a cache miss per row on each side, so this is ~2x faster than the columns one
+    after the other (28 against 60 ms for 405k pairs).
     """
 
     def gathered(df: pl.DataFrame, c: str, rows: str) -> pl.Expr:
         return pl.lit(df.get_column(c)).gather(pl.col(rows))
 
     same = [(gathered(run, c, _RI) == gathered(qrels, c, _QI)).all() for c in cols]
-    pending = pairs.lazy().select(pl.all_horizontal(same)).collect(background=True)
-    return lambda: bool(pending.fetch_blocking().item())
+    return pairs.lazy().select(pl.all_horizontal(same))
 
 
 def _coarse_order(

@@ -32,13 +32,14 @@ import polars as pl
 from irframe import kernels as K
 from irframe._columns import RunColumns
 from irframe._options import Missing, Options
+from irframe.engine._background import Background, Pending
 from irframe.engine._compile import N_ROWS, PREFIX, Compiler, compile_all
 from irframe.engine._keyed import GID as KGID
 from irframe.engine._keyed import (
     Keyed,
     can_key,
     combined_hash,
-    distinct_later,
+    distinct_query,
     join_grades,
     keyed_rows,
     query_and_row_hashes,
@@ -273,9 +274,9 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
 
     The inputs come back in memory (the later steps do not read them again), with the
     qrels' per-query table.  That table's group_by runs in the background, on polars'
-    threads, while the rows are put in order (much of which is single-threaded numpy:
-    ~20 ms less at 1e6 rows on 2 cores).  Not for list-valued judgments read by ranking
-    kernels (copied onto every row, they would cost rows x judgments).
+    threads, while the rows are put in order (much of which is single-threaded numpy;
+    see :mod:`~irframe.engine._background`).  Not for list-valued judgments read by
+    ranking kernels (copied onto every row, they would cost rows x judgments).
     """
     if inp.qrels is None:
         return None
@@ -284,36 +285,42 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     run, qrels = run.rechunk(), qrels.rechunk()
     if not can_key(run, qrels, cols, inp.qkeys):
         return None
-    pending = _judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain).collect(background=True)
-    keyed = _ordered(run, qrels, cols, inp.qkeys)
-    if keyed is None:
-        pending.cancel()
-        return None
-    return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, pending.fetch_blocking())
+    with Background() as bg:
+        judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain))
+        keyed = _ordered(run, qrels, cols, inp.qkeys, bg)
+        if keyed is None:
+            return None
+        return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged.result())
 
 
-def _ordered(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Sequence[str]) -> Keyed | None:
+def _ordered(
+    run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Sequence[str], bg: Background
+) -> Keyed | None:  # fmt: skip
     """The run's grades in ranking order, by the keyed path (``None``: fall back).
 
-    A run already in ranking order keeps its order (no sort).
+    A run already in ranking order keeps its order (no sort).  The duplicate probe and
+    the joined ids' check run in ``bg``, beside the join and the sort.
     """
     keys = list(cols.keys)
     gk, key = query_and_row_hashes(run, keys, cols.doc)
-    # (in the background, beside the join and the sort; their result waits for the answer)
-    is_distinct = distinct_later(key)
+    is_distinct = bg.start(distinct_query(key))
     if keys != list(qkeys):
         key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
-    joined = join_grades(run, qrels, qkeys, cols.doc, key)
+    joined = join_grades(run, qrels, qkeys, cols.doc, key, bg=bg)
     del key
     keyed = None if joined is None else segment_rows(run, cols, joined.grades)
     if keyed is None and joined is not None:
         keyed = keyed_rows(run, cols, joined.grades, gk)
-    # duplicates or a collision: the general plan's checks decide
-    if keyed is None or not (is_distinct() and joined is not None and joined.same_ids()):
-        return None
+    if keyed is None or joined is None or not (_true(is_distinct) and _true(joined.same_ids)):
+        return None  # duplicates or a collision: the general plan's checks decide
     if cols.check_score is not None and scores_rise(run, cols, keyed) is not False:
         return None  # (a score rising along the ranks: the general plan reports it)
     return keyed
+
+
+def _true(answer: Pending) -> bool:
+    """A background 1x1 Boolean query's answer."""
+    return bool(answer.result().item())
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,123 @@
+"""Background polars queries are always fetched, exactly once (a dropped one aborts).
+
+polars 2.1's ``collect(background=True)`` unwraps the send of the query's result: if the
+handle is dropped before the query finishes, the process aborts.  These tests check the
+guarantee that prevents it (every query started is fetched before its block exits) on
+the keyed path's every way out: an answer, and each fallback to the general plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import polars as pl
+import pytest
+
+import irframe
+from irframe.engine import _background, _keyed, _plan
+from irframe.engine._background import Background, Pending
+
+
+def test_a_query_never_asked_for_is_fetched_when_the_block_exits() -> None:
+    with Background() as bg:
+        pending = bg.start(pl.LazyFrame({"x": [1, 2, 3]}).select(pl.col("x").sum()))
+    assert pending.fetched
+    assert pending.result().item() == 6  # (kept: a second fetch would break polars)
+
+
+def test_the_block_drains_its_queries_when_an_error_leaves_it() -> None:
+    with pytest.raises(ValueError, match="boom"), Background() as bg:
+        pending = bg.start(pl.LazyFrame({"x": [1, 2]}).select(pl.col("x").max()))
+        raise ValueError("boom")
+    assert pending.fetched
+
+
+def test_a_failing_query_raises_once_then_says_so() -> None:
+    bad = pl.LazyFrame({"x": ["a"]}).select(pl.col("x").cast(pl.Int64, strict=True))
+    with Background() as bg:
+        pending = bg.start(bad)
+        with pytest.raises(pl.exceptions.InvalidOperationError):
+            pending.result()
+        with pytest.raises(RuntimeError, match="failed"):
+            pending.result()
+    # an unfetched failing query does not raise from the block's exit either
+    with Background() as bg:
+        other = bg.start(bad)
+    assert other.fetched
+
+
+@contextmanager
+def started_queries() -> Iterator[list[Pending]]:
+    """Every background query the engine starts, and the keyed path's outcome."""
+    started: list[Pending] = []
+    original = Background.start
+
+    def spy(self: Background, query: pl.LazyFrame) -> Pending:
+        pending = original(self, query)
+        started.append(pending)
+        return pending
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_background.Background, "start", spy)
+        yield started
+
+
+RUN = {
+    "query_id": ["q1"] * 4 + ["q2"] * 4,
+    "doc_id": ["a", "b", "c", "d", "a", "e", "f", "g"],
+    "score": [0.3, 0.9, 0.5, 0.1, 0.2, 0.8, 0.8, 0.4],
+}
+QRELS = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "c", "f"], "relevance": [1, 2, 1]}
+
+
+def _evaluate(run: dict[str, list[Any]], qrels: dict[str, list[Any]]) -> pl.DataFrame:
+    return irframe.evaluate(pl.DataFrame(run), ["AP", "nDCG@3"], pl.DataFrame(qrels), per_query=True)
+
+
+def test_keyed_answer_fetches_every_query() -> None:
+    with started_queries() as started:
+        _evaluate(RUN, QRELS)
+    assert len(started) == 3  # the qrels' table, the duplicate probe, the ids' check
+    assert all(p.fetched for p in started)
+
+
+def test_fallback_after_the_join_fetches_every_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the ordering gives up (as on a query-hash collision) with every query still pending
+    monkeypatch.setattr(_plan, "keyed_rows", lambda *args: None)
+    with started_queries() as started:
+        _evaluate(RUN, QRELS)
+    assert len(started) == 3
+    assert all(p.fetched for p in started)
+
+
+def test_duplicate_run_rows_fetch_every_query_before_the_error() -> None:
+    run = {"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "score": [1.0, 0.5]}
+    with started_queries() as started, pytest.raises(irframe.exceptions.DuplicateRowsError):
+        _evaluate(run, QRELS)
+    assert started
+    assert all(p.fetched for p in started)
+
+
+def test_an_error_inside_the_ordering_fetches_every_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: Any) -> None:
+        raise MemoryError("out of memory while sorting")
+
+    monkeypatch.setattr(_plan, "keyed_rows", fail)
+    with started_queries() as started, pytest.raises(MemoryError):
+        _evaluate(RUN, QRELS)
+    assert len(started) == 3
+    assert all(p.fetched for p in started)
+
+
+def test_colliding_qrels_keys_fetch_every_query() -> None:
+    # every qrels key collides: join_grades gives up before starting its check
+    def weak(name: str, seed: int) -> pl.Expr:
+        return pl.col(name).hash(seed=seed) & pl.lit(1, dtype=pl.UInt64)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_keyed, "column_hash", weak)
+        with started_queries() as started:
+            _evaluate(RUN, QRELS)
+    assert all(p.fetched for p in started)
