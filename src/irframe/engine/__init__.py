@@ -5,6 +5,8 @@
 - :mod:`~irframe.engine._checks`: input checks on the collected table;
 - :mod:`~irframe.engine._aggregate`: means, partial sums, counts (every backend's);
 - :mod:`~irframe.engine._buckets`: large in-memory runs, one bucket of queries at a time.
+- :mod:`~irframe.engine._keyed`: the fast path for in-memory input (u64 keys, one sort);
+- :mod:`~irframe.engine._background`: polars queries run beside it, each fetched once.
 """
 
 from __future__ import annotations
