@@ -198,12 +198,15 @@ def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool)
 
 
 def _judged_table(
-    qrels: pl.LazyFrame, qkeys: Sequence[str], cols: RunColumns, comp: Compiler, exp_gain: bool
+    qrels: pl.LazyFrame, qkeys: Sequence[str], cols: RunColumns, comp: Compiler, exp_gain: bool,
+    *, with_post: bool = False,
 ) -> pl.LazyFrame:  # fmt: skip
-    """:func:`_qrels_stats` of these qrels."""
+    """:func:`_qrels_stats` of these qrels; ``with_post``: also the measures' per-query
+    columns computed from this table's columns alone (e.g. IDCG@k from the sorted gains),
+    which :func:`build_plan` then does not compute again."""
     rel = pl.col(K.REL)
     extra = {MAX_GRADE: rel.max()} if exp_gain else {}
-    return qrels.group_by(qkeys).agg(
+    table = qrels.group_by(qkeys).agg(
         **{
             Q_N: pl.len(),
             Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
@@ -212,6 +215,11 @@ def _judged_table(
         **extra,
         **comp.dens,
     )
+    if not with_post:
+        return table
+    names = {*qkeys, Q_N, Q_NULL, JUDGED, *extra, *comp.dens}
+    own = {k: e for k, e in comp.post.items() if set(e.meta.root_names()) <= names}
+    return table.with_columns(**own) if own else table
 
 
 def _diagnostics(inp: _Inputs, cols: RunColumns, exp_gain: bool) -> dict[str, pl.Expr]:
@@ -286,7 +294,7 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     if not can_key(run, qrels, cols, inp.qkeys):
         return None
     with Background() as bg:
-        judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain))
+        judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain, with_post=True))
         keyed = _ordered(run, qrels, cols, inp.qkeys, bg)
         if keyed is None:
             return None
@@ -459,8 +467,10 @@ def build_plan(
         pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if done else ())]).fill_null(0),
     )
     table = _run_kernels(table, comp, done)
-    if comp.post:
-        table = table.with_columns(**comp.post)
+    # (the keyed path's qrels table holds the per-query columns computed from it alone)
+    post = {k: e for k, e in comp.post.items() if fast is None or k not in fast.judged.columns}
+    if post:
+        table = table.with_columns(**post)
     table = table.with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
