@@ -151,13 +151,10 @@ def order_bits(order: pl.Series, *, descending: bool, bits: int) -> np.ndarray |
     if not (math.isfinite(lo) and math.isfinite(hi)):
         finite = x[np.isfinite(x)]
         lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+        x = np.clip(x, lo, hi)
     if not math.isfinite(hi - lo):
         return None
-    f = np.clip(x, lo, hi)
-    if descending:
-        np.subtract(hi, f, out=f)
-    else:
-        np.subtract(f, lo, out=f)
+    f = np.subtract(hi, x) if descending else np.subtract(x, lo)
     if hi > lo:  # two steps: (hi - lo) may be tiny, and f / (hi - lo) <= 1 exactly
         f /= hi - lo
         f *= (1 << bits) - 1
