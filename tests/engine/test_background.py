@@ -28,10 +28,16 @@ def test_a_query_never_asked_for_is_fetched_when_the_block_exits() -> None:
 
 
 def test_the_block_drains_its_queries_when_an_error_leaves_it() -> None:
-    with pytest.raises(ValueError, match="boom"), Background() as bg:
-        pending = bg.start(pl.LazyFrame({"x": [1, 2]}).select(pl.col("x").max()))
-        raise ValueError("boom")
-    assert pending.fetched
+    started: list[Pending] = []
+
+    def fail_midway() -> None:
+        with Background() as bg:
+            started.append(bg.start(pl.LazyFrame({"x": [1, 2]}).select(pl.col("x").max())))
+            raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        fail_midway()
+    assert started[0].fetched
 
 
 def test_a_failing_query_raises_once_then_says_so() -> None:
@@ -79,7 +85,7 @@ def _evaluate(run: dict[str, list[Any]], qrels: dict[str, list[Any]]) -> pl.Data
 def test_keyed_answer_fetches_every_query() -> None:
     with started_queries() as started:
         _evaluate(RUN, QRELS)
-    assert len(started) == 3  # the qrels' table, the duplicate probe, the ids' check
+    assert len(started) == 4  # the qrels' table, the two duplicate probes, the ids' check
     assert all(p.fetched for p in started)
 
 
@@ -88,7 +94,7 @@ def test_fallback_after_the_join_fetches_every_query(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_plan, "keyed_rows", lambda *args: None)
     with started_queries() as started:
         _evaluate(RUN, QRELS)
-    assert len(started) == 3
+    assert len(started) == 4
     assert all(p.fetched for p in started)
 
 
@@ -107,12 +113,12 @@ def test_an_error_inside_the_ordering_fetches_every_query(monkeypatch: pytest.Mo
     monkeypatch.setattr(_plan, "keyed_rows", fail)
     with started_queries() as started, pytest.raises(MemoryError):
         _evaluate(RUN, QRELS)
-    assert len(started) == 3
+    assert len(started) == 4
     assert all(p.fetched for p in started)
 
 
 def test_colliding_qrels_keys_fetch_every_query() -> None:
-    # every qrels key collides: join_grades gives up before starting its check
+    # every qrels key collides: the qrels' duplicate probe says so, after the join
     def weak(name: str, seed: int) -> pl.Expr:
         return pl.col(name).hash(seed=seed) & pl.lit(1, dtype=pl.UInt64)
 

@@ -51,7 +51,6 @@ __all__ = [
     "can_key",
     "column_hash",
     "combined_hash",
-    "distinct",
     "distinct_query",
     "join_grades",
     "keyed_rows",
@@ -173,43 +172,38 @@ def can_key(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Seq
     return not (order.dtype.is_float() and bool(order.is_nan().any()))
 
 
-def distinct(key: pl.Series) -> bool:
-    """The rows' keys are all different (proves the rows distinct on the hashed columns)."""
-    return key.n_unique() == key.len()
-
-
 def distinct_query(key: pl.Series) -> pl.LazyFrame:
-    """:func:`distinct` as a lazy 1x1 query, to run in the background."""
+    """Whether the rows' keys are all different (which proves the rows distinct on the
+    hashed columns): a lazy 1x1 query, to run in the background."""
     return key.to_frame("k").lazy().select(pl.col("k").n_unique() == pl.len())
 
 
 @dataclass(frozen=True)
 class Joined:
     """:func:`join_grades`' answer: each run row's grade (NaN: not judged), and the
-    background query telling whether every matched pair of rows has the same ids (a
-    1x1 Boolean frame)."""
+    background queries (1x1 Boolean frames) that must all say True for the grades to
+    hold: the qrels' keys are distinct, every matched pair of rows has the same ids."""
 
     grades: pl.Series
-    same_ids: Pending
+    checks: tuple[Pending, ...]
 
 
 def join_grades(
     run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None,
     *, bg: Background,
-) -> Joined | None:  # fmt: skip
-    """Each run row's grade, joined on one u64 key and verified exactly (``None``: the
-    qrels repeat a key).
+) -> Joined:  # fmt: skip
+    """Each run row's grade, joined on one u64 key and verified exactly.
 
     ``key``: the run's ``combined_hash([*on, doc])`` if already computed.  An inner join
     of the row numbers (half the time of a left join keeping the run's order), run by
     the lazy engine (1.5-2x faster than the eager join at 1e6-1e7 rows); the grades are
-    then scattered into a column of NaN.  The ids of the matched pairs are compared in
-    ``bg``, beside the caller's next steps.
+    then scattered into a column of NaN.  Whether the qrels' keys are distinct, and the
+    matched pairs' ids the same, is computed in ``bg``, beside the caller's next steps:
+    until both say True (:attr:`Joined.checks`) the grades are not to be used.
     """
     cols = [*on, doc]
     qk = qrels.select(combined_hash(cols).alias("k"), K.REL).with_row_index(_QI)
-    if not distinct(qk.get_column("k")):
-        return None  # duplicate judgments or a collision: the general plan decides
+    distinct_qrels = bg.start(distinct_query(qk.get_column("k")))
     rk = run.select(combined_hash(cols).alias("k")) if key is None else key.alias("k").to_frame()
     hits = rk.lazy().with_row_index(_RI).join(qk.lazy(), on="k", how="inner").collect()
     del rk
@@ -218,7 +212,7 @@ def join_grades(
     # NaN, not null, for "not judged" until the rows are in order: gathers of a column
     # without a validity mask are 2.5x faster (callers turn NaN into null at the end)
     grades = pl.repeat(float("nan"), run.height, dtype=pl.Float64, eager=True).alias(K.REL)
-    return Joined(grades.scatter(ri, hits.get_column(K.REL)), same_ids)
+    return Joined(grades.scatter(ri, hits.get_column(K.REL)), (distinct_qrels, same_ids))
 
 
 def _same_ids(

@@ -316,10 +316,8 @@ def _ordered(
         key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
     joined = join_grades(run, qrels, qkeys, cols.doc, key, bg=bg)
     del key
-    keyed = None if joined is None else segment_rows(run, cols, joined.grades)
-    if keyed is None and joined is not None:
-        keyed = keyed_rows(run, cols, joined.grades, gk)
-    if keyed is None or joined is None or not (_true(is_distinct) and _true(joined.same_ids)):
+    keyed = segment_rows(run, cols, joined.grades) or keyed_rows(run, cols, joined.grades, gk)
+    if keyed is None or not all(_true(check) for check in (is_distinct, *joined.checks)):
         return None  # duplicates or a collision: the general plan's checks decide
     if cols.check_score is not None and scores_rise(run, cols, keyed) is not False:
         return None  # (a score rising along the ranks: the general plan reports it)
