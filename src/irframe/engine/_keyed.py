@@ -16,8 +16,11 @@ order.  Here, for a run and qrels already in memory:
   sorted again exactly (score or rank, then doc id descending, compared as the same
   strings as the general plan).  A run of equal keys with equal grades needs no order:
   the kernels read only the grades, in ranking order;
-- a 64-bit collision between two queries' ids is caught by comparing the sorted id
-  strings of neighbouring rows;
+- a 64-bit collision between two queries' ids is caught by comparing every row's ids
+  with those of its query's first row;
+- the checks that need no order (the duplicate probes, the joined ids' comparison, the
+  qrels' per-query table) run as background polars queries beside the sort
+  (:mod:`~irframe.engine._background`);
 - a run already in ranking order (a TREC run file, a search log) is not sorted at all:
   :func:`segment_rows` checks the order in one pass and keeps it;
 - ``order="auto"`` with a rank and a score: :func:`scores_rise` checks, in the rank
