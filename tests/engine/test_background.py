@@ -127,3 +127,35 @@ def test_colliding_qrels_keys_fetch_every_query() -> None:
         with started_queries() as started:
             _evaluate(RUN, QRELS)
     assert all(p.fetched for p in started)
+
+
+_IN_UDF = """
+import polars as pl, irframe
+run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": list("abcd"), "score": [0.2, 0.9, 0.5, 0.1]})
+qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "c"], "relevance": [1, 2]})
+def udf(s):
+    return pl.Series([irframe.evaluate(run, ["AP"], qrels).item(0, "AP")] * len(s))
+df = pl.DataFrame({"g": [0, 1, 2, 3] * 2, "x": list(range(8))})
+for engine in ("in-memory", "streaming"):
+    out = df.lazy().group_by("g").agg(
+        pl.col("x").map_batches(udf, return_dtype=pl.Float64, returns_scalar=False)
+    ).collect(engine=engine)
+    assert out.height == 4, out
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_evaluate_inside_a_polars_udf_does_not_block(threads: str) -> None:
+    # a UDF runs on one of polars' own threads, which then waits for the background
+    # queries on the same pool: it must not deadlock, even with a pool of one thread
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "POLARS_MAX_THREADS": threads}
+    done = subprocess.run(
+        [sys.executable, "-c", _IN_UDF], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"
