@@ -192,12 +192,11 @@ class Joined:
 
 
 def join_grades(
-    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series | None = None,
-    *, bg: Background,
+    run: pl.DataFrame, qrels: pl.DataFrame, on: Sequence[str], doc: str, key: pl.Series, *, bg: Background
 ) -> Joined:  # fmt: skip
     """Each run row's grade, joined on one u64 key and verified exactly.
 
-    ``key``: the run's ``combined_hash([*on, doc])`` if already computed.  An inner join
+    ``key``: the run's ``combined_hash([*on, doc])``.  An inner join
     of the row numbers (half the time of a left join keeping the run's order), run by
     the lazy engine (1.5-2x faster than the eager join at 1e6-1e7 rows); the grades are
     then scattered into a column of NaN.  Whether the qrels' keys are distinct, and the
@@ -207,7 +206,7 @@ def join_grades(
     cols = [*on, doc]
     qk = qrels.select(combined_hash(cols).alias("k"), K.REL).with_row_index(_QI)
     distinct_qrels = bg.start(distinct_query(qk.get_column("k")))
-    rk = run.select(combined_hash(cols).alias("k")) if key is None else key.alias("k").to_frame()
+    rk = key.alias("k").to_frame()
     hits = rk.lazy().with_row_index(_RI).join(qk.lazy(), on="k", how="inner").collect()
     del rk
     same_ids = bg.start(_same_ids(run, qrels, cols, hits.select(_RI, _QI)))
@@ -351,10 +350,11 @@ def _groups(run: pl.DataFrame, keys: Sequence[str], perm: pl.Series, gk: pl.Seri
     """
     import numpy as np
 
-    gid = np.cumsum(_starts(gk.to_numpy()), dtype=np.uint32)
+    start = _starts(gk.to_numpy())
+    gid = np.cumsum(start, dtype=np.uint32)
     gid -= np.uint32(1)
     p = perm.to_numpy()
-    first = np.flatnonzero(_starts(gid))
+    first = np.flatnonzero(start)
     groups = run.select(keys)[pl.Series(p[first])]
     of_row = np.empty(len(p), dtype=np.uint32)  # each run row's GID
     of_row[p] = gid
@@ -365,18 +365,14 @@ def _groups(run: pl.DataFrame, keys: Sequence[str], perm: pl.Series, gk: pl.Seri
     return Keyed(rows=pl.DataFrame([pl.Series(GID, gid).set_sorted()]), groups=groups)
 
 
-def keyed_rows(
-    run: pl.DataFrame, cols: RunColumns, rel: pl.Series, gk: pl.Series | None = None
-) -> Keyed | None:
+def keyed_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series, gk: pl.Series) -> Keyed | None:
     """The run's grades in ranking order, each query's rows contiguous (``None``: fall back).
 
     ``run`` has no null id or order value and no NaN order value; ``rel`` is each run
     row's grade (NaN: not judged, as :func:`join_grades` gives it); ``gk`` the run's
-    ``combined_hash(cols.keys)`` if already computed.
+    ``combined_hash(cols.keys)`` (:func:`query_and_row_hashes`).
     """
     keys = list(cols.keys)
-    if gk is None:
-        gk = run.select(combined_hash(keys)).to_series()
     coarse = _coarse_order(gk, run.get_column(cols.order_col), rel, descending=cols.order == "score")
     if coarse is None:
         return None

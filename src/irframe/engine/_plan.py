@@ -205,19 +205,17 @@ def _judged_table(
     columns computed from this table's columns alone (e.g. IDCG@k from the sorted gains),
     which :func:`build_plan` then does not compute again."""
     rel = pl.col(K.REL)
-    extra = {MAX_GRADE: rel.max()} if exp_gain else {}
-    table = qrels.group_by(qkeys).agg(
-        **{
-            Q_N: pl.len(),
-            Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
-            JUDGED: pl.lit(True),
-        },
-        **extra,
+    aggs = {
+        Q_N: pl.len(),
+        Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
+        JUDGED: pl.lit(True),
+        **({MAX_GRADE: rel.max()} if exp_gain else {}),
         **comp.dens,
-    )
+    }
+    table = qrels.group_by(qkeys).agg(**aggs)
     if not with_post:
         return table
-    names = {*qkeys, Q_N, Q_NULL, JUDGED, *extra, *comp.dens}
+    names = {*qkeys, *aggs}
     own = {k: e for k, e in comp.post.items() if set(e.meta.root_names()) <= names}
     return table.with_columns(**own) if own else table
 
