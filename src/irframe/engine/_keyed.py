@@ -243,8 +243,9 @@ def _coarse_order(
     dropped), query hash and grade (``None``: more than ``_MAX_ROWS`` rows, or
     :func:`order_bits` refused the order).
 
-    numpy in place on the key's buffer, so the temporaries are two u64 columns (at 1e7
-    rows: 0.7 s against 1.2 s for the lazy sort of the key beside a row index).
+    The key is built in numpy in place (one scratch column); polars sorts the values
+    (its integer sort: 14 against 52 ms for numpy's at 1e6 rows, 0.15 against 0.65 s at
+    1e7; the values are distinct, so the sort's stability does not matter).
     """
     import numpy as np
 
@@ -264,10 +265,10 @@ def _coarse_order(
     buf[:1] = 0
     key |= np.cumsum(buf, out=buf)  # 0, 1, ..., n - 1 (np.arange would be another column)
     del buf
-    key.sort()
+    key = pl.Series(key).sort().to_numpy()  # (read-only: a view of the sorted Series)
     idx = key.astype(np.uint32)  # (the low 32 bits; row <= 32)
     idx &= np.uint32((1 << layout.row) - 1)
-    key >>= np.uint64(layout.row)
+    key = key >> np.uint64(layout.row)
     perm = pl.Series("i", idx)
     s = pl.DataFrame([pl.Series("sk", key), gk.gather(perm).alias("gk"), rel.gather(perm).alias("rel")])
     return perm, s, layout
