@@ -61,6 +61,7 @@ __all__ = [
     "query_and_row_hashes",
     "scores_rise",
     "segment_rows",
+    "surplus_rows",
 ]
 
 GID = "__ir_kgid"
@@ -175,10 +176,25 @@ def can_key(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Seq
     return not (order.dtype.is_float() and bool(order.is_nan().any()))
 
 
+def surplus_rows(key: pl.Expr) -> pl.Expr:
+    """Rows minus distinct values of ``key``, a row hash (:func:`combined_hash`): 0 proves
+    the rows distinct on the hashed columns (the duplicate probe of both plans).  More
+    than 0 is a duplicate or a collision: the exact check decides.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"q": ["a", "a", "b"], "d": ["x", "x", "x"]})
+    >>> df.select(surplus_rows(combined_hash(["q", "d"]))).item()
+    1
+    """
+    return pl.len() - key.n_unique()
+
+
 def distinct_query(key: pl.Series) -> pl.LazyFrame:
-    """Whether the rows' keys are all different (which proves the rows distinct on the
-    hashed columns): a lazy 1x1 query, to run in the background."""
-    return key.to_frame("k").lazy().select(pl.col("k").n_unique() == pl.len())
+    """Whether the rows' keys are all different (:func:`surplus_rows` is 0): a lazy 1x1
+    query, to run in the background."""
+    return key.to_frame("k").lazy().select(surplus_rows(pl.col("k")) == 0)
 
 
 @dataclass(frozen=True)
