@@ -460,3 +460,95 @@ def run_and_qrels_frames(n_queries: int, docs: int, seed: int) -> tuple[pl.DataF
                 qrels["doc_id"].append(f"doc{d:03d}")
                 qrels["relevance"].append(rng.choice([0, 1, 2, 3]))
     return pl.DataFrame(run), pl.DataFrame(qrels)
+
+
+# ----------------------------------------------------------------------------------------
+# grades on the run's rows (no qrels): no join, the judgments counted from the run itself
+# ----------------------------------------------------------------------------------------
+GRADED_LABELS = [*LABELS, "nDCG(gain=exp)@5", "NumRel", "infAP"]
+
+
+def graded_run(run: dict[str, list[Any]], qrels: dict[str, list[Any]]) -> pl.DataFrame:
+    """The run with each row's grade from the qrels (null: not judged), in the run's order."""
+    grades = pl.DataFrame(qrels, strict=False)
+    return pl.DataFrame(run, strict=False).join(
+        grades, on=["query_id", "doc_id"], how="left", maintain_order="left"
+    )
+
+
+def evaluate_graded(run: pl.DataFrame, *, enabled: bool = True) -> tuple[pl.DataFrame, list[bool]]:
+    with keyed_spy(enabled=enabled) as used:
+        out = irframe.evaluate(run, GRADED_LABELS, per_query=True)
+    return out, used
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=run_and_qrels(grades=(-1, 0, 0, 1, 2, 0.5)), use_rank=st.booleans(), presorted=st.booleans())
+def test_grades_on_the_run_take_the_keyed_path(
+    data: tuple[dict[str, list[Any]], dict[str, list[Any]]], use_rank: bool, presorted: bool
+) -> None:
+    run, qrels = data
+    if use_rank:
+        run = {
+            "query_id": run["query_id"],
+            "doc_id": run["doc_id"],
+            "rank": [int(s * 3) for s in run["score"]],
+        }
+    graded = graded_run(run, qrels)
+    if presorted:  # the ranking order: segment_rows keeps it instead of sorting
+        order = ["query_id", "rank" if use_rank else "score", "doc_id"]
+        graded = graded.sort(order, descending=[False, not use_rank, True])
+    got, used = evaluate_graded(graded)
+    assert used == [True]
+    want, _ = evaluate_graded(graded, enabled=False)
+    assert got.equals(want)
+    expected = oracle_evaluate(graded.to_dict(as_series=False), None, GRADED_LABELS)
+    assert_close_dicts(per_query_dict(got, GRADED_LABELS), expected, tol=1e-12)
+
+
+def test_grades_on_the_run_by_hand() -> None:
+    run = pl.DataFrame(
+        {
+            "query_id": ["q1"] * 5 + ["q2"] * 2 + ["q3"],
+            "doc_id": ["a", "bb", "c", "dd", "e", "a", "b", "z"],
+            "score": [0.5, 0.5, 0.7, 0.0, -0.0, 1.0, 2.0, 1.0],
+            "relevance": [1, None, 2, 0, 1, 0, 0, None],
+        }
+    )
+    got, used = evaluate_graded(run)
+    assert used == [True]
+    row = got.filter(pl.col("query_id") == "q1").row(0, named=True)
+    # ties broken by doc id descending: bb before a (0.5), e before dd (0.0), so the
+    # ranking is c (2), bb (unjudged), a (1), e (1), dd (0)
+    assert row["RR"] == 1.0
+    assert row["P@2"] == 0.5  # c relevant, bb unjudged
+    assert row["NumRel"] == 3.0  # c, a, e (grades >= 1 among the judged rows)
+    assert row["AP"] == pytest.approx((1 / 1 + 2 / 3 + 3 / 4) / 3)
+    assert got.filter(pl.col("query_id") == "q2").item(0, "AP") == 0.0  # judged, nothing relevant
+    assert got.filter(pl.col("query_id") == "q3").item(0, "AP") is None  # not judged at all
+
+
+def test_infinite_grade_on_the_run_is_refused_after_the_keyed_path() -> None:
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0],
+                        "relevance": [1.0, float("inf")]})  # fmt: skip
+    with keyed_spy() as used, pytest.raises(InvalidDataError, match="infinite grade"):
+        irframe.evaluate(run, ["AP"], per_query=True)
+    assert used == [True]
+
+
+def test_duplicate_run_rows_without_qrels_fall_back_and_raise() -> None:
+    run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0],
+                        "relevance": [1, 0, 1]})  # fmt: skip
+    with keyed_spy() as used, pytest.raises(DuplicateRowsError, match="q1"):
+        irframe.evaluate(run, ["AP"], per_query=True)
+    assert used == [False]
+
+
+def test_grades_on_the_run_with_colliding_hashes_match() -> None:
+    run, qrels = RUN, QRELS
+    graded = graded_run(run, qrels)
+    want, _ = evaluate_graded(graded, enabled=False)
+    for weak in (_weak(2), _weak(32)):
+        with keyed_spy(weak):
+            got = irframe.evaluate(graded, GRADED_LABELS, per_query=True)
+        assert got.equals(want)

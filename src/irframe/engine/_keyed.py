@@ -2,7 +2,8 @@
 
 Two steps of the general plan are the expensive ones on a shuffled run with string ids:
 the left join with the qrels on (query, doc) and putting each query's rows into ranking
-order.  Here, for a run and qrels already in memory:
+order.  Here, for a run and qrels already in memory (or a run carrying its own grades,
+which needs no join):
 
 - the join is on ONE u64 key, the XOR of one hash per id column (each with its own
   seed: the duplicate probe's key, so ``n_unique(key) == height`` proves a frame
@@ -165,12 +166,12 @@ def order_bits(order: pl.Series, *, descending: bool, bits: int) -> np.ndarray |
     return out
 
 
-def can_key(run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Sequence[str]) -> bool:
+def can_key(run: pl.DataFrame, qrels: pl.DataFrame | None, cols: RunColumns, qkeys: Sequence[str]) -> bool:
     """Nothing the fast path leaves to the general plan's checks: nulls, NaN, no rows."""
     ids = [*cols.keys, cols.doc, cols.order_col]
     if run.height == 0 or any(run.get_column(c).null_count() for c in ids):
         return False
-    if any(qrels.get_column(c).null_count() for c in [*qkeys, cols.doc]):
+    if qrels is not None and any(qrels.get_column(c).null_count() for c in [*qkeys, cols.doc]):
         return False
     order = run.get_column(cols.order_col)
     return not (order.dtype.is_float() and bool(order.is_nan().any()))

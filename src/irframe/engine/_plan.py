@@ -221,18 +221,22 @@ def _judged_table(
     return table.with_columns(**own) if own else table
 
 
-def _diagnostics(inp: _Inputs, cols: RunColumns, exp_gain: bool) -> dict[str, pl.Expr]:
+def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
     """Per run query: rows, and the rows that cannot be ranked or identified."""
     order_col = pl.col(cols.order_col)
     bad = order_col.is_null().sum()
     if inp.schema[cols.order_col].is_float():
         bad = bad + order_col.is_nan().sum()
-    diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
-    if inp.qrels is None:
-        diag[N_INF] = pl.col(K.REL).is_infinite().sum()
-        if exp_gain:
-            diag[MAX_GRADE] = pl.col(K.REL).max()
-    return diag
+    return {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
+
+
+def _judged_in_run(comp: Compiler, exp_gain: bool) -> dict[str, pl.Expr]:
+    """Without qrels, per run query from its own grades (``K.REL``, null: not judged):
+    whether it is judged, the measures' denominators, the infinite grades (an error) and,
+    for exp gains, the largest grade (both plans' group_by computes them)."""
+    rel = pl.col(K.REL)
+    out = {JUDGED: rel.is_not_null().any(), **comp.dens, N_INF: rel.is_infinite().sum()}
+    return {**out, MAX_GRADE: rel.max()} if exp_gain else out
 
 
 def exp_gain_labels(measures: Sequence[tuple[str, Measure]]) -> tuple[str, ...]:
@@ -246,7 +250,7 @@ def _group_run(
 ) -> pl.LazyFrame:  # fmt: skip
     """ONE group_by over the run: ranked grades (or, presorted, the kernels themselves)."""
     keys = list(cols.keys)
-    diag = _diagnostics(inp, cols, exp_gain)
+    diag = _diagnostics(inp, cols)
     if cols.check_score is not None:
         # a score that rises from one rank to a later one.  Sorted by rank, then score
         # descending within tied ranks, a rise between neighbours is exactly that (within a
@@ -257,7 +261,7 @@ def _group_run(
         diag[DISAGREE] = (
             score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
         ).any()
-    in_run_dens = {JUDGED: pl.col(K.REL).is_not_null().any(), **comp.dens} if inp.qrels is None else {}
+    in_run_dens = _judged_in_run(comp, exp_gain) if inp.qrels is None else {}
     if presorted:
         if qstats is not None and comp.rn:
             rows = rows.join(
@@ -283,40 +287,50 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     qrels' per-query table.  That table's group_by runs in the background, on polars'
     threads, while the rows are put in order (much of which is single-threaded numpy;
     see :mod:`~irframe.engine._background`).  Not for list-valued judgments read by
-    ranking kernels (copied onto every row, they would cost rows x judgments).
+    ranking kernels from the qrels (copied onto every row, they would cost rows x
+    judgments).  Without qrels (grades on the run's rows) there is no join and no qrels
+    table: the group_by over the ordered rows computes the judgments' columns too.
     """
-    if inp.qrels is None:
-        return None
-    run, qrels = pl.collect_all([inp.rows, inp.qrels])
+    frames = [inp.rows] if inp.qrels is None else [inp.rows, inp.qrels]
     # one chunk each: gathers from a chunked column (a file read in batches) are ~5x slower
-    run, qrels = run.rechunk(), qrels.rechunk()
+    run, *rest = (f.rechunk() for f in pl.collect_all(frames))
+    qrels = rest[0] if rest else None
     if not can_key(run, qrels, cols, inp.qkeys):
         return None
     with Background() as bg:
-        judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain, with_post=True))
+        judged = None
+        if qrels is not None:
+            judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain, with_post=True))
         keyed = _ordered(run, qrels, cols, inp.qkeys, bg)
         if keyed is None:
             return None
-        return _Keyed(replace(inp, rows=run.lazy(), qrels=qrels.lazy()), keyed, judged.result())
+        in_memory = replace(inp, rows=run.lazy(), qrels=None if qrels is None else qrels.lazy())
+        return _Keyed(in_memory, keyed, None if judged is None else judged.result())
 
 
 def _ordered(
-    run: pl.DataFrame, qrels: pl.DataFrame, cols: RunColumns, qkeys: Sequence[str], bg: Background
+    run: pl.DataFrame, qrels: pl.DataFrame | None, cols: RunColumns, qkeys: Sequence[str], bg: Background
 ) -> Keyed | None:  # fmt: skip
     """The run's grades in ranking order, by the keyed path (``None``: fall back).
 
     A run already in ranking order keeps its order (no sort).  The duplicate probe and
-    the joined ids' check run in ``bg``, beside the join and the sort.
+    the joined ids' check run in ``bg``, beside the join and the sort.  Without qrels,
+    the grades are the run's own (``K.REL``).
     """
     keys = list(cols.keys)
     gk, key = query_and_row_hashes(run, keys, cols.doc)
     is_distinct = bg.start(distinct_query(key))
-    if keys != list(qkeys):
-        key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
-    joined = join_grades(run, qrels, qkeys, cols.doc, key, bg=bg)
+    checks: tuple[Pending, ...] = ()
+    if qrels is None:
+        grades = run.get_column(K.REL).fill_null(float("nan"))  # (NaN: not judged, as joined)
+    else:
+        if keys != list(qkeys):
+            key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
+        joined = join_grades(run, qrels, qkeys, cols.doc, key, bg=bg)
+        grades, checks = joined.grades, joined.checks
     del key
-    keyed = segment_rows(run, cols, joined.grades) or keyed_rows(run, cols, joined.grades, gk)
-    if keyed is None or not all(_true(check) for check in (is_distinct, *joined.checks)):
+    keyed = segment_rows(run, cols, grades) or keyed_rows(run, cols, grades, gk)
+    if keyed is None or not all(_true(check) for check in (is_distinct, *checks)):
         return None  # duplicates or a collision: the general plan's checks decide
     if cols.check_score is not None and scores_rise(run, cols, keyed) is not False:
         return None  # (a score rising along the ranks: the general plan reports it)
@@ -332,13 +346,16 @@ def _true(answer: Pending) -> bool:
 class _Keyed:
     inp: _Inputs  # in memory
     keyed: Keyed
-    judged: pl.DataFrame  # the qrels' per-query table
+    judged: pl.DataFrame | None  # the qrels' per-query table (None: no qrels)
 
 
-def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame) -> pl.LazyFrame:
-    """ONE group_by over the keyed rows (sorted GID): the diagnostics and the kernels."""
+def _group_keyed(
+    keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame | None, exp_gain: bool
+) -> pl.LazyFrame:  # fmt: skip
+    """ONE group_by over the keyed rows (sorted GID): the diagnostics and the kernels
+    (without qrels, ``qstats`` is None: the judgments' columns too, as in the general plan)."""
     rows, groups = keyed.rows, keyed.groups
-    if comp.rn:
+    if qstats is not None and comp.rn:
         rn = groups.join(
             qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left", maintain_order="left"
         )
@@ -346,7 +363,8 @@ def _group_keyed(keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFram
         rows = rows.with_columns(rn.get_column(c).gather(gid) for c in sorted(comp.rn))
     # (the lazy engine: ~4 of 29 ms less than the eager group_by at 1e6 rows)
     grouped = rows.lazy().group_by(KGID, maintain_order=True)
-    per_q = grouped.agg(pl.len().alias(N_ROWS), **comp.ranked).collect()
+    in_run = _judged_in_run(comp, exp_gain) if qstats is None else {}
+    per_q = grouped.agg(pl.len().alias(N_ROWS), **in_run, **comp.ranked).collect()
     zero = pl.lit(0, dtype=pl.UInt32)
     return (
         groups.hstack(per_q.drop(KGID).get_columns())
@@ -361,7 +379,8 @@ def _per_query(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
     """The run's per-query table (keyed path or general plan) and the qrels' one."""
     if fast is not None:
-        return _group_keyed(fast.keyed, inp, comp, fast.judged), fast.judged.lazy()
+        judged = None if fast.judged is None else fast.judged.lazy()
+        return _group_keyed(fast.keyed, inp, comp, fast.judged, exp_gain), judged
     qstats = _qrels_stats(inp, cols, comp, exp_gain)
     rows = _join_grades(inp, cols, opts, presorted)
     per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=exp_gain)
@@ -433,22 +452,25 @@ def build_plan(
 
     With ``detect_order`` (in-memory input), a run whose rows are already in ranking
     order within each query (the usual shape of a search log) is detected with one cheap
-    pass and not re-sorted.  Other in-memory input with qrels takes the keyed path
-    (:mod:`~irframe.engine._keyed`); both run the kernels in the group_by of step 2.
+    pass and not re-sorted.  In-memory input takes the keyed path first
+    (:mod:`~irframe.engine._keyed`, with qrels or with grades on the run's rows), which
+    keeps such an order too; both run the kernels in the group_by of step 2.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     eager = detect_order and opts.duplicates == "error"
-    keyed = USE_KEYED and eager and qrels is not None
-    comp, finals = compile_all(measures, inline_rn=False)
+    # without qrels, the keyed path and a presorted run compute the judgments' columns in
+    # the group_by over each query's ordered rows, so the kernels read them there (inline)
+    comp, finals = compile_all(measures, inline_rn=qrels is None)
     exp_gain = exp_gain_labels(measures)
-    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and not comp.rn_lists else None
+    keyed = USE_KEYED and eager and (qrels is None or not comp.rn_lists)
+    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed else None
     # (a rank and a score to check against each other: the sorted plan's check is exact)
     n_segments = (
         _ordered_segments(inp.rows, cols) if eager and fast is None and not cols.check_score else None
     )
     presorted = n_segments is not None
-    if presorted and qrels is None:
-        comp, finals = compile_all(measures, inline_rn=True)
+    if qrels is None and fast is None and not presorted:
+        comp, finals = compile_all(measures, inline_rn=False)  # (the explode carries them)
     if presorted and comp.rn_lists and qrels is not None:
         # the judged grades as a list on every run row would cost rows x judgments
         again = {"partition_values": partition_values, "allow_empty": allow_empty}
@@ -467,7 +489,11 @@ def build_plan(
     )
     table = _run_kernels(table, comp, done)
     # (the keyed path's qrels table holds the per-query columns computed from it alone)
-    post = {k: e for k, e in comp.post.items() if fast is None or k not in fast.judged.columns}
+    post = {
+        k: e
+        for k, e in comp.post.items()
+        if fast is None or fast.judged is None or k not in fast.judged.columns
+    }
     if post:
         table = table.with_columns(**post)
     table = table.with_columns(
