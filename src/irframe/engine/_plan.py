@@ -233,7 +233,9 @@ def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
 def _judged_in_run(comp: Compiler, exp_gain: bool) -> dict[str, pl.Expr]:
     """Without qrels, per run query from its own grades (``K.REL``, null: not judged):
     whether it is judged, the measures' denominators, the infinite grades (an error) and,
-    for exp gains, the largest grade (both plans' group_by computes them)."""
+    for exp gains, the largest grade.  The keyed path and a presorted run compute them
+    in the group_by over each query's ordered rows, so their kernels read the judgments
+    there too (compiled ``inline_rn``); the general plan's explode carries them."""
     rel = pl.col(K.REL)
     out = {JUDGED: rel.is_not_null().any(), **comp.dens, N_INF: rel.is_infinite().sum()}
     return {**out, MAX_GRADE: rel.max()} if exp_gain else out
@@ -458,9 +460,7 @@ def build_plan(
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     eager = detect_order and opts.duplicates == "error"
-    # without qrels, the keyed path and a presorted run compute the judgments' columns in
-    # the group_by over each query's ordered rows, so the kernels read them there (inline)
-    comp, finals = compile_all(measures, inline_rn=qrels is None)
+    comp, finals = compile_all(measures, inline_rn=qrels is None)  # (see _judged_in_run)
     exp_gain = exp_gain_labels(measures)
     keyed = USE_KEYED and eager and (qrels is None or not comp.rn_lists)
     fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed else None
