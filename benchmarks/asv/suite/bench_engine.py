@@ -30,9 +30,10 @@ def _measures(kind: str) -> list[str]:
 
 
 class Evaluate:
-    """``irframe.evaluate`` per query, from polars and pandas frames, 5 and 47 measures."""
+    """``irframe.evaluate`` per query, from polars and pandas frames, 5 and 47 measures;
+    ``polars-graded``: the grades on the run's rows (joined from the qrels), no qrels."""
 
-    params = (ROWS, ["polars", "pandas"], ["5", "47"])
+    params = (ROWS, ["polars", "pandas", "polars-graded"], ["5", "47"])
     param_names: ClassVar = ["rows", "input", "measures"]
     timeout = 600
 
@@ -43,8 +44,10 @@ class Evaluate:
         import irframe
 
         run, qrels = _data(rows)
-        if kind == "polars":
+        if kind != "pandas":
             run, qrels = pl.from_pandas(run), pl.from_pandas(qrels)
+        if kind == "polars-graded":
+            run, qrels = run.join(qrels, on=["query_id", "doc_id"], how="left", maintain_order="left"), None
         self.run, self.qrels, self.measures = run, qrels, _measures(measures)
         self.evaluate = irframe.evaluate
         self.evaluate(run.head(1000), self.measures, qrels)  # warm-up: lazy imports, thread pools
