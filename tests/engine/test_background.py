@@ -117,6 +117,36 @@ def test_an_error_inside_the_ordering_fetches_every_query(monkeypatch: pytest.Mo
     assert all(p.fetched for p in started)
 
 
+def _graded(run: dict[str, list[Any]]) -> pl.DataFrame:
+    """The run carrying its own grades (no qrels): the keyed path without a join."""
+    grades = pl.DataFrame(QRELS)
+    graded = pl.DataFrame(run).join(grades, on=["query_id", "doc_id"], how="left", maintain_order="left")
+    return irframe.evaluate(graded, ["AP", "nDCG@3"], per_query=True)
+
+
+def test_grades_on_the_run_fetch_their_one_query() -> None:
+    with started_queries() as started:
+        _graded(RUN)
+    assert len(started) == 1  # the run's duplicate probe: no qrels table, no join check
+    assert all(p.fetched for p in started)
+
+
+@pytest.mark.parametrize("way_out", ["fallback", "error"])
+def test_grades_on_the_run_fetch_it_on_every_way_out(monkeypatch: pytest.MonkeyPatch, way_out: str) -> None:
+    def fail(*args: Any) -> None:
+        raise MemoryError("out of memory while sorting")
+
+    monkeypatch.setattr(_plan, "keyed_rows", (lambda *args: None) if way_out == "fallback" else fail)
+    with started_queries() as started:
+        if way_out == "fallback":
+            _graded(RUN)
+        else:
+            with pytest.raises(MemoryError):
+                _graded(RUN)
+    assert len(started) == 1
+    assert all(p.fetched for p in started)
+
+
 def test_colliding_qrels_keys_fetch_every_query() -> None:
     # every qrels key collides: the qrels' duplicate probe says so, after the join
     def weak(name: str, seed: int) -> pl.Expr:
