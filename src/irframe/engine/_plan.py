@@ -460,17 +460,18 @@ def build_plan(
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
     eager = detect_order and opts.duplicates == "error"
-    comp, finals = compile_all(measures, inline_rn=qrels is None)  # (see _judged_in_run)
+    keyed = USE_KEYED and eager
+    comp, finals = compile_all(measures, inline_rn=keyed and qrels is None)  # (see _judged_in_run)
     exp_gain = exp_gain_labels(measures)
-    keyed = USE_KEYED and eager and (qrels is None or not comp.rn_lists)
-    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed else None
+    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and (qrels is None or not comp.rn_lists) else None
     # (a rank and a score to check against each other: the sorted plan's check is exact)
     n_segments = (
         _ordered_segments(inp.rows, cols) if eager and fast is None and not cols.check_score else None
     )
     presorted = n_segments is not None
-    if qrels is None and fast is None and not presorted:
-        comp, finals = compile_all(measures, inline_rn=False)  # (the explode carries them)
+    inline = qrels is None and (fast is not None or presorted)  # (compiled again on a fallback)
+    if comp.inline_rn != inline:
+        comp, finals = compile_all(measures, inline_rn=inline)
     if presorted and comp.rn_lists and qrels is not None:
         # the judged grades as a list on every run row would cost rows x judgments
         again = {"partition_values": partition_values, "allow_empty": allow_empty}
