@@ -75,6 +75,15 @@ class NamedConstructor:
         return f"constructor[{self.name}]"
 
 
+def graded_run(run: Data, qrels: Data) -> pl.DataFrame:
+    """The run with each row's grade from the qrels (null: not judged), in the run's
+    order: a run carrying its own grades, as ``df.ir.ndcg(k=10)`` without qrels reads it."""
+    grades = pl.DataFrame(dict(qrels), strict=False)
+    return pl.DataFrame(dict(run), strict=False).join(
+        grades, on=["query_id", "doc_id"], how="left", maintain_order="left"
+    )
+
+
 def native_type(name: str) -> type:
     """The frame type a constructor produces (and irframe must return)."""
     if name == "polars":

@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 import irframe
+from helpers import graded_run
 from irframe.engine import _background, _keyed, _plan
 from irframe.engine._background import Background, Pending
 
@@ -119,9 +120,7 @@ def test_an_error_inside_the_ordering_fetches_every_query(monkeypatch: pytest.Mo
 
 def _graded(run: dict[str, list[Any]]) -> pl.DataFrame:
     """The run carrying its own grades (no qrels): the keyed path without a join."""
-    grades = pl.DataFrame(QRELS)
-    graded = pl.DataFrame(run).join(grades, on=["query_id", "doc_id"], how="left", maintain_order="left")
-    return irframe.evaluate(graded, ["AP", "nDCG@3"], per_query=True)
+    return irframe.evaluate(graded_run(run, QRELS), ["AP", "nDCG@3"], per_query=True)
 
 
 def test_grades_on_the_run_fetch_their_one_query() -> None:

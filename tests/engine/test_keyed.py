@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import irframe
 from datagen import run_and_qrels
-from helpers import assert_close_dicts, per_query_dict
+from helpers import assert_close_dicts, graded_run, per_query_dict
 from irframe.engine import _keyed, _plan
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
@@ -466,14 +466,6 @@ def run_and_qrels_frames(n_queries: int, docs: int, seed: int) -> tuple[pl.DataF
 # grades on the run's rows (no qrels): no join, the judgments counted from the run itself
 # ----------------------------------------------------------------------------------------
 GRADED_LABELS = [*LABELS, "nDCG(gain=exp)@5", "NumRel", "infAP"]
-
-
-def graded_run(run: dict[str, list[Any]], qrels: dict[str, list[Any]]) -> pl.DataFrame:
-    """The run with each row's grade from the qrels (null: not judged), in the run's order."""
-    grades = pl.DataFrame(qrels, strict=False)
-    return pl.DataFrame(run, strict=False).join(
-        grades, on=["query_id", "doc_id"], how="left", maintain_order="left"
-    )
 
 
 def evaluate_graded(run: pl.DataFrame, *, enabled: bool = True) -> tuple[pl.DataFrame, list[bool]]:
