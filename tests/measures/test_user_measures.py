@@ -152,3 +152,24 @@ def test_cli_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "--plugin" in capsys.readouterr().err
     assert main(["eval", str(qrels), str(run), "-m", "P@5", "--plugin", "no_such_module_xyz"]) == 2
     assert "cannot import" in capsys.readouterr().err
+
+
+def test_a_family_registered_again_is_compiled_again() -> None:
+    """The engine memoises compiled measures per state of the registry: a family removed
+    and registered again under the same name, with another definition, must not reuse
+    the old definition's columns.  Hand counts on RUN/QRELS: grades >= 1 in the top 10
+    are q1 a c, q2 y; grades == 0 are q1 d, q2 x."""
+    run, qrels = pl.DataFrame(RUN), pl.DataFrame(QRELS)
+    labels = ["Count@10"]
+    irframe.define_measure("Count", lambda q: (q.grades >= 1).sum())
+    try:
+        first = per_query_dict(irframe.evaluate(run, labels, qrels, per_query=True), labels)
+    finally:
+        unregister("Count")
+    irframe.define_measure("Count", lambda q: (q.grades == 0).sum())
+    try:
+        second = per_query_dict(irframe.evaluate(run, labels, qrels, per_query=True), labels)
+    finally:
+        unregister("Count")
+    assert {q: v["Count@10"] for q, v in first.items()} == {"q1": 2.0, "q2": 1.0, "q3": 0.0}
+    assert {q: v["Count@10"] for q, v in second.items()} == {"q1": 1.0, "q2": 1.0, "q3": 0.0}

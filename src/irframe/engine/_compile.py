@@ -26,7 +26,7 @@ import polars as pl
 
 from irframe import kernels as K
 from irframe.measures import Measure
-from irframe.measures._base import PerRow
+from irframe.measures._base import PerRow, per_registry
 
 __all__ = ["MAX_SCALAR_CUTOFFS", "N_ROWS", "PREFIX", "Compiler", "compile_all"]
 
@@ -169,14 +169,45 @@ def _top(expr: PerRow, n: int | None) -> pl.Expr:
     return expr if n is None else expr.head(n)
 
 
-def compile_all(
-    measures: Sequence[tuple[str, Measure]], *, inline_rn: bool
-) -> tuple[Compiler, dict[str, pl.Expr]]:
+_Compiled = tuple[Compiler, dict[str, pl.Expr]]
+_MEMO_SIZE = 32  # compiled measure lists kept (the memo is emptied when full)
+# one memo per state of the registry: a family registered or removed starts a new one
+_compiled: Callable[[], dict[tuple[tuple[tuple[str, Measure], ...], bool], _Compiled]] = per_registry(dict)
+
+
+def compile_all(measures: Sequence[tuple[str, Measure]], *, inline_rn: bool) -> _Compiled:
     """A compiler holding every measure's columns, and each label's final expression.
 
     Two passes: the first only learns at which cutoffs each cumulative sum is read, so
     that the second chooses between top-k sums and one shared cumulative list.
+
+    Memoised per measure list and ``inline_rn`` while the registry is unchanged (the
+    families' ``compile`` functions are the only input besides those): a call on a
+    small frame spends ~1 ms compiling 5 measures and ~7 ms compiling the 47 classic
+    ones, as much as evaluating 10,000 rows.  The answer is shared between callers, so
+    it is read-only: nothing writes to a :class:`Compiler` once this returns.
+
+    Examples
+    --------
+    >>> from irframe.measures import parse_measures
+    >>> pairs = parse_measures(["P@10", "nDCG@10"])
+    >>> comp, finals = compile_all(pairs, inline_rn=False)
+    >>> list(finals), compile_all(pairs, inline_rn=False)[0] is comp
+    (['P@10', 'nDCG@10'], True)
     """
+    memo = _compiled()
+    key = (tuple(measures), inline_rn)
+    out = memo.get(key)
+    if out is None:
+        out = _compile(key[0], inline_rn=inline_rn)
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = out
+    return out
+
+
+def _compile(measures: Sequence[tuple[str, Measure]], *, inline_rn: bool) -> _Compiled:
+    """:func:`compile_all`, not memoised."""
     probe = Compiler(inline_rn=inline_rn)
     for _, m in measures:
         probe.value(m)
