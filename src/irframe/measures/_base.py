@@ -297,7 +297,8 @@ def per_registry(build: Callable[[], _T]) -> Callable[[], _T]:
     The families themselves are the key (compared by identity, in order), so the memo
     cannot outlive a change made through :func:`register`, :func:`unregister` or the
     dict :func:`registry` returns.  What ``build`` returns is shared between callers:
-    give it immutable values.
+    give it immutable values, or a memo filled only with values computed under the same
+    registry (the engine's compiled measures: ``per_registry(dict)``).
 
     Examples
     --------
