@@ -233,6 +233,31 @@ def test_sort_key_layout_bits() -> None:
     assert astuple(_keyed._Layout.of(1, 1)) == (16, 47, 1)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    fields=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
+    n_rows=st.sampled_from([1, 7, 1_000_000, 2**32]),
+    n_queries=st.sampled_from([1, 100, 10**6, 2**32]),
+)
+def test_key_starts_equal_the_shifted_key(fields: list[tuple[int, int]], n_rows: int, n_queries: int) -> None:
+    # the boundaries read from one XOR of neighbours are those of the shifted key, whatever
+    # the layout: query and order fields near 0 and near their maxima, row numbers counting up
+    np = pytest.importorskip("numpy")
+    layout = _keyed._Layout.of(n_rows, n_queries)
+    top_q, top_o = (1 << layout.query) - 1, (1 << layout.order) - 1
+    q = np.array([(0, 1, top_q - 1, top_q)[a] for a, _ in fields], dtype=np.uint64)
+    o = np.array([(0, 1, top_o - 1, top_o)[b] for _, b in fields], dtype=np.uint64)
+    key = (q << np.uint64(layout.order + layout.row)) | (o << np.uint64(layout.row))
+    key |= np.arange(len(fields), dtype=np.uint64) % np.uint64(1 << layout.row)
+    key.sort()
+    coarse, bucket = key >> np.uint64(layout.row), key >> np.uint64(layout.order + layout.row)
+    want_key = np.concatenate([[True], coarse[1:] != coarse[:-1]])
+    want_bucket = np.concatenate([[True], bucket[1:] != bucket[:-1]])
+    new_key, new_bucket = _keyed._key_starts(key, layout)
+    assert new_key.tolist() == want_key.tolist()
+    assert new_bucket.tolist() == want_bucket.tolist()
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     data=run_and_qrels(grades=(-1, 0, 0, 1, 2, 0.5)),
