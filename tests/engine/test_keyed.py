@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import astuple
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -242,7 +243,6 @@ def test_sort_key_layout_bits() -> None:
 def test_key_starts_equal_the_shifted_key(fields: list[tuple[int, int]], n_rows: int, n_queries: int) -> None:
     # the boundaries read from one XOR of neighbours are those of the shifted key, whatever
     # the layout: query and order fields near 0 and near their maxima, row numbers counting up
-    np = pytest.importorskip("numpy")
     layout = _keyed._Layout.of(n_rows, n_queries)
     top_q, top_o = (1 << layout.query) - 1, (1 << layout.order) - 1
     q = np.array([(0, 1, top_q - 1, top_q)[a] for a, _ in fields], dtype=np.uint64)
