@@ -14,7 +14,9 @@ from irframe.exceptions import IrFrameError
 from irframe.io import read_trec_qrels, read_trec_run
 
 _WS = b" \t\x0b\x0c"
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity)", re.IGNORECASE)
+# ASCII digits only: Python's float() also reads other scripts' digits ("\u0661"), C's atof does not
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity)", re.IGNORECASE | re.ASCII)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 class _RefusedError(Exception):
@@ -25,6 +27,11 @@ def _number(text: str) -> float:
     if not _NUMBER.fullmatch(text):
         raise _RefusedError(text)
     return float(text)
+
+
+def _grade(text: str) -> float:
+    """A qrels grade: integers exactly (the reader keeps integer grades as int64)."""
+    return int(text) if _INTEGER.fullmatch(text) else _number(text)
 
 
 def _lines(data: bytes) -> list[str]:
@@ -67,7 +74,7 @@ def oracle_qrels(data: bytes) -> list[tuple[str, str, float]]:
             continue
         if len(parts) != 4:
             raise _RefusedError("fields")
-        rows.append((parts[0], parts[2], _number(parts[3])))
+        rows.append((parts[0], parts[2], _grade(parts[3])))
     return rows
 
 
@@ -140,3 +147,39 @@ def test_examples(data: bytes) -> None:
     oracle = oracle_qrels if data.count(b" ") == 3 else oracle_run
     reader = read_trec_qrels if oracle is oracle_qrels else read_trec_run
     _check(lambda d: reader(io.BytesIO(d)).rows(), data, oracle)
+
+
+# Spellings of the numeric field at the edges of float parsing.  A run's score is parsed by
+# the CSV reader itself (no text kept), a qrels grade from its text: both must read every
+# spelling as Python's float() does, or refuse it naming the line.
+_SPELLINGS = [
+    "1", "-2", "+3", ".5", "5.", "+.5", "-.5e1", "5.e1", "1e5", "1E5", "1e+5", "1e-5", "0e0",
+    "-0", "-0.0", "00012", "0.30000000000000004", "9007199254740993", "1e400", "-1e400",
+    "1e-400", "4.9e-324", "2.5e-324", "1.7976931348623159e308", "inf", "-inf", "+inf", "INF",
+    "inF", "Infinity", "-Infinity", "nan", "NaN", "-nan", "snan", "0x10", "1_000", "1,5",
+    "1.0f", "1d", "e5", "1e", ".", "-", "+", "--1", "1.2.3", "1ee5", "1e5.5", "\u0661", "\uff11",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", _SPELLINGS)
+def test_number_spellings_as_python_reads_them(spelling: str) -> None:
+    run = f"q Q0 d1 1 {spelling} t\nq Q0 d2 2 1.0 t\n".encode()
+    _check(lambda d: read_trec_run(io.BytesIO(d)).rows(), run, oracle_run)
+    qrels = f"q 0 d1 {spelling}\nq 0 d2 1\n".encode()
+    _check(lambda d: read_trec_qrels(io.BytesIO(d)).rows(), qrels, oracle_qrels)
+
+
+@pytest.mark.parametrize("spelling", _SPELLINGS)
+def test_fast_path_parses_numbers_as_the_cast_does(spelling: str) -> None:
+    """The CSV reader's float parsing (a run's score) and the cast of the text (a qrels
+    grade) accept the same spellings with the same values, bit for bit."""
+    from irframe.io._parse import RUN, VALUE, _fast
+
+    data = f"q Q0 d1 1 {spelling} t\n".encode()
+    as_float = _fast(data, " ", RUN, text=False)
+    as_text = _fast(data, " ", RUN, text=True)
+    assert (as_float is None) == (as_text is None)
+    if as_float is not None and as_text is not None:
+        assert as_float.get_column(VALUE).equals(as_text.get_column(VALUE))
+        assert "_text" not in as_float.columns
+        assert as_text.get_column("_text").to_list() == [spelling]
