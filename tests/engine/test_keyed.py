@@ -143,8 +143,8 @@ def test_duplicate_run_rows_with_qrels_fall_back_and_raise() -> None:
     assert used == [False]
 
 
-def test_query_prefix_collisions_are_sorted_exactly() -> None:
-    # every hash below 2**32: all queries share the top bits of the sort key
+def _prefix_run() -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Six queries of 15 documents, ties and -0.0 among the scores, 60% judged."""
     rng = random.Random(7)
     run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
     qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
@@ -157,18 +157,27 @@ def test_query_prefix_collisions_are_sorted_exactly() -> None:
                 qrels["query_id"].append(f"q{q}")
                 qrels["doc_id"].append(f"d{d}")
                 qrels["relevance"].append(rng.choice([0, 1, 2]))
-    check(run, qrels, _weak(32), keyed=True)
+    return run, qrels
+
+
+def test_query_prefix_collisions_are_sorted_exactly() -> None:
+    # every hash below 2**32: all queries share the top bits of the sort key
+    check(*_prefix_run(), _weak(32), keyed=True)
+
+
+def _merge_queries(name: str, seed: int) -> pl.Expr:
+    """q1 and q2 get one hash (other ids keep theirs)."""
+    col = pl.col(name).cast(pl.String)
+    return pl.when(col == "q2").then(pl.lit("q1")).otherwise(col).hash(seed=seed)
+
+
+# q1 and q2 share a hash; their documents differ, so every (query, doc) key is still distinct
+_MERGED_RUN = {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": list("abcd"), "score": [1.0, 2.0, 3.0, 0.5]}
+_MERGED_QRELS = {"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 1]}
 
 
 def test_query_hash_collision_falls_back() -> None:
-    # q1 and q2 get one hash; their documents differ, so every key is still distinct
-    def merge_queries(name: str, seed: int) -> pl.Expr:
-        col = pl.col(name).cast(pl.String)
-        return pl.when(col == "q2").then(pl.lit("q1")).otherwise(col).hash(seed=seed)
-
-    run = {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": list("abcd"), "score": [1.0, 2.0, 3.0, 0.5]}
-    qrels = {"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 1]}
-    check(run, qrels, merge_queries, keyed=False)
+    check(_MERGED_RUN, _MERGED_QRELS, _merge_queries, keyed=False)
 
 
 def _scores_run(scores: list[float], grades: list[int]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
@@ -561,11 +570,22 @@ def test_duplicate_run_rows_without_qrels_fall_back_and_raise() -> None:
     assert used == [False]
 
 
-def test_grades_on_the_run_with_colliding_hashes_match() -> None:
-    run, qrels = RUN, QRELS
-    graded = graded_run(run, qrels)
+@pytest.mark.parametrize(
+    ("data", "hash_fn", "keyed"),
+    [
+        ((RUN, QRELS), _weak(2), False),  # (query, doc) keys collide: the duplicate probe
+        (_prefix_run(), _weak(32), True),  # query prefixes collide: sorted again exactly
+        ((_MERGED_RUN, _MERGED_QRELS), _merge_queries, False),  # two queries, one hash
+    ],
+    ids=["key-collision", "prefix-collision", "query-collision"],
+)
+def test_grades_on_the_run_with_colliding_hashes_match(
+    data: tuple[dict[str, list[Any]], dict[str, list[Any]]], hash_fn: Hash, keyed: bool
+) -> None:
+    # grades on the run's rows (no join): the same collisions as the qrels path's tests
+    graded = graded_run(*data)
     want, _ = evaluate_graded(graded, enabled=False)
-    for weak in (_weak(2), _weak(32)):
-        with keyed_spy(weak):
-            got = irframe.evaluate(graded, GRADED_LABELS, per_query=True)
-        assert got.equals(want)
+    with keyed_spy(hash_fn) as used:
+        got = irframe.evaluate(graded, GRADED_LABELS, per_query=True)
+    assert used == [keyed]
+    assert got.equals(want)
