@@ -255,6 +255,22 @@ def _irframe47_cols(df: Any) -> pd.DataFrame:
     return out
 
 
+# Grades on the run's rows only know the returned documents: nDCG's ideal ranking, recall and AP's
+# count of relevant documents need the qrels.  P@10 and RR read only the returned rows' grades.
+GRADED_KEYS = ["P@10", "RR"]
+
+
+def _prep_graded(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[pd.DataFrame, None]:
+    """The run with each row's grade (null: not judged), merged untimed; no qrels: the input
+    ``df.ir.ndcg(k=10)`` reads (one row per query and document, a score and a grade)."""
+    return run.merge(qrels[[Q, D, REL]], on=[Q, D], how="left", validate="one_to_one"), None
+
+
+def _irframe_graded_cols(df: Any) -> pd.DataFrame:
+    """The measures the graded input shares with the qrels (:data:`GRADED_KEYS`)."""
+    return _irframe_cols(df)[GRADED_KEYS]
+
+
 def _prep_polars(run: pd.DataFrame, qrels: pd.DataFrame) -> tuple[Any, Any]:
     import polars as pl
 
@@ -575,6 +591,16 @@ CONTENDERS: dict[str, Contender] = {
             available=_irframe_available,
         ),
         Contender(
+            "irframe-pandas-graded",
+            _prep_graded,
+            _irframe_call,
+            _irframe_graded_cols,
+            note="irframe.evaluate on one pandas frame carrying each row's grade (merged from the qrels "
+            "untimed in prepare), no qrels: no join; checked on P@10 and RR (the other three count "
+            "relevant documents the run did not return, which only the qrels know)",
+            available=_irframe_available,
+        ),
+        Contender(
             "irframe-polars-47",
             _prep_polars,
             _irframe47_call,
@@ -665,6 +691,7 @@ CONTENDERS: dict[str, Contender] = {
 DEFAULT = [
     "irframe-pandas",
     "irframe-polars",
+    "irframe-pandas-graded",
     "irframe-polars-47",
     "polars-floor",
     "polars-floor-grouped",
