@@ -183,3 +183,17 @@ def test_fast_path_parses_numbers_as_the_cast_does(spelling: str) -> None:
         assert as_float.get_column(VALUE).equals(as_text.get_column(VALUE))
         assert "_text" not in as_float.columns
         assert as_text.get_column("_text").to_list() == [spelling]
+
+
+@pytest.mark.parametrize("text", [True, False])
+def test_both_paths_give_the_same_frame(text: bool) -> None:
+    """A regular batch (the CSV reader) and one with a comment line (the regular
+    expression) give the same columns and values, with and without the score's text."""
+    from irframe.io._lines import Batch
+    from irframe.io._parse import RUN, _parse_batch
+
+    line = b"q Q0 d 1 -2.5e1 t\n"
+    fast = _parse_batch(Batch(line, 1, 1, True), RUN, "x", text=text)
+    general = _parse_batch(Batch(b"# a comment\n" + line, 1, 2, True), RUN, "x", text=text)
+    assert fast.equals(general)
+    assert ("_text" in fast.columns) is text

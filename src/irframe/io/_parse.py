@@ -225,6 +225,7 @@ def _empty(layout: Layout, *, text: bool = True) -> pl.DataFrame:
 
 
 def _parse_batch(batch: Batch, layout: Layout, name: str, *, text: bool = True) -> pl.DataFrame:
+    """The batch's rows: the kept fields and VALUE (the numeric field's text only with ``text``)."""
     _check_bytes(batch, layout, name)
     # mostly blank lines (a file of newlines): the general path gives them no row at all
     dense = batch.n_newlines * _SHORTEST_LINE > len(batch.data)
@@ -233,7 +234,8 @@ def _parse_batch(batch: Batch, layout: Layout, name: str, *, text: bool = True) 
         df = _fast(batch.data, delimiter, layout, text=text)
         if df is not None:
             return df
-    return _general(batch, layout, name)
+    df = _general(batch, layout, name)
+    return df if text else df.drop(layout.text)
 
 
 def read_lines(source: Source, layout: Layout, keep: Sequence[str] | None = None) -> pl.DataFrame:
