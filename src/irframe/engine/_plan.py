@@ -350,6 +350,11 @@ class _Keyed:
     keyed: Keyed
     judged: pl.DataFrame | None  # the qrels' per-query table (None: no qrels)
 
+    @property
+    def computed(self) -> frozenset[str]:
+        """The per-query columns the qrels' table already holds (its ``post`` columns too)."""
+        return frozenset() if self.judged is None else frozenset(self.judged.columns)
+
 
 def _group_keyed(
     keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame | None, exp_gain: bool
@@ -490,11 +495,7 @@ def build_plan(
     )
     table = _run_kernels(table, comp, done)
     # (the keyed path's qrels table holds the per-query columns computed from it alone)
-    post = {
-        k: e
-        for k, e in comp.post.items()
-        if fast is None or fast.judged is None or k not in fast.judged.columns
-    }
+    post = {k: e for k, e in comp.post.items() if fast is None or k not in fast.computed}
     if post:
         table = table.with_columns(**post)
     table = table.with_columns(
