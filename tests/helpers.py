@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,16 @@ class NamedConstructor:
 
     def __repr__(self) -> str:
         return f"constructor[{self.name}]"
+
+
+def examples(default: int) -> int:
+    """Examples per property test: ``default``, or more for a deep run.
+
+    ``IRFRAME_HYPOTHESIS_EXAMPLES=2000 pytest tests`` raises every property test to at
+    least 2000 examples (one knob for all of them; a deep run never lowers a default).
+    """
+    deep = os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES")
+    return max(default, int(deep)) if deep else default
 
 
 def graded_run(run: Data, qrels: Data) -> pl.DataFrame:

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from irframe.cli import _measures_util as mu
 from irframe.cli._measures_util import render_trec
 
@@ -94,7 +95,7 @@ _value = st.one_of(
 _count = st.one_of(st.none(), st.integers(0, 10**9).map(float))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(_value, _value, _count), min_size=1, max_size=30))
 def test_any_values_same_text(rows: list[tuple[float | None, float | None, float | None]]) -> None:
     per_query, summary = _frames([list(r) for r in rows], [f"q{i}" for i in range(len(rows))])
@@ -118,7 +119,7 @@ def test_four_decimals_sweep_of_ties_and_magnitudes() -> None:
     assert bad == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=50))
 def test_four_decimals_any_float(values: list[float]) -> None:
     assert mu._four_decimals(pl.Series(values, dtype=pl.Float64)).to_list() == _python(values)

@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import irframe
 from datagen import run_and_qrels
-from helpers import assert_close_dicts, per_query_dict
+from helpers import assert_close_dicts, examples, per_query_dict
 from irframe import _frames
 from irframe.engine import _buckets
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
@@ -81,7 +81,7 @@ def _both(buckets: Buckets, n: int, run: Any, qrels: Any, measures: list[str], *
     return bucketed
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=run_and_qrels(max_queries=8))
 def test_buckets_equal_one_pass_and_the_oracle(
     data: tuple[dict[str, list[Any]], dict[str, list[Any]]],

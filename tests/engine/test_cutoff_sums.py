@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 import irframe
 from datagen import run_and_qrels
-from helpers import assert_close_dicts, per_query_dict
+from helpers import assert_close_dicts, examples, per_query_dict
 from irframe.engine import _compile
 from oracle import oracle_evaluate
 
@@ -22,7 +22,7 @@ LABELS += ["AP", "AP@1", "AP@2", "AP@3", "AP@5"]  # the total and 4 cutoffs: one
 
 
 @pytest.mark.parametrize("max_scalar", [0, 1, 100])
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(data=run_and_qrels(grades=(-1, 0, 1, 2, 3)))
 def test_top_k_sums_equal_the_oracle(
     max_scalar: int, data: tuple[dict[str, list[Any]], dict[str, list[Any]]]

@@ -10,7 +10,6 @@ duplicate (query, doc), finite grades, ids of one type in pandas) must take the 
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import pytest
@@ -18,11 +17,11 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import CONSTRUCTORS, assert_close_dicts, per_query_dict
+from helpers import CONSTRUCTORS, assert_close_dicts, examples, per_query_dict
 from irframe.exceptions import IrFrameError
 from oracle import oracle_evaluate
 
-SETTINGS = settings(max_examples=int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES", "80")), deadline=None)
+SETTINGS = settings(max_examples=examples(80), deadline=None)
 LABELS = ["P@2", "AP", "nDCG@3", "RR", "R", "Bpref", "Judged@2", "Rprec"]
 COLUMNS = ("query_id", "doc_id", "score", "rank", "relevance")
 NAN, INF = math.nan, math.inf

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import irframe
 from datagen import run_and_qrels
-from helpers import assert_close_dicts, graded_run, per_query_dict
+from helpers import assert_close_dicts, examples, graded_run, per_query_dict
 from irframe.engine import _keyed, _plan
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
@@ -243,7 +243,7 @@ def test_sort_key_layout_bits() -> None:
     assert astuple(_keyed._Layout.of(1, 1)) == (16, 47, 1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     fields=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),
     n_rows=st.sampled_from([1, 7, 1_000_000, 2**32]),
@@ -267,7 +267,7 @@ def test_key_starts_equal_the_shifted_key(fields: list[tuple[int, int]], n_rows:
     assert new_bucket.tolist() == want_bucket.tolist()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     data=run_and_qrels(grades=(-1, 0, 0, 1, 2, 0.5)),
     use_rank=st.booleans(),
@@ -508,7 +508,7 @@ def evaluate_graded(run: pl.DataFrame, *, enabled: bool = True) -> tuple[pl.Data
     return out, used
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=run_and_qrels(grades=(-1, 0, 0, 1, 2, 0.5)), use_rank=st.booleans(), presorted=st.booleans())
 def test_grades_on_the_run_take_the_keyed_path(
     data: tuple[dict[str, list[Any]], dict[str, list[Any]]], use_rank: bool, presorted: bool

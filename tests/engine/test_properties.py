@@ -9,7 +9,6 @@ random cutoffs, thresholds and gains.  Each example also draws the frame type.
 from __future__ import annotations
 
 import math
-import os
 import random
 from typing import Any
 
@@ -20,13 +19,13 @@ from hypothesis import strategies as st
 
 import irframe
 from datagen import golden_run, measure_lists, run_and_qrels
-from helpers import CONSTRUCTORS, assert_close_dicts, native_type, per_query_dict, to_polars
+from helpers import CONSTRUCTORS, assert_close_dicts, examples, native_type, per_query_dict, to_polars
 from irframe.measures import parse_measure
 from oracle import oracle_evaluate, oracle_mean
 
 TOL = 1e-9
 # IRFRAME_HYPOTHESIS_EXAMPLES=2000 pytest tests/engine/test_properties.py for a deep run
-SETTINGS = settings(max_examples=int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES", "60")), deadline=None)
+SETTINGS = settings(max_examples=examples(60), deadline=None)
 FRAME_TYPES = st.sampled_from(list(CONSTRUCTORS))
 GRADES = (-2, -1, 0, 0, 1, 1, 2, 3, 0.5, 1.5, 2.5)
 NORMALIZED = {"P", "R", "RR", "AP", "nDCG", "Rprec", "Bpref", "Success", "Judged"}

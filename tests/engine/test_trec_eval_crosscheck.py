@@ -11,7 +11,6 @@ in ``m_bpref.c``), so bpref is compared to 1e-6 instead of 1e-9.
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from datagen import run_and_qrels, trec_name
-from helpers import NamedConstructor, assert_close_dicts, per_query_dict
+from helpers import NamedConstructor, assert_close_dicts, examples, per_query_dict
 from irframe.measures import Measure, parse_measure
 from oracle import oracle_evaluate
 
@@ -29,7 +28,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 TOL = 1e-9
 # IRFRAME_HYPOTHESIS_EXAMPLES=2000 for a deep run
-EXAMPLES = int(os.environ.get("IRFRAME_HYPOTHESIS_EXAMPLES", "60"))
+EXAMPLES = examples(60)
 BPREF_TOL = 1e-6
 
 
@@ -96,7 +95,7 @@ def compare(
 # ---------------------------------------------------------------------------------------
 # (0) the oracle itself agrees with trec_eval: this validates the reference
 # ---------------------------------------------------------------------------------------
-@settings(max_examples=max(150, EXAMPLES), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=run_and_qrels(grades=(-1, 0, 0, 1, 1, 2, 3, 4)), rel=st.sampled_from([1, 2, 3]))
 def test_oracle_matches_pytrec_eval(data: tuple[dict[str, list[Any]], ...], rel: int) -> None:
     run, qrels = data

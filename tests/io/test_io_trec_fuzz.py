@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from irframe.exceptions import IrFrameError
 from irframe.io import read_trec_qrels, read_trec_run
 
@@ -127,13 +128,13 @@ def _check(reader_rows: object, data: bytes, oracle: object) -> None:
         assert g[2] == e[2] or (math.isnan(g[2]) and math.isnan(e[2]))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trec_bytes(6))
 def test_run_bytes(data: bytes) -> None:
     _check(lambda d: read_trec_run(io.BytesIO(d)).rows(), data, oracle_run)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trec_bytes(4))
 def test_qrels_bytes(data: bytes) -> None:
     _check(lambda d: read_trec_qrels(io.BytesIO(d)).rows(), data, oracle_qrels)

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from irframe.stats import adjust_p_values, paired_test, randomization_test
 
 GRID = [0.0, 0.1, 0.25, 1 / 3, 0.5, 2 / 3, 0.75, 1.0]  # IR-like values: ties and zero deltas
@@ -17,7 +18,7 @@ pairs = st.integers(2, 40).flatmap(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(pairs, st.sampled_from(["t", "wilcoxon", "randomization"]))
 def test_p_in_unit_interval_and_symmetric_in_x_y(xy: tuple[list[float], list[float]], test: str) -> None:
     x, y = np.array(xy[0]), np.array(xy[1])
@@ -29,7 +30,7 @@ def test_p_in_unit_interval_and_symmetric_in_x_y(xy: tuple[list[float], list[flo
     assert a.p_value == b.p_value
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(pairs)
 def test_query_order_does_not_matter(xy: tuple[list[float], list[float]]) -> None:
     x, y = np.array(xy[0]), np.array(xy[1])
@@ -42,7 +43,7 @@ def test_query_order_does_not_matter(xy: tuple[list[float], list[float]]) -> Non
         assert randomization_test(x, y).p_value == randomization_test(x[perm], y[perm]).p_value
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
 def test_corrections_bounds_and_order(p: list[float]) -> None:
     raw = np.array(p)
