@@ -123,10 +123,12 @@ def _fast(data: bytes, delimiter: str, layout: Layout, *, text: bool) -> pl.Data
         if text or n != layout.text
     ]
     value = df.get_column(number)
-    if text:
+    if text:  # (parsed by the reader, a value is never null here: empty fields returned above)
         value = value.cast(pl.Float64, strict=False)
-    if value.null_count() or value.is_nan().any():
-        return None  # the general path names the line
+        if value.null_count():
+            return None  # the general path names the line
+    if value.is_nan().any():
+        return None
     return df.select(*kept, value.alias(VALUE))
 
 
