@@ -182,8 +182,8 @@ def test_fast_path_parses_numbers_as_the_cast_does(spelling: str) -> None:
     assert (as_float is None) == (as_text is None)
     if as_float is not None and as_text is not None:
         assert as_float.get_column(VALUE).equals(as_text.get_column(VALUE))
-        assert "_text" not in as_float.columns
-        assert as_text.get_column("_text").to_list() == [spelling]
+        assert RUN.text not in as_float.columns
+        assert as_text.get_column(RUN.text).to_list() == [spelling]
 
 
 @pytest.mark.parametrize("text", [True, False])
@@ -197,4 +197,4 @@ def test_both_paths_give_the_same_frame(text: bool) -> None:
     fast = _parse_batch(Batch(line, 1, 1, True), RUN, "x", text=text)
     general = _parse_batch(Batch(b"# a comment\n" + line, 1, 2, True), RUN, "x", text=text)
     assert fast.equals(general)
-    assert ("_text" in fast.columns) is text
+    assert (RUN.text in fast.columns) is text

@@ -128,7 +128,7 @@ def _fast(data: bytes, delimiter: str, layout: Layout, *, text: bool) -> pl.Data
         if value.null_count():
             return None  # the general path names the line
     if value.is_nan().any():
-        return None
+        return None  # (NaN too: the general path names the line)
     return df.select(*kept, value.alias(VALUE))
 
 
