@@ -104,7 +104,9 @@ def test_from_import_and_star_import() -> None:
         "print(evaluate.__module__, IrFrameError.__module__, datasets.__name__, check.__module__, "
         "moved.__module__)"
     )
-    expected = "irframe.functions irframe.exceptions irframe.datasets irframe.check irframe.compare.moved"
+    expected = (
+        "irframe.functions irframe.exceptions irframe.datasets irframe._check.gate irframe._compare.movers"
+    )
     assert _run(code) == expected
 
 
@@ -114,7 +116,8 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "first", ["import irframe.check", "import irframe.compare", "from irframe.check import check"]
+    "first",
+    ["import irframe._check.gate", "import irframe._compare", "from irframe._check.gate import check"],
 )
 def test_check_and_compare_stay_functions_when_their_module_is_imported_first(first: str) -> None:
     code = f"{first}; import irframe; print(type(irframe.check).__name__, type(irframe.compare).__name__)"
@@ -144,7 +147,7 @@ def test_cli_eval_imports_only_what_eval_needs() -> None:
     )
     assert ["runid", "all", "bm25"] in [line.split() for line in stdout.splitlines()]  # it did evaluate
     unneeded = {
-        "irframe.compare", "irframe.check", "irframe.plotting", "irframe.stats", "irframe._snapshot",
+        "irframe.compare", "irframe.check", "irframe.plotting", "irframe.stats", "irframe._check.snapshot",
         "irframe.cli.compare", "irframe.cli.check", "irframe.cli.snapshot", "irframe.cli.demo",
         "irframe.cli.measures", "pandas", "dask", "matplotlib", "scipy",
     }  # fmt: skip

@@ -78,9 +78,30 @@ def _anchor(module: str, name: str) -> str:
     return f"{module}.md#irframe.{module}.{name}"
 
 
+# Top-level names defined in a private package get a page of their own, by package.
+TOPICS = {"_compare": "compare", "_check": "check"}
+
+
+def topic_names(topic: str) -> list[str]:
+    """The ``irframe.__all__`` names defined in the private package of this topic page."""
+    package = next(p for p, t in TOPICS.items() if t == topic)
+    return [
+        n
+        for n in irframe.__all__
+        if getattr(getattr(irframe, n), "__module__", "").startswith(f"irframe.{package}.")
+        or getattr(getattr(irframe, n), "__module__", "") == f"irframe.{package}"
+    ]
+
+
+def _pages_in_order() -> list[str]:
+    """Public modules and topic pages, in reading order."""
+    names = [*public_modules(), *TOPICS.values()]
+    return sorted(names, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+
+
 def nav() -> list[str]:
     """The API section of the site's navigation, in reading order."""
-    names = public_modules()
+    names = _pages_in_order()
     pages = [f"reference/api/{n}.md" for n in names]
     pages.insert(1 if names and names[0] == "functions" else 0, "reference/api/namespace.md")
     return ["reference/api/index.md", *pages]
@@ -90,6 +111,9 @@ def _home(name: str) -> str | None:
     """The first public module whose ``__all__`` holds ``name`` (or that is ``irframe.<name>``)."""
     if isinstance(getattr(irframe, name), ModuleType):
         return name if name in public_modules() else None
+    for topic in TOPICS.values():
+        if name in topic_names(topic):
+            return topic
     for module in public_modules():
         if name in getattr(importlib.import_module(f"irframe.{module}"), "__all__", ()):
             return module
@@ -115,6 +139,8 @@ def top_level_table() -> tuple[str, list[str]]:
         summary = _md(doc[0]) if doc else ""
         if name in _NAMESPACE:
             anchor = f"namespace.md#irframe._namespaces.{name}"
+        elif home in TOPICS.values():
+            anchor = f"{home}.md#irframe.{name}"
         else:
             anchor = f"{home}.md" if isinstance(obj, ModuleType) else _anchor(home, name)
         rows.append(f"| `irframe.{name}` | {summary} | [{TITLES.get(home, home)}]({anchor}) |")
@@ -152,6 +178,11 @@ def pages() -> dict[str, str]:
             "      show_root_heading: false\n"
             "      show_root_toc_entry: false\n"
         ) + "".join(f"\n::: irframe.{name}.{sub}.{sub}\n" for sub in _shadowed(name))
+    for topic in TOPICS.values():
+        out[f"reference/api/{topic}.md"] = f"# {TITLES[topic]}\n" + "".join(
+            f"\n::: irframe.{name}\n    options:\n      show_root_heading: true\n"
+            for name in topic_names(topic)
+        )
     index.append("- [`.ir` namespace](namespace.md): the methods on pandas, polars and Dask frames")
     out["reference/api/index.md"] = "\n".join(index) + "\n"
     out["reference/api/namespace.md"] = (

@@ -24,7 +24,6 @@ shape: (1, 5)
 from __future__ import annotations
 
 import sys
-import types
 from typing import TYPE_CHECKING
 
 from irframe import _namespaces
@@ -32,9 +31,9 @@ from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
     from irframe import datasets
-    from irframe.check import CheckResult, Snapshot, check, read_snapshot, snapshot
-    from irframe.compare import ComparisonReport, compare, compare_report
-    from irframe.compare.moved import moved
+    from irframe._backends.parquet import evaluate_parquet
+    from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
+    from irframe._compare import ComparisonReport, compare, compare_report, moved
     from irframe.exceptions import IrFrameError
     from irframe.functions import (
         ap,
@@ -58,7 +57,6 @@ if TYPE_CHECKING:
         write_trec_run,
     )
     from irframe.measures import Measure, define_measure, parse_measure
-    from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
 
@@ -103,8 +101,8 @@ __all__ = [
 # Every public name but the namespace loads on first use (PEP 562): the engine pulls in
 # polars, numpy and pyarrow, and `import irframe` (every CLI call) stays light.
 _HOMES: dict[str, tuple[str, ...]] = {
-    "irframe.check": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
-    "irframe.compare": ("ComparisonReport", "compare", "compare_report", "moved"),
+    "irframe._check.gate": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
+    "irframe._compare": ("ComparisonReport", "compare", "compare_report", "moved"),
     "irframe.exceptions": ("IrFrameError",),
     "irframe.functions": (
         "ap", "bpref", "evaluate", "judged", "mrr", "ndcg", "precision", "recall", "rprec", "success",
@@ -114,7 +112,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "write_trec_qrels", "write_trec_run",
     ),
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
-    "irframe.outofcore": ("evaluate_parquet",),
+    "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     "datasets": ("irframe.datasets", None),
@@ -138,16 +136,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-class _Package(types.ModuleType):
-    """``irframe`` itself. ``irframe.check`` and ``irframe.compare`` name functions that
-    share their name with the submodule defining them; importing that submodule makes
-    Python set the package attribute to the module, which here keeps the function."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in ("check", "compare") and isinstance(value, types.ModuleType):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 _namespaces.register_frames()  # .ir on polars, pandas and dask frames, now or when they are imported

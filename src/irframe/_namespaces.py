@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import importlib.machinery
     import types
 
-    from irframe.compare import ComparisonReport
+    from irframe._compare import ComparisonReport
 
 __all__ = ["IrNamespace", "ir", "register_frames", "register_pandas"]
 
@@ -59,7 +59,7 @@ class IrNamespace(Generic[T]):
         **kwargs: Any,
     ) -> T:
         """See :func:`irframe.compare`."""
-        from irframe.compare import compare
+        from irframe._compare import compare
 
         return compare(self._frame, qrels, measures, system_col=system, **kwargs)
 
@@ -72,7 +72,7 @@ class IrNamespace(Generic[T]):
         **kwargs: Any,
     ) -> ComparisonReport:
         """See :func:`irframe.compare_report`."""
-        from irframe.compare import compare_report
+        from irframe._compare import compare_report
 
         return compare_report(self._frame, qrels, measures, system_col=system, **kwargs)
 
@@ -80,7 +80,7 @@ class IrNamespace(Generic[T]):
         self, measure: Any = "nDCG@10", qrels: Any = None, *, system_col: str = "system", **kwargs: Any
     ) -> T:
         """See :func:`irframe.moved`."""
-        from irframe.compare import moved
+        from irframe._compare import moved
 
         return moved(self._frame, qrels, measure, system_col=system_col, **kwargs)
 

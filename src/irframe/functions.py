@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from irframe._backends import backend_for
-from irframe._options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._backends.registry import backend_for
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
 

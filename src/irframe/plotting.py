@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from irframe._options import Missing, Options
-from irframe.compare import ComparisonReport, moved_frame, system_means, system_names
+from irframe._compare import ComparisonReport, moved_frame, system_means, system_names
+from irframe._input.options import Missing, Options
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measure
 
@@ -81,7 +81,7 @@ def plot_deltas(
     Parameters
     ----------
     runs, qrels, measure, baseline, system_col, missing, **column_kwargs
-        As for :func:`irframe.compare.moved` (one measure).
+        As for :func:`irframe.moved` (one measure).
     system : str, optional
         The system to plot; may be omitted when there is only one besides the baseline.
     ax : matplotlib Axes, optional
@@ -247,7 +247,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from irframe.compare import compare_report
+    >>> from irframe._compare import compare_report
     >>> from irframe.datasets import golden
     >>> g = golden()
     >>> ax = plot_comparison(compare_report(g.runs, g.qrels, ["nDCG@10", "RR"], baseline="bm25"))

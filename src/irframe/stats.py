@@ -65,7 +65,7 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from irframe._checks import MAX_RESAMPLES, check_level, check_resamples, check_seed
+from irframe._input.params import MAX_RESAMPLES, check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = [

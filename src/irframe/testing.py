@@ -48,7 +48,7 @@ def assert_no_regression(
     ...
     """
     __tracebackhide__ = True  # pytest shows the caller's line
-    from irframe.check import check
+    from irframe._check.gate import check
 
     if measures is not None and not isinstance(measures, str | Iterable):
         measures = [measures]

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe.check import Snapshot
+from irframe._check.gate import Snapshot
 from irframe.datasets import golden
 from irframe.exceptions import InvalidDataError
 

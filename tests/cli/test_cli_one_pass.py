@@ -1,7 +1,7 @@
 """``irframe eval`` (and ``demo``) run the engine once for the per-query rows and the means.
 
 The per-query table and the means come from one collected table
-(:func:`irframe._local.evaluate_pair`); they must equal two ``irframe.evaluate`` calls,
+(:func:`irframe._backends.local.evaluate_pair`); they must equal two ``irframe.evaluate`` calls,
 which the rest of the suite checks against trec_eval and the plain-Python oracle.
 """
 
@@ -18,8 +18,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import irframe
-from irframe import engine
-from irframe._local import evaluate_pair
+from irframe import _engine as engine
+from irframe._backends.local import evaluate_pair
 from irframe.cli import main
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq1 0 z 3\nq2 0 a 1\nq2 0 d 2\nq3 0 e 1\n"

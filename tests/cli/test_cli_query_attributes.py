@@ -1,6 +1,6 @@
 """``irframe eval --by COL`` where only the qrels carry COL (a query attribute).
 
-The CLI hands the rule to ``evaluate`` (``irframe._queries``, one rule for every
+The CLI hands the rule to ``evaluate`` (``irframe._input.queries``, one rule for every
 backend); expected means are computed by hand below.
 """
 

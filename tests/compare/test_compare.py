@@ -7,7 +7,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-from irframe.compare import compare, compare_report, moved
+from irframe._compare import compare, compare_report, moved
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
 
 QUERIES = ["q1", "q2", "q3", "q4"]

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from irframe.compare import compare, compare_report, moved, system_means
+from irframe._compare import compare, compare_report, moved, system_means
 from irframe.exceptions import IrFrameError
 from irframe.stats import MAX_RESAMPLES, bootstrap_ci, paired_test, randomization_test
 

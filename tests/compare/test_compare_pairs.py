@@ -8,7 +8,7 @@ import re
 import polars as pl
 import pytest
 
-from irframe.compare import compare, compare_report, moved
+from irframe._compare import compare, compare_report, moved
 from irframe.exceptions import InvalidParameterError
 
 QUERIES = ["q1", "q2", "q3", "q4"]

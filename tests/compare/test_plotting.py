@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from irframe.compare import compare_report
+from irframe._compare import compare_report
 from irframe.datasets import golden
 from irframe.exceptions import InvalidParameterError
 

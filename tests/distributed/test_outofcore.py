@@ -53,7 +53,7 @@ def test_empty_buckets_are_not_evaluated(tmp_path: Path, monkeypatch: pytest.Mon
     """A bucket without run rows or judgments adds nothing and is skipped: with 4096 buckets
     only those holding a query (of the run or the qrels) are evaluated, one pass each, and the
     first bucket (whose table gives the output's schema)."""
-    import irframe.outofcore as oc
+    import irframe._backends.parquet as oc
 
     calls = []
     real = oc.evaluate_partition
@@ -233,7 +233,7 @@ def test_unreadable_parquet_inputs_name_the_file(tmp_path: Path) -> None:
 
 
 _SIGNAL_CHILD = """
-import signal, sys, time, polars as pl, irframe, irframe.outofcore as oc
+import signal, sys, time, polars as pl, irframe, irframe._backends.parquet as oc
 signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
 run = pl.DataFrame({"query_id": [f"q{i % 50}" for i in range(5000)],
                     "doc_id": [f"d{i}" for i in range(5000)], "score": [float(i) for i in range(5000)]})

@@ -17,8 +17,10 @@ import pytest
 
 import irframe
 from helpers import graded_run
-from irframe.engine import _background, _keyed, _plan
-from irframe.engine._background import Background, Pending
+from irframe._engine import background as _background
+from irframe._engine import keyed as _keyed
+from irframe._engine import plan as _plan
+from irframe._engine.background import Background, Pending
 
 
 def test_a_query_never_asked_for_is_fetched_when_the_block_exits() -> None:

@@ -21,8 +21,8 @@ from polars.testing import assert_frame_equal
 import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, examples, per_query_dict
-from irframe import _frames
-from irframe.engine import _buckets
+from irframe._engine import buckets as _buckets
+from irframe._input import frames as _frames
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
 

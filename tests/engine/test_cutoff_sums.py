@@ -14,7 +14,7 @@ from hypothesis import given, settings
 import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, examples, per_query_dict
-from irframe.engine import _compile
+from irframe._engine import compiler as _compile
 from oracle import oracle_evaluate
 
 LABELS = ["P@1", "P@2", "P@3", "P@5", "P@20", "nDCG@2", "nDCG@4", "nDCG", "R@3", "Judged@3", "ERR@2"]

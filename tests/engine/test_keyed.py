@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, examples, graded_run, per_query_dict
-from irframe.engine import _keyed, _plan
+from irframe._engine import keyed as _keyed
+from irframe._engine import plan as _plan
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
 

@@ -15,9 +15,9 @@ import pytest
 
 import irframe
 from irframe import kernels as K
-from irframe._backends import backend_for, backends
-from irframe._options import Options
-from irframe.engine._aggregate import combine_partials, partial_sums
+from irframe._backends.registry import backend_for, backends
+from irframe._engine.aggregate import combine_partials, partial_sums
+from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import (
     FAMILIES,

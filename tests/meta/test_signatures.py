@@ -1,7 +1,7 @@
 """Every public evaluating function takes every option of the options value, with its default.
 
 The signatures are written out (for ``help()`` and editors) while the options are validated
-once, by :class:`irframe._options.Options`: this test keeps the two one decision.  A default
+once, by :class:`irframe._input.options.Options`: this test keeps the two one decision.  A default
 changed in ``Options`` but not in one signature, or an option one backend's signature lacks
 (``irframe.dask.evaluate`` lacked ``columns`` and ``order`` until 2026-11-30, although
 ``irframe.evaluate`` on a Dask frame took them), fails here.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from irframe._options import Options
+from irframe._input.options import Options
 
 FIELDS = {f.name: f.default for f in dataclasses.fields(Options)}
 # module, function, the optional dependency it needs

@@ -65,12 +65,12 @@ class Evaluate:
 def _stages() -> tuple[Any, Any]:
     """The engine module and ``build(run, measures, qrels)`` at this commit.
 
-    Since the architecture change: ``irframe.engine.build(run_lf, measures, qrels, opts,
+    Since the architecture change: ``irframe._engine.build(run_lf, measures, qrels, opts,
     detect_order=True)``; before it: ``irframe.functions.build`` over ``irframe._engine``.
     """
     try:
-        from irframe import engine
-        from irframe._options import Options
+        from irframe import _engine as engine
+        from irframe._input.options import Options
 
         def build(run: Any, measures: Any, qrels: Any) -> Any:
             return engine.build(run.lazy(), measures, qrels, Options.build(), detect_order=True)

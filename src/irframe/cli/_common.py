@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
-from irframe._options import CHOICES, PRESETS, Options
+from irframe._input.options import CHOICES, PRESETS, Options
 from irframe.cli._measures_util import resolve_measures
 from irframe.exceptions import CliError
 

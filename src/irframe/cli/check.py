@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from irframe._options import CHOICES, Options
+from irframe._input.options import CHOICES, Options
 from irframe.cli._common import (
     CliError,
     SubParsers,
@@ -123,7 +123,7 @@ def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any
 
 def _baseline(path: str, mapping: dict[str, str], stdin: bytes | None) -> Any:
     """A snapshot (kept as a path: check reads it) or a run read like the candidate."""
-    from irframe._snapshot import is_snapshot_file
+    from irframe._check.snapshot import is_snapshot_file
     from irframe.io.sniff import load_runs
 
     if path != "-" and is_snapshot_file(path):
@@ -169,7 +169,7 @@ def _print(result: Any, fmt: str) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run ``irframe check``; returns 0 (pass) or 1 (regression)."""
-    from irframe.check import check
+    from irframe._check.gate import check
 
     progress = bool(args.progress or sys.stderr.isatty())
     with _progress("reading the inputs", progress):

@@ -99,8 +99,8 @@ def _markers_encodable() -> bool:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``irframe compare``."""
-    from irframe.compare import DEFAULT_MEASURES as COMPARE_MEASURES
-    from irframe.compare import compare_report
+    from irframe._compare import DEFAULT_MEASURES as COMPARE_MEASURES
+    from irframe._compare import compare_report
 
     measures, qrels, runs, progress = _read_inputs(args, COMPARE_MEASURES)
     with _progress("comparing", progress):

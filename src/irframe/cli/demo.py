@@ -48,7 +48,7 @@ def _by_segment(
 
 
 def _print_evaluation(g: Any, measures: list[str]) -> None:
-    from irframe._local import evaluate_pair
+    from irframe._backends.local import evaluate_pair
 
     labels = [str(m) for m in measures]
     per_query, summary = evaluate_pair(g.runs, measures, g.qrels, by="system")
@@ -74,7 +74,7 @@ def _print_evaluation(g: Any, measures: list[str]) -> None:
 
 def _print_check(g: Any, measures: list[str]) -> None:
     """The golden-set loop on the bundled set: hybrid checked against bm25."""
-    from irframe.check import check
+    from irframe._check.gate import check
     from irframe.cli.compare import _markers_encodable
 
     runs = {s: g.runs.filter(g.runs["system"] == s) for s in ("bm25", "hybrid")}

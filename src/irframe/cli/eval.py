@@ -95,7 +95,7 @@ def _evaluate_runs(runs: pl.DataFrame, measures: Any, qrels: Any, kwargs: dict[s
     group by), which is put back in front of both tables."""
     import polars as pl
 
-    from irframe._local import evaluate_pair
+    from irframe._backends.local import evaluate_pair
 
     col = runs.get_column("system")
     if runs.height == 0 or col.null_count() or not bool((col == col[0]).all()):

@@ -73,7 +73,7 @@ def inputs_with_config(args: argparse.Namespace, what: str) -> tuple[str, str, d
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
     """Run ``irframe snapshot``."""
-    from irframe.check import snapshot
+    from irframe._check.gate import snapshot
     from irframe.io.sniff import load, load_queries, load_runs
 
     qrels_path, run_path, config = inputs_with_config(args, "run")

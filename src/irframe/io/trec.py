@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
 
-from irframe._columns import ranking_order
+from irframe._input.columns import ranking_order
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 from irframe.io._parse import QRELS, RUN, VALUE, WS, read_lines
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
@@ -344,7 +344,7 @@ def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") ->
 
 # --- writers -----------------------------------------------------------------------------
 def _to_polars(df: Any, role: str) -> pl.DataFrame:
-    from irframe._frames import to_lazy  # the one place that knows pandas
+    from irframe._input.frames import to_lazy  # the one place that knows pandas
 
     return to_lazy(df, role)[0].collect()
 
@@ -405,7 +405,7 @@ def write_trec_run(
     """Write a run as a TREC run file ``query Q0 doc rank score tag``.
 
     Documents are written in the table's evaluation order, the one ranking rule of
-    :func:`irframe._columns.ranking_order`: by ``rank_col`` ascending when the frame has
+    :func:`irframe._input.columns.ranking_order`: by ``rank_col`` ascending when the frame has
     it, otherwise by score descending; ties (of rank or of score) broken by doc_id
     descending in byte order, integer ids compared as strings (trec_eval's order).
     Ranks are rewritten 1..n per query.  The score written is the

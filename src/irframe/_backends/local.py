@@ -6,11 +6,11 @@ from typing import Any
 
 import polars as pl
 
-from irframe import engine
-from irframe._backends import backend_for
-from irframe._frames import Origin, from_lazy, in_memory_rows, to_lazy
-from irframe._options import Options
-from irframe._queries import with_query_attributes
+from irframe import _engine as engine
+from irframe._backends.registry import backend_for
+from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
+from irframe._input.options import Options
+from irframe._input.queries import with_query_attributes
 
 __all__ = ["evaluate_options", "evaluate_pair"]
 
@@ -21,7 +21,7 @@ def _evaluated(
     """The plan and its per-query table with flags: collected once (lazy for a lazy run).
 
     A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
-    (:func:`irframe._frames.in_memory_rows`), unless query attributes are joined onto it.
+    (:func:`irframe._input.frames.in_memory_rows`), unless query attributes are joined onto it.
     """
     run_lf, origin, rows, n_rows = engine.run_input(run)
     if opts.by:
@@ -39,7 +39,7 @@ def _with_attributes(
     run_lf: pl.LazyFrame, qrels: Any, queries: Any, opts: Options, bucketed: bool
 ) -> tuple[pl.LazyFrame, Any, Options, bool]:  # fmt: skip
     """The ``by`` columns the run lacks copied onto run and qrels (see
-    :func:`~irframe._queries.with_query_attributes`), the options with the detected
+    :func:`~irframe._input.queries.with_query_attributes`), the options with the detected
     column convention, and whether the run came back as it was given.
 
     For a run converted by buckets (``bucketed``), pandas or Arrow qrels are read lazily

@@ -10,7 +10,7 @@ Only one bucket's intermediates are alive at a time.
 The input checks then run once, on the whole table, with the duplicate probes summed,
 so that an error counts and names rows over the whole input as it would unbucketed.
 
-A pandas frame or a pyarrow Table (:class:`~irframe._frames.ArrowRows`) is converted to
+A pandas frame or a pyarrow Table (:class:`~irframe._input.frames.ArrowRows`) is converted to
 polars a bucket at a time, only the columns the plan reads: the whole input is never
 copied into polars (at 1e7 rows that copy alone was ~0.7x the pandas input).  The next
 bucket is cut in a worker thread while the current one is evaluated.
@@ -27,11 +27,19 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from irframe._frames import Origin, PolarsRows, Rows, in_memory_rows, is_arrow_table, is_pandas_frame, to_lazy
-from irframe._options import Options
-from irframe.engine._checks import check, collect, collect_unchecked
-from irframe.engine._entry import build
-from irframe.engine._plan import Plan, ids_compare_as_is
+from irframe._engine.checks import check, collect, collect_unchecked
+from irframe._engine.entry import build
+from irframe._engine.plan import Plan, ids_compare_as_is
+from irframe._input.frames import (
+    Origin,
+    PolarsRows,
+    Rows,
+    in_memory_rows,
+    is_arrow_table,
+    is_pandas_frame,
+    to_lazy,
+)
+from irframe._input.options import Options
 from irframe.measures import Measure
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "RunInput", "bucket_count", "collect_in_memory", "run_input"]
@@ -63,7 +71,7 @@ def _bucket_ids(rows: Rows, column: str, as_is: bool, n: int) -> pl.Series:
     """Each row's bucket: its id's hash modulo ``n``, the id as it is or as a string.
 
     Run and qrels ids hash in the form in which the plan joins them
-    (:func:`~irframe.engine._plan.ids_compare_as_is`), so that a query's judgments land
+    (:func:`~irframe._engine.plan.ids_compare_as_is`), so that a query's judgments land
     in its bucket.  A pandas column is converted a slice at a time for this.
     """
     parts: list[pl.Series] = []
@@ -86,8 +94,8 @@ def run_input(run: Any, *, count_lazy: bool = False) -> RunInput:
     """The run's lazy frame, its origin, its rows and their count.
 
     A pandas frame or pyarrow Table of more than :data:`BUCKET_ROWS` rows comes as
-    :class:`~irframe._frames.Rows`, converted to polars a bucket at a time; anything else
-    is converted whole, once, by :func:`~irframe._frames.to_lazy`.  A polars LazyFrame is
+    :class:`~irframe._input.frames.Rows`, converted to polars a bucket at a time; anything else
+    is converted whole, once, by :func:`~irframe._input.frames.to_lazy`.  A polars LazyFrame is
     counted (one pass) only with ``count_lazy``.
 
     Examples
@@ -166,11 +174,11 @@ def collect_in_memory(
     """Build and collect the plan of an in-memory run: in one pass, or bucket by bucket
     when the run has more than :data:`BUCKET_ROWS` rows (see the module's docstring).
 
-    ``rows``: the run as :class:`~irframe._frames.Rows` (``run_lf`` is then its
+    ``rows``: the run as :class:`~irframe._input.frames.Rows` (``run_lf`` is then its
     ``lazy()``): a pandas or Arrow run is then converted a bucket at a time, and so are
     pandas or Arrow qrels.  Each bucket converts only the columns the plan reads.
     ``partition_values`` and ``allow_empty``: as for
-    :func:`~irframe.engine._entry.build` (a partition of a larger run).
+    :func:`~irframe._engine.entry.build` (a partition of a larger run).
     """
     n = bucket_count(n_rows)
     if n == 1:

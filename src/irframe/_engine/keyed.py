@@ -21,7 +21,7 @@ which needs no join):
   with those of its query's first row;
 - the checks that need no order (the duplicate probes, the joined ids' comparison, the
   qrels' per-query table) run as background polars queries beside the sort
-  (:mod:`~irframe.engine._background`);
+  (:mod:`~irframe._engine.background`);
 - a run already in ranking order (a TREC run file, a search log) is not sorted at all:
   :func:`segment_rows` checks the order in one pass and keeps it;
 - ``order="auto"`` with a rank and a score: :func:`scores_rise` checks, in the rank
@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from irframe import kernels as K
-from irframe._columns import RunColumns
-from irframe.engine._background import Background, Pending
+from irframe._engine.background import Background, Pending
+from irframe._input.columns import RunColumns
 
 if TYPE_CHECKING:
     import numpy as np

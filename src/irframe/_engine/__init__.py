@@ -1,22 +1,21 @@
-"""The engine: one lazy polars plan per evaluation (see :mod:`irframe.engine._plan`).
+"""The engine: one lazy polars plan per evaluation (see :mod:`irframe._engine.plan`).
 
-- :mod:`~irframe.engine._compile`: measures -> per-query columns (the measures' ``Ctx``);
-- :mod:`~irframe.engine._plan`: prepare once, one ``group_by`` for every measure;
-- :mod:`~irframe.engine._checks`: input checks on the collected table;
-- :mod:`~irframe.engine._aggregate`: means, partial sums, counts (every backend's);
-- :mod:`~irframe.engine._buckets`: large in-memory runs, one bucket of queries at a time.
-- :mod:`~irframe.engine._keyed`: the fast path for in-memory input (u64 keys, one sort);
-- :mod:`~irframe.engine._background`: polars queries run beside it, each fetched once.
+- :mod:`~irframe._engine.compiler`: measures -> per-query columns (the measures' ``Ctx``);
+- :mod:`~irframe._engine.plan`: prepare once, one ``group_by`` for every measure;
+- :mod:`~irframe._engine.checks`: input checks on the collected table;
+- :mod:`~irframe._engine.aggregate`: means, partial sums, counts (every backend's);
+- :mod:`~irframe._engine.buckets`: large in-memory runs, one bucket of queries at a time.
+- :mod:`~irframe._engine.keyed`: the fast path for in-memory input (u64 keys, one sort);
+- :mod:`~irframe._engine.background`: polars queries run beside it, each fetched once.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from irframe._columns import natural_order
-from irframe.engine._aggregate import summarize_table
-from irframe.engine._buckets import RunInput, bucket_count, collect_in_memory, run_input
-from irframe.engine._checks import (
+from irframe._engine.aggregate import summarize_table
+from irframe._engine.buckets import RunInput, bucket_count, collect_in_memory, run_input
+from irframe._engine.checks import (
     attribute_like,
     check,
     checked,
@@ -24,8 +23,9 @@ from irframe.engine._checks import (
     partition_stats,
     partitions_error,
 )
-from irframe.engine._entry import build
-from irframe.engine._plan import IN_RUN, JUDGED, Plan, build_plan
+from irframe._engine.entry import build
+from irframe._engine.plan import IN_RUN, JUDGED, Plan, build_plan
+from irframe._input.columns import natural_order
 
 __all__ = [
     "IN_RUN",
@@ -50,7 +50,7 @@ __all__ = [
 
 def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
     """The public per-query table: keys and one Float64 column per measure, in natural key
-    order (:func:`irframe._columns.natural_order`: ``q2`` before ``q10``).
+    order (:func:`irframe._input.columns.natural_order`: ``q2`` before ``q10``).
 
     Missing queries are kept (as zeros) unless ``missing='drop'``; unjudged run queries
     are kept with null values so that they stay visible.

@@ -9,9 +9,7 @@ from typing import Any, Literal, TypeVar, overload
 
 import polars as pl
 
-from irframe._checks import check_level, check_resamples, check_seed
-from irframe._options import Missing, Options
-from irframe.compare._pairing import (
+from irframe._compare.pairing import (
     _BASE,
     _BSYS,
     _DELTA,
@@ -30,7 +28,9 @@ from irframe.compare._pairing import (
     _stack,
     _with_queries,
 )
-from irframe.compare.report import ComparisonReport
+from irframe._compare.report import ComparisonReport
+from irframe._input.options import Missing, Options
+from irframe._input.params import check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import parse_measures
 from irframe.progress import Progress, check_progress, reporter

@@ -8,7 +8,7 @@ from typing import Literal
 
 import polars as pl
 
-from irframe._options import DEFAULT_RANK
+from irframe._input.options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = [

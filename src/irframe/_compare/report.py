@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from irframe._frames import Origin, from_lazy
+from irframe._input.frames import Origin, from_lazy
 
 __all__ = ["ComparisonReport"]
 
@@ -65,7 +65,7 @@ class ComparisonReport:
 
     Examples
     --------
-    >>> from irframe.compare import compare_report
+    >>> from irframe._compare import compare_report
     >>> from irframe.datasets import golden
     >>> g = golden()
     >>> report = compare_report(g.runs, g.qrels, ["nDCG@10", "R@100"], baseline="bm25")
@@ -107,7 +107,7 @@ class ComparisonReport:
 
         Examples
         --------
-        >>> from irframe.compare import compare_report
+        >>> from irframe._compare import compare_report
         >>> from irframe.datasets import golden
         >>> g = golden(backend="pandas")
         >>> report = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25")
@@ -322,7 +322,7 @@ class ComparisonReport:
 
         Examples
         --------
-        >>> from irframe.compare import compare_report
+        >>> from irframe._compare import compare_report
         >>> from irframe.datasets import golden
         >>> g = golden()
         >>> page = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25").to_html()

@@ -7,11 +7,11 @@ from typing import Any
 
 import polars as pl
 
-from irframe._columns import RunColumns, resolve_qrels, resolve_run
-from irframe._frames import to_lazy
-from irframe._options import PRESETS, Options
-from irframe.engine._aggregate import COUNTS
-from irframe.engine._plan import Plan, build_plan
+from irframe._engine.aggregate import COUNTS
+from irframe._engine.plan import Plan, build_plan
+from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
+from irframe._input.frames import to_lazy
+from irframe._input.options import PRESETS, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
 from irframe.measures import Measure, parse_measures
 
@@ -96,7 +96,7 @@ def check_output_names(opts: Options, labels: list[str]) -> None:
 def _untyped_empty_ids(lf: pl.LazyFrame, ids: tuple[str, ...]) -> pl.LazyFrame:
     """An empty frame's float id columns as strings: pandas gives empty lists float64.
 
-    Float ids are refused (see :mod:`irframe._columns`), but a frame without rows (a
+    Float ids are refused (see :mod:`irframe._input.columns`), but a frame without rows (a
     filter that selected nothing) has no id to misread. Rows are counted only when an id
     column is float.
     """

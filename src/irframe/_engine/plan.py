@@ -17,7 +17,7 @@ What happens to the edge cases is decided here, once:
   from the means and counted in ``n_unjudged``.
 - a judged query with no relevant document: every measure is 0 and it counts.
 - an empty run is normal: every judged query is missing from it (see
-  :func:`~irframe.engine._aggregate.check_not_empty` for the one empty input refused).
+  :func:`~irframe._engine.aggregate.check_not_empty` for the one empty input refused).
 - ``by`` columns that the qrels also carry are query attributes (join keys); the others
   partition the run (systems), and missing queries are filled in per partition.
 """
@@ -30,12 +30,10 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from irframe import kernels as K
-from irframe._columns import RunColumns
-from irframe._options import Missing, Options
-from irframe.engine._background import Background, Pending
-from irframe.engine._compile import N_ROWS, PREFIX, Compiler, compile_all
-from irframe.engine._keyed import GID as KGID
-from irframe.engine._keyed import (
+from irframe._engine.background import Background, Pending
+from irframe._engine.compiler import N_ROWS, PREFIX, Compiler, compile_all
+from irframe._engine.keyed import GID as KGID
+from irframe._engine.keyed import (
     Keyed,
     can_key,
     combined_hash,
@@ -47,6 +45,8 @@ from irframe.engine._keyed import (
     segment_rows,
     surplus_rows,
 )  # fmt: skip
+from irframe._input.columns import RunColumns
+from irframe._input.options import Missing, Options
 from irframe.measures import Measure
 
 USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
@@ -288,7 +288,7 @@ def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _K
     The inputs come back in memory (the later steps do not read them again), with the
     qrels' per-query table.  That table's group_by runs in the background, on polars'
     threads, while the rows are put in order (much of which is single-threaded numpy;
-    see :mod:`~irframe.engine._background`).  Not for list-valued judgments read by
+    see :mod:`~irframe._engine.background`).  Not for list-valued judgments read by
     ranking kernels from the qrels (copied onto every row, they would cost rows x
     judgments).  Without qrels (grades on the run's rows) there is no join and no qrels
     table: the group_by over the ordered rows computes the judgments' columns too.
@@ -460,7 +460,7 @@ def build_plan(
     With ``detect_order`` (in-memory input), a run whose rows are already in ranking
     order within each query (the usual shape of a search log) is detected with one cheap
     pass and not re-sorted.  In-memory input takes the keyed path first
-    (:mod:`~irframe.engine._keyed`, with qrels or with grades on the run's rows), which
+    (:mod:`~irframe._engine.keyed`, with qrels or with grades on the run's rows), which
     keeps such an order too; both run the kernels in the group_by of step 2.
     """
     inp = _prepare(run, cols, qrels, qrels_cols)
@@ -557,5 +557,5 @@ def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:
 
 
 def dup_probe(cols: Sequence[str]) -> pl.Expr:
-    """Rows minus distinct row hashes of ``cols`` (:func:`~irframe.engine._keyed.surplus_rows`)."""
+    """Rows minus distinct row hashes of ``cols`` (:func:`~irframe._engine.keyed.surplus_rows`)."""
     return surplus_rows(combined_hash(cols))

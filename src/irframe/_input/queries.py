@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from irframe._frames import to_lazy
-from irframe._options import Options
+from irframe._input.frames import to_lazy
+from irframe._input.options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
 
 F = TypeVar("F")  # a backend's frame type (polars LazyFrame, Spark DataFrame)

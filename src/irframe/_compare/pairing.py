@@ -1,7 +1,7 @@
 """Pairing: stack the runs, give runs and qrels the same query attributes, pair per query.
 
-Every frame here is polars; the caller's type comes back in :mod:`irframe.compare._compare`
-and :mod:`irframe.compare.moved`.  The internal column names (``__ir_*``) never clash with
+Every frame here is polars; the caller's type comes back in :mod:`irframe._compare.table`
+and :mod:`irframe._compare.movers`.  The internal column names (``__ir_*``) never clash with
 the caller's and never reach a message.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from irframe._frames import Origin, to_lazy
-from irframe._options import Options
+from irframe._input.frames import Origin, to_lazy
+from irframe._input.options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
@@ -125,7 +125,7 @@ def _with_queries(
     stacked: _Stacked, qrels: Any, queries: Any, by: Sequence[str], opts: Options
 ) -> tuple[_Stacked, Any]:
     """Copy the ``by`` columns of the ``queries`` table onto the runs (and the qrels)."""
-    from irframe._queries import with_query_attributes
+    from irframe._input.queries import with_query_attributes
 
     qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]
     lf, qrels_lf = with_query_attributes(stacked.lf, qrels_lf, queries, opts.with_(by=list(by)), "compare")

@@ -1,8 +1,8 @@
 """Compare systems against a baseline: paired tests, corrections, CIs, and the queries that moved.
 
-The package is split by job: :mod:`._pairing` stacks the runs and pairs them per query,
-:mod:`._compare` runs the tests and the correction, :mod:`.report` holds the
-:class:`ComparisonReport` model (shared with the CLI) and its renderings, and :mod:`.moved`
+The package is split by job: :mod:`.pairing` stacks the runs and pairs them per query,
+:mod:`.table` runs the tests and the correction, :mod:`.report` holds the
+:class:`ComparisonReport` model (shared with the CLI) and its renderings, and :mod:`.movers`
 lists the queries that moved.
 
 Everything is built on :func:`irframe.evaluate` (``per_query=True``) and the plain numpy
@@ -29,7 +29,7 @@ group).  Its size is in the ``family_size`` column and in the report text.
 Examples
 --------
 >>> import polars as pl, irframe
->>> from irframe.compare import compare
+>>> from irframe._compare import compare
 >>> qrels = pl.DataFrame({"query_id": ["q1", "q2", "q3", "q4"],
 ...                       "doc_id": ["a", "b", "c", "d"], "relevance": [1, 1, 1, 1]})
 >>> def run(first):  # the relevant document at rank 1 for the queries in `first`
@@ -53,10 +53,10 @@ shape: (1, 8)
 
 from __future__ import annotations
 
-from irframe.compare._compare import DEFAULT_MEASURES, compare, compare_report
-from irframe.compare._pairing import TIE_TOLERANCE, MeasureLike, system_means, system_names
-from irframe.compare.moved import moved, moved_frame
-from irframe.compare.report import ComparisonReport
+from irframe._compare.movers import moved, moved_frame
+from irframe._compare.pairing import TIE_TOLERANCE, MeasureLike, system_means, system_names
+from irframe._compare.report import ComparisonReport
+from irframe._compare.table import DEFAULT_MEASURES, compare, compare_report
 
 __all__ = [
     "DEFAULT_MEASURES",

@@ -1,6 +1,6 @@
 """The queries that moved most between a baseline and each system, with their top documents.
 
-The top documents follow the one ranking rule of :func:`irframe._columns.ranking_order`
+The top documents follow the one ranking rule of :func:`irframe._input.columns.ranking_order`
 (rank ascending or score descending, ties by doc id descending in byte order).
 """
 
@@ -11,10 +11,7 @@ from typing import Any, TypeVar, overload
 
 import polars as pl
 
-from irframe._columns import ranking_order
-from irframe._frames import Origin, from_lazy, to_lazy
-from irframe._options import Missing, Options
-from irframe.compare._pairing import (
+from irframe._compare.pairing import (
     _BASE,
     _DELTA,
     _QKEY,
@@ -29,6 +26,9 @@ from irframe.compare._pairing import (
     _stack,
     _Stacked,
 )
+from irframe._input.columns import ranking_order
+from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.options import Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
 from irframe.measures import parse_measures
 

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from irframe._columns import natural_order
-from irframe.engine._aggregate import check_not_empty
-from irframe.engine._compile import N_ROWS
-from irframe.engine._plan import (
+from irframe._engine.aggregate import check_not_empty
+from irframe._engine.compiler import N_ROWS
+from irframe._engine.plan import (
     DISAGREE,
     IN_RUN,
     JUDGED,
@@ -25,6 +24,7 @@ from irframe.engine._plan import (
     Q_NULL,
     Plan,
 )
+from irframe._input.columns import natural_order
 from irframe.exceptions import (
     DuplicateRowsError,
     InvalidDataError,

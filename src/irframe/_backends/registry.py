@@ -75,23 +75,23 @@ _BACKENDS: list[Backend] = [
     Backend(
         "dask",
         _of_module("dask.dataframe", "DataFrame"),
-        "irframe.dask:evaluate_options",
+        "irframe._backends.dask:evaluate_options",
         ("npartitions", "queries"),
     ),
     Backend(
         "spark",
         _of_module("pyspark.sql", "DataFrame"),
-        "irframe.spark:evaluate_options",
+        "irframe._backends.spark:evaluate_options",
         ("num_partitions", "queries"),
     ),
     Backend(
         "parquet",
         _is_path,
-        "irframe.outofcore:evaluate_options",
+        "irframe._backends.parquet:evaluate_options",
         ("memory_limit", "buckets", "output", "tmp_dir", "progress", "queries"),
     ),
 ]
-_LOCAL = Backend("in-process", lambda obj: True, "irframe._local:evaluate_options", ("queries",))
+_LOCAL = Backend("in-process", lambda obj: True, "irframe._backends.local:evaluate_options", ("queries",))
 
 
 def register_backend(backend: Backend) -> None:

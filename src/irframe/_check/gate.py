@@ -48,8 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from irframe._options import COLUMN_OPTIONS, DEFAULT_RANK, Missing, Options
-from irframe._snapshot import (
+from irframe._check.snapshot import (
     Snapshot,
     combined,
     is_snapshot_file,
@@ -58,6 +57,7 @@ from irframe._snapshot import (
     queries_fingerprint,
     run_fingerprint,
 )
+from irframe._input.options import COLUMN_OPTIONS, DEFAULT_RANK, Missing, Options
 from irframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
@@ -67,7 +67,7 @@ from irframe.exceptions import (
 )
 
 if TYPE_CHECKING:
-    from irframe._frames import Origin
+    from irframe._input.frames import Origin
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -133,7 +133,7 @@ def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
 
 def _lazy(obj: Any, kind: str) -> tuple[pl.LazyFrame, Origin, str]:
     """A frame or a file path as a LazyFrame, its origin and a display name."""
-    from irframe._frames import Origin, to_lazy
+    from irframe._input.frames import Origin, to_lazy
 
     if isinstance(obj, str | os.PathLike):
         from irframe.io._source import strip_suffixes
@@ -551,7 +551,7 @@ def _top_documents(
     With a snapshot baseline there is no baseline ranking: the candidate is listed
     against itself and only its documents are kept.
     """
-    from irframe.compare import moved
+    from irframe._compare import moved
 
     if k <= 0:
         return None
@@ -654,27 +654,27 @@ class CheckResult:
         ``wins``, ``ties``, ``losses``, ``regression``, ``status`` (``"regression"``,
         ``"worse"``, ``"better"`` or ``""``) and ``note``.
         """
-        from irframe._frames import from_lazy
+        from irframe._input.frames import from_lazy
 
         return from_lazy(self._table, self._origin)
 
     @property
     def regressions(self) -> Any:
         """The rows of :attr:`comparisons` that fail the check."""
-        from irframe._frames import from_lazy
+        from irframe._input.frames import from_lazy
 
         return from_lazy(self._table.filter(pl.col("regression")), self._origin)
 
     @property
     def moved(self) -> Any:
         """The queries that moved most on :attr:`moved_measure`, with text and top documents."""
-        from irframe._frames import from_lazy
+        from irframe._input.frames import from_lazy
 
         return from_lazy(self._moved, self._origin)
 
     def report(self, *, ascii: bool = False) -> str:
         """Plain text: the verdict, the deltas with CIs and markers, the queries that moved."""
-        from irframe._check_render import render_text
+        from irframe._check.render import render_text
 
         return render_text(self, ascii=ascii)
 
@@ -683,7 +683,7 @@ class CheckResult:
 
     def to_markdown(self) -> str:
         """The report as Markdown, for a pull-request comment."""
-        from irframe._check_render import render_markdown
+        from irframe._check.render import render_markdown
 
         return render_markdown(self)
 
@@ -692,7 +692,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data (full-precision numbers), as ``-f json`` prints it."""
-        from irframe._check_render import as_dict
+        from irframe._check.render import as_dict
 
         return as_dict(self)
 

@@ -1,6 +1,6 @@
 """Polars queries run in the background, each one waited for before its block exits.
 
-The keyed path (:mod:`~irframe.engine._keyed`) spends much of its time in
+The keyed path (:mod:`~irframe._engine.keyed`) spends much of its time in
 single-threaded numpy (the sort, the runs of ties); polars' threads meanwhile compute
 what does not depend on the order: the qrels' per-query table, the duplicate probe,
 the exact check of the joined ids.

@@ -1,4 +1,4 @@
-"""Text, Markdown and plain-data views of a :class:`irframe.check.CheckResult`.
+"""Text, Markdown and plain-data views of a :class:`irframe._check.gate.CheckResult`.
 
 The verdict comes first, then the deltas (with CIs, corrected p-values and markers)
 overall and per segment, then the queries that moved most with their text and the top
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from irframe.check import CheckResult
+    from irframe._check.gate import CheckResult
 
 __all__ = ["as_dict", "render_markdown", "render_text", "verdict"]
 

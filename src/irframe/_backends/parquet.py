@@ -1,0 +1,527 @@
+"""Out-of-core evaluation: runs larger than memory, bucket by bucket, on one machine.
+
+Per-query measures only need one query's rows at a time.  :func:`evaluate_parquet`
+
+1. scans the run (parquet files, a glob, or any ``polars.LazyFrame``) and estimates its
+   in-memory size from the row count and a sample;
+2. picks a number of buckets ``B`` so that one bucket's evaluation fits ``memory_limit``;
+3. in ONE streaming pass writes the run, and the qrels, into ``B`` parquet files keyed by
+   ``hash(query id as string) % B`` (the same rule on both sides, so a query's rows and
+   its judgments land in the same bucket);
+4. evaluates the buckets one after the other with
+   :func:`irframe.partition.evaluate_partition` (the engine, run once per bucket) and adds
+   up per-group sums and counts for the means.
+
+The result is exactly :func:`irframe.evaluate`'s (per query, or the means); only the time
+and the peak memory differ.  Peak memory follows ``memory_limit``, not the data size
+(measured on 1e8 rows, 3.8 GB in memory: 0.85 GB peak with ``"2GB"``); settings below
+~0.5 GB are not honoured (the interpreter, polars and the streaming writers need that).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from irframe import _engine
+from irframe._backends.partition import (
+    IN_RUN,
+    JUDGED,
+    combine_partials,
+    evaluate_partition,
+    partial_sums,
+)
+from irframe._engine.aggregate import aggregates_of, check_not_empty
+from irframe._input.columns import natural_order
+from irframe._input.frames import to_lazy
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._input.queries import with_query_attributes
+from irframe.exceptions import InvalidParameterError
+from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
+from irframe.measures import Measure
+from irframe.progress import Progress, check_progress, reporter
+
+__all__ = ["bucket_expr", "choose_buckets", "evaluate_options", "evaluate_parquet", "parse_bytes"]
+
+MeasureLike = str | Measure
+
+BUCKET = "__irframe_bucket"
+# Model of the peak memory, measured on synthetic logs (benchmarks/outofcore.py):
+# ~0.5 GB for the interpreter, polars and its thread pools, plus ~3x one bucket's in-memory
+# size (the joined rows, the per-query lists and their exploded copy); the bucketing pass
+# needs ~5 MB more per bucket (one open parquet writer each).
+_BASE_BYTES = 512 * 2**20
+_EXPANSION = 3.0
+_WRITER_BYTES = 5 * 2**20
+_MIN_BUCKET_BYTES = 16 * 2**20
+# Buckets of ~64 MB are also the fastest: on 1e8 rows (3.8 GB in memory) 64 buckets took
+# 81 s and 0.85 GB, 8 buckets 181 s and 1.8 GB (the per-query sort and explode stay in cache).
+_FAST_BUCKET_BYTES = 64 * 2**20
+# Every bucket holding a query costs a pass (~10 ms; empty ones are skipped since 2026-11-30,
+# before which 200000 buckets on 5 rows took 11 minutes). The automatic choice stays far
+# below (1 TB under a 600 MB limit: ~32500).
+MAX_BUCKETS = 65536
+_SAMPLE_ROWS = 20_000
+_UNITS = {
+    "": 1, "b": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
+}  # fmt: skip
+
+
+def parse_bytes(value: int | str) -> int:
+    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int.
+
+    Examples
+    --------
+    >>> parse_bytes("4GB"), parse_bytes("512MiB"), parse_bytes(1024)
+    (4000000000, 536870912, 1024)
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", value)
+        if m and m.group(2).lower() in _UNITS and float(m.group(1)) > 0:
+            return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    raise InvalidParameterError.for_value(
+        "memory_limit", "evaluate_parquet", "a positive size such as '4GB' or '512MiB'", value
+    )
+
+
+def choose_buckets(size: int, memory_limit: int) -> int:
+    """The number of hash buckets for ``size`` bytes of input (in memory) under a limit.
+
+    Enough buckets for one bucket's evaluation to fit ``memory_limit``; more, up to what
+    the bucketing pass's writers can afford, to keep buckets near the fastest size.
+
+    Examples
+    --------
+    >>> choose_buckets(10 * 2**20, 4 * 10**9)          # small input: evaluated at once
+    1
+    >>> choose_buckets(4 * 2**30, 2 * 10**9)           # 1e8-row log: ~64 MB buckets
+    64
+    >>> choose_buckets(4 * 2**30, 600 * 2**20)         # tight: memory decides
+    140
+    """
+    per_bucket = max((memory_limit - _BASE_BYTES) / _EXPANSION, _MIN_BUCKET_BYTES)
+    needed = math.ceil(size / per_bucket)
+    affordable = max(1, int((memory_limit - _BASE_BYTES) // _WRITER_BYTES))
+    fast = math.ceil(size / _FAST_BUCKET_BYTES)
+    return max(1, needed, min(fast, affordable))
+
+
+def bucket_expr(column: str, buckets: int) -> pl.Expr:
+    """The bucket of a query: ``hash(id as string, seed=0) % buckets`` (UInt64).
+
+    Run and qrels ids are hashed as strings so that ``1`` and ``"1"`` (which the engine
+    compares as strings) share a bucket; the hash is stable across processes.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"a": [1, 2], "b": ["1", "2"]})
+    >>> df.select(bucket_expr("a", 8).alias("a"), bucket_expr("b", 8).alias("b")).to_dicts() == [
+    ...     {"a": a, "b": a} for a in df.select(bucket_expr("a", 8)).to_series()]
+    True
+    """
+    return pl.col(column).cast(pl.String).hash(seed=0) % buckets
+
+
+def _is_paths(source: Any) -> bool:
+    if isinstance(source, str | os.PathLike):
+        return True
+    return isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source)
+
+
+def _scan(source: Any, role: str) -> pl.LazyFrame:
+    """A lazy frame over ``source``; parquet files are checked (footers, schemas) first."""
+    if not _is_paths(source):
+        return to_lazy(source, role)[0]
+    check_parquet_files(expand_paths(source), role)
+    if isinstance(source, str):
+        return pl.scan_parquet(source)
+    if isinstance(source, os.PathLike):
+        return pl.scan_parquet(Path(source))
+    return pl.scan_parquet(list(source))
+
+
+def _label(source: Any, role: str) -> str:
+    return f"the {role} {str(source)!r}" if _is_paths(source) else f"the {role}"
+
+
+@contextmanager
+def _reading(label: str) -> Iterator[None]:
+    """Name the input when polars fails while reading it (a corrupt data page, say)."""
+    try:
+        yield
+    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
+        msg = f"Cannot read {label}: {polars_reason(exc)}"
+        raise TableFileError(msg) from exc
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind (removing the spill files), then die of the signal."""
+
+
+@contextmanager
+def _cleanup_on_sigterm() -> Iterator[None]:
+    """While the spill files exist, SIGTERM unwinds the stack like SIGINT does.
+
+    Only when SIGTERM has its default action (a handler installed by the caller is left
+    alone) and in the main thread (the only one that may set handlers).  After the
+    ``with`` blocks inside have removed their files, the process dies of SIGTERM as it
+    would have without irframe.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise SystemExit(128 + signal.SIGTERM) from None  # if the signal is not delivered at once
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _estimate_bytes(lf: pl.LazyFrame) -> tuple[int, int]:
+    """(rows, estimated in-memory bytes) of a lazy frame: row count and a sample's width."""
+    rows = int(lf.select(pl.len()).collect(engine="streaming").item())
+    sample = lf.head(_SAMPLE_ROWS).collect()
+    if sample.height == 0:
+        return rows, 0
+    return rows, int(rows * sample.estimated_size() / sample.height)
+
+
+def _auto_buckets(
+    run_lf: pl.LazyFrame, qrels_lf: pl.LazyFrame | None, limit: int, labels: tuple[str, str]
+) -> int:
+    """:func:`choose_buckets` for the estimated in-memory size of the run and the qrels."""
+    with _reading(labels[0]):
+        size = _estimate_bytes(run_lf)[1]
+    if qrels_lf is not None:
+        with _reading(labels[1]):
+            size += _estimate_bytes(qrels_lf)[1]
+    return choose_buckets(size, limit)
+
+
+def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> None:
+    """One streaming pass: ``lf`` into ``path/<BUCKET>=<b>/*.parquet``."""
+    lf.with_columns(bucket_expr(query, buckets).alias(BUCKET)).sink_parquet(
+        pl.PartitionBy(path, key=BUCKET, include_key=False), mkdir=True, compression="lz4"
+    )
+
+
+def _scan_files(files: list[Path], schema: pl.Schema) -> pl.LazyFrame:
+    if not files:
+        return pl.LazyFrame(schema=schema)
+    return pl.scan_parquet(files, hive_partitioning=False)
+
+
+def _bucket_inputs(
+    b: int,
+    tmp: Path,
+    inputs: tuple[pl.LazyFrame, pl.LazyFrame | None],
+    schemas: tuple[pl.Schema, pl.Schema | None],
+    *,
+    buckets: int,
+    skip_empty: bool,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None] | None:
+    """Bucket ``b``'s run and qrels (for one bucket: the inputs as they are).
+
+    ``None`` for a bucket without a run row or a judgment when ``skip_empty``: it would add
+    no row (no query: nothing to evaluate, nothing missing), yet cost a pass (~10 ms).
+    """
+    if buckets == 1:
+        return inputs
+    run_schema, qrels_schema = schemas  # (no qrels schema: no qrels)
+    run_files = sorted((tmp / "run" / f"{BUCKET}={b}").glob("*.parquet"))
+    qrels_files = [] if qrels_schema is None else sorted((tmp / "qrels" / f"{BUCKET}={b}").glob("*.parquet"))
+    if skip_empty and not run_files and not qrels_files:
+        return None
+    qrels_b = None if qrels_schema is None else _scan_files(qrels_files, qrels_schema)
+    return _scan_files(run_files, run_schema), qrels_b
+
+
+def _check_groups(
+    stats: pl.DataFrame, partition_values: pl.DataFrame | None, partitions: Sequence[str]
+) -> None:
+    """Global form of the engine's check that a partitioning by-column is not a segment."""
+    if partition_values is None:
+        return
+    distinct = {c: partition_values.get_column(c).n_unique() for c in partitions}
+    flagged = _engine.attribute_like(stats, distinct)
+    if flagged:
+        raise _engine.partitions_error(flagged)
+
+
+def evaluate_parquet(
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | pl.LazyFrame,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    missing: Missing = "zero",
+    memory_limit: int | str = "4GB",
+    buckets: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    rank_col: str | None = DEFAULT_RANK,
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    qrels_query_col: str | None = None,
+    qrels_doc_col: str | None = None,
+    qrels_relevance_col: str | None = None,
+    duplicates: Duplicates = "error",
+    columns: ColumnsArg = None,
+    order: Order = "auto",
+    progress: Progress = False,
+    queries: Any = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """Evaluate a run larger than memory, hash bucket by hash bucket.
+
+    Parameters
+    ----------
+    source : path, glob, list of paths, or polars.LazyFrame
+        Parquet file(s) (``"logs/*.parquet"``, a directory...) or any lazy frame (e.g.
+        ``pl.scan_csv(...)``), scanned in a streaming pass.
+    measures, qrels, by, per_query, missing
+        As for :func:`irframe.evaluate`. ``qrels`` may also be a parquet path or glob; it
+        is bucketed like the run, so it need not fit in memory either.
+    memory_limit : int or str, default "4GB"
+        Target peak memory of the process (``"2GB"``, ``"512MiB"``, bytes). It decides the
+        number of buckets (:func:`choose_buckets`); settings below ~0.5 GB are not honoured.
+    buckets : int, optional
+        Force the number of hash buckets (``1``: evaluate in memory at once; at most
+        65536, as each bucket holding a query costs a pass).
+    output : path, optional
+        Write the result (per-query rows or means) to this parquet file and return a
+        ``polars.LazyFrame`` scanning it.
+    tmp_dir : path, optional
+        Where the bucket files go (default: the system temporary directory). They take
+        about the size of the compressed input and are removed at the end.
+    query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
+qrels_doc_col, qrels_relevance_col, duplicates, columns, order
+        As for :func:`irframe.evaluate`.
+    progress : bool or callable, default False
+        Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
+        on stderr); a callable gets ``(done, total, info)``.
+    queries : pandas or polars DataFrame, optional
+        Query attributes keyed by query id, as for :func:`irframe.evaluate` (held in
+        memory): a ``by`` column the run lacks is taken from it (else from the qrels) and
+        joined onto the run and the qrels as they are scanned.
+
+    Returns
+    -------
+    polars.DataFrame, or polars.LazyFrame when ``output`` is given
+        Exactly what :func:`irframe.evaluate` returns for the same data as a polars frame.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl, irframe
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "c", "d"],
+    ...               "score": [2.0, 1.0, 1.0, 1.0]}).write_parquet(d / "run.parquet")
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2", "q4"], "doc_id": ["b", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> irframe.evaluate_parquet(d / "*.parquet", ["RR"], qrels, buckets=4)
+    shape: (1, 4)
+    ┌─────┬───────────┬───────────┬────────────┐
+    │ RR  ┆ n_queries ┆ n_missing ┆ n_unjudged │
+    │ --- ┆ ---       ┆ ---       ┆ ---        │
+    │ f64 ┆ i64       ┆ i64       ┆ i64        │
+    ╞═════╪═══════════╪═══════════╪════════════╡
+    │ 0.5 ┆ 3         ┆ 1         ┆ 1          │
+    └─────┴───────────┴───────────┴────────────┘
+    """
+    opts = Options.build(
+        "evaluate_parquet", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
+        rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
+        qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
+        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+    )  # fmt: skip
+    return evaluate_options(
+        source, measures, qrels, opts, per_query, memory_limit=memory_limit, buckets=buckets,
+        output=output, tmp_dir=tmp_dir, progress=progress, queries=queries,
+    )  # fmt: skip
+
+
+def evaluate_options(
+    source: Any,
+    measures: Any,
+    qrels: Any,
+    opts: Options,
+    per_query: bool,
+    *,
+    memory_limit: int | str = "4GB",
+    buckets: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+    progress: Progress = False,
+    queries: Any = None,
+) -> pl.DataFrame | pl.LazyFrame:
+    """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
+    where = "evaluate_parquet"
+    limit = parse_bytes(memory_limit)
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
+        raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
+    if buckets is not None and buckets > MAX_BUCKETS:
+        raise InvalidParameterError.for_value("buckets", where, f"at most {MAX_BUCKETS}", buckets)
+    run_lf = _scan(source, "run")
+    qrels_lf = None if qrels is None else _scan(qrels, "qrels")
+    qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
+    opts = opts.detect(run_lf.collect_schema().names(), where, qrels_schema=qnames)
+    if opts.by:  # query attributes: a small table joined onto the scans
+        run_lf, qrels_lf = with_query_attributes(run_lf, qrels_lf, queries, opts)
+    kwargs: dict[str, Any] = {"options": opts}
+    # validate everything on the schemas before reading any data
+    plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)
+    aggregates = aggregates_of(plan.measures)
+    cols = plan.cols
+    needed = [*cols.keys, cols.doc, cols.order_col, *([cols.check_score] if cols.check_score else [])]
+    if cols.relevance is not None:
+        needed.append(cols.relevance)
+    run_lf = run_lf.select(list(dict.fromkeys(needed)))
+    qq, qd, qr = opts.qrels_columns
+    if qrels_lf is not None:
+        qschema = qrels_lf.collect_schema()
+        needed = [*(c for c in cols.by if c in qschema), qq, qd, qr]
+        qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
+
+    if buckets is None:
+        buckets = _auto_buckets(
+            run_lf, qrels_lf, limit, labels=(_label(source, "run"), _label(qrels, "qrels"))
+        )
+
+    labels = list(plan.labels)
+    keys = list(cols.keys)
+    by_cols = list(cols.by)
+    partitions = list(plan.partitions)
+    with (
+        _cleanup_on_sigterm(),
+        tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp,
+        reporter(check_progress(progress, where), buckets, "evaluating buckets") as step,
+    ):
+        parts = _evaluate_buckets(
+            run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
+            qrels_query=qq, aggregates=aggregates,
+            partitions=partitions, per_query=per_query, output=output, keys=keys, step=step,
+        )  # fmt: skip
+        per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
+        check_not_empty(n_in_run, None if qrels_lf is None else n_judged)
+        if partitions and qrels_lf is not None and opts.missing != "drop":
+            _check_groups(stats, partition_values, partitions)
+        if not per_query:
+            result = combine_partials(partials, labels, by_cols, aggregates=aggregates)
+            if output is None:
+                return result  # type: ignore[no-any-return]
+            result.write_parquet(Path(output))
+            return pl.scan_parquet(Path(output))
+        table = pl.scan_parquet(per_query_files) if per_query_files else None
+        if table is None:
+            table = pl.LazyFrame(schema=plan.frame.select(*keys, *labels).collect_schema())
+        table = table.sort(natural_order(table.collect_schema(), keys), nulls_last=True)
+        if output is None:
+            return table.collect()
+        table.sink_parquet(Path(output))
+        return pl.scan_parquet(Path(output))
+
+
+def _evaluate_buckets(
+    run_lf: pl.LazyFrame,
+    qrels_lf: pl.LazyFrame | None,
+    measures: Any,
+    kwargs: dict[str, Any],
+    *,
+    buckets: int,
+    tmp: Path,
+    query: str,
+    qrels_query: str,
+    aggregates: dict[str, str],
+    partitions: list[str],
+    per_query: bool,
+    output: Any,
+    keys: list[str],
+    step: Callable[[str], None],
+) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, pl.DataFrame | None, tuple[int, int]]:
+    """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
+    labels = None
+    missing = kwargs["options"].missing
+    run_schema = run_lf.collect_schema()
+    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
+    if buckets > 1:
+        with _reading("the run"):
+            _write_buckets(run_lf, query, buckets, tmp / "run")
+        if qrels_lf is not None:
+            with _reading("the qrels"):
+                _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
+    partition_values = None
+    if partitions:
+        source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf
+        if buckets > 1 and not any((tmp / "run").glob("*/*.parquet")):
+            source = pl.LazyFrame(schema=run_schema)
+        partition_values = source.select(partitions).unique().collect(engine="streaming")
+    partials: list[pl.DataFrame] = []
+    stats: list[pl.DataFrame] = []
+    files: list[Path] = []
+    by = [k for k in keys if k != query]
+    n_in_run = n_judged = 0
+    for b in range(buckets):
+        found = _bucket_inputs(
+            b,
+            tmp,
+            (run_lf, qrels_lf),
+            (run_schema, qrels_schema),
+            buckets=buckets,
+            skip_empty=labels is not None,
+        )
+        if found is None:
+            step(f"bucket {b + 1}/{buckets}")
+            continue
+        table: pa.Table = evaluate_partition(
+            found[0], measures, found[1], partition_values=partition_values, **kwargs
+        )
+        df: pl.DataFrame = pl.from_arrow(table)  # type: ignore[assignment]
+        if labels is None:
+            labels = [c for c in df.columns if c not in (*keys, IN_RUN, JUDGED)]
+        partials.append(partial_sums(df, labels, by, missing, aggregates=aggregates))
+        n_in_run += int(df.get_column(IN_RUN).sum())
+        n_judged += int(df.get_column(JUDGED).sum())
+        if partitions:
+            in_run = df.filter(pl.col(IN_RUN))
+            stats.append(_engine.partition_stats(in_run, query, partitions))
+        if per_query:
+            rows = df.filter(pl.col(IN_RUN)) if missing == "drop" else df
+            rows = rows.select(*keys, *labels)
+            if rows.height or not files:
+                path = tmp / f"per_query-{b:05d}.parquet"
+                rows.write_parquet(path)
+                files.append(path)
+        step(f"bucket {b + 1}/{buckets}")
+    all_partials = pl.concat(partials, how="vertical")
+    all_stats = pl.concat(stats) if stats else pl.DataFrame()
+    return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)
