@@ -19,8 +19,14 @@ import irframe
 from helpers import graded_run
 from irframe._engine import background as _background
 from irframe._engine import keyed as _keyed
-from irframe._engine import plan as _plan
+from irframe._engine import strategy as _plan
 from irframe._engine.background import Background, Pending
+
+
+@pytest.fixture(autouse=True)
+def _keyed_path_even_when_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These frames are small: the keyed path (not the small executor) is under test."""
+    monkeypatch.setattr(_plan, "SMALL_ROWS", 0)
 
 
 def test_a_query_never_asked_for_is_fetched_when_the_block_exits() -> None:

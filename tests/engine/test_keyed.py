@@ -24,9 +24,16 @@ import irframe
 from datagen import run_and_qrels
 from helpers import assert_close_dicts, examples, graded_run, per_query_dict
 from irframe._engine import keyed as _keyed
-from irframe._engine import plan as _plan
+from irframe._engine import strategy as _plan
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
 from oracle import oracle_evaluate
+
+
+@pytest.fixture(autouse=True)
+def _keyed_path_even_when_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These frames are small: the keyed path (not the small executor) is under test."""
+    monkeypatch.setattr(_plan, "SMALL_ROWS", 0)
+
 
 LABELS = ["AP", "nDCG@3", "P@2", "RR", "R@5", "Rprec", "Bpref", "Judged@4"]
 Hash = Callable[[str, int], pl.Expr]

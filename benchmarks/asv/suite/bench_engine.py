@@ -65,26 +65,39 @@ class Evaluate:
 def _stages() -> tuple[Any, Any]:
     """The engine module and ``build(run, measures, qrels)`` at this commit.
 
-    Since the architecture change: ``irframe._engine.build(run_lf, measures, qrels, opts,
-    detect_order=True)``; before it: ``irframe.functions.build`` over ``irframe._engine``.
+    Three layouts: private packages (``irframe._engine.build(run_lf, measures, qrels,
+    opts, detect_order=True, n_rows=...)``, options in ``irframe._input.options``); before
+    that ``irframe.engine.build`` with ``irframe._options``; before the architecture change
+    ``irframe.functions.build`` over ``irframe._engine``.
     """
     try:
         from irframe import _engine as engine
         from irframe._input.options import Options
 
         def build(run: Any, measures: Any, qrels: Any) -> Any:
-            return engine.build(run.lazy(), measures, qrels, Options.build(), detect_order=True)
+            return engine.build(
+                run.lazy(), measures, qrels, Options.build(), detect_order=True, n_rows=len(run)
+            )
 
     except ImportError:
         try:
-            from irframe import _engine as engine
-            from irframe.functions import build as old_build
-        except ImportError as exc:
-            msg = f"engine stage not found: {exc}"
-            raise NotImplementedError(msg) from exc
+            from irframe._options import Options
 
-        def build(run: Any, measures: Any, qrels: Any) -> Any:
-            return old_build(run.lazy(), measures, qrels, per_query=True)
+            from irframe import engine
+
+            def build(run: Any, measures: Any, qrels: Any) -> Any:
+                return engine.build(run.lazy(), measures, qrels, Options.build(), detect_order=True)
+
+        except ImportError:
+            try:
+                from irframe import _engine as engine
+                from irframe.functions import build as old_build
+            except ImportError as exc:
+                msg = f"engine stage not found: {exc}"
+                raise NotImplementedError(msg) from exc
+
+            def build(run: Any, measures: Any, qrels: Any) -> Any:
+                return old_build(run.lazy(), measures, qrels, per_query=True)
 
     if not all(hasattr(engine, f) for f in ("collect", "per_query_table", "summarize")):
         msg = "engine stages moved"
@@ -122,7 +135,7 @@ class Stages:
         self.engine.per_query_table(self.plan2, self.table.lazy()).collect()
 
     def time_summarize(self, rows: int) -> None:
-        self.engine.summarize(self.plan2, self.table).collect()
+        self.engine.summarize(self.plan2, self.table.lazy()).collect()
 
 
 class Reader:

@@ -17,7 +17,7 @@ __all__ = ["evaluate_options", "evaluate_pair"]
 
 def _evaluated(
     run: Any, measures: Any, qrels: Any, opts: Options, queries: Any
-) -> tuple[engine.Plan, pl.LazyFrame, Origin]:
+) -> tuple[engine.Plan, pl.LazyFrame | pl.DataFrame, Origin]:
     """The plan and its per-query table with flags: collected once (lazy for a lazy run).
 
     A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
@@ -32,7 +32,7 @@ def _evaluated(
         plan = engine.build(run_lf, measures, qrels, opts)
         return plan, engine.checked(plan), origin
     plan, collected = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
-    return plan, collected.lazy(), origin
+    return plan, collected, origin
 
 
 def _with_attributes(
@@ -61,7 +61,7 @@ def evaluate_options(
 ) -> Any:
     """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
     plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
-    result = engine.per_query_table(plan, table) if per_query else engine.summarize(plan, table)
+    result = engine.per_query_table(plan, table) if per_query else engine.summary(plan, table)
     return from_lazy(result, origin)
 
 
@@ -95,4 +95,4 @@ def evaluate_pair(
     opts = Options.build(**options)
     plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
     per_query = from_lazy(engine.per_query_table(plan, table), origin)
-    return per_query, from_lazy(engine.summarize(plan, table), origin)
+    return per_query, from_lazy(engine.summary(plan, table), origin)

@@ -1,7 +1,8 @@
 """The engine: one lazy polars plan per evaluation (see :mod:`irframe._engine.plan`).
 
 - :mod:`~irframe._engine.compiler`: measures -> per-query columns (the measures' ``Ctx``);
-- :mod:`~irframe._engine.plan`: prepare once, one ``group_by`` for every measure;
+- :mod:`~irframe._engine.plan`: the steps: prepare once, one ``group_by`` for every measure;
+- :mod:`~irframe._engine.strategy`: which executor runs them, from one table of conditions;
 - :mod:`~irframe._engine.checks`: input checks on the collected table;
 - :mod:`~irframe._engine.aggregate`: means, partial sums, counts (every backend's);
 - :mod:`~irframe._engine.buckets`: large in-memory runs, one bucket of queries at a time.
@@ -24,7 +25,8 @@ from irframe._engine.checks import (
     partitions_error,
 )
 from irframe._engine.entry import build
-from irframe._engine.plan import IN_RUN, JUDGED, Plan, build_plan
+from irframe._engine.plan import IN_RUN, JUDGED, Plan
+from irframe._engine.strategy import build_plan
 from irframe._input.columns import natural_order
 
 __all__ = [
@@ -45,10 +47,11 @@ __all__ = [
     "per_query_table",
     "run_input",
     "summarize",
+    "summary",
 ]
 
 
-def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
+def per_query_table(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
     """The public per-query table: keys and one Float64 column per measure, in natural key
     order (:func:`irframe._input.columns.natural_order`: ``q2`` before ``q10``).
 
@@ -63,4 +66,10 @@ def per_query_table(plan: Plan, table: pl.LazyFrame) -> pl.LazyFrame:
 
 def summarize(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
     """Means over judged queries per by-group, with the counts of left-out queries."""
-    return summarize_table(table.lazy(), plan.measures, plan.cols.by, plan.missing, (IN_RUN, JUDGED))
+    return summary(plan, table.lazy())  # type: ignore[return-value]
+
+
+def summary(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame | pl.DataFrame:
+    """:func:`summarize`, eager for a table already computed (a small input pays no lazy
+    query for its means)."""
+    return summarize_table(table, plan.measures, plan.cols.by, plan.missing, (IN_RUN, JUDGED))

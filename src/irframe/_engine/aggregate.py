@@ -108,12 +108,12 @@ def combine_partials(
 
 
 def summarize_table(
-    table: pl.LazyFrame,
+    table: pl.LazyFrame | pl.DataFrame,
     measures: Sequence[tuple[str, Measure]],
     by: Sequence[str],
     missing: str,
     flags: tuple[str, str],
-) -> pl.LazyFrame:
+) -> pl.LazyFrame | pl.DataFrame:
     """Means over counted queries per by-group, with the counts of left-out queries."""
     labels = [label for label, _ in measures]
     aggregates = aggregates_of(measures)

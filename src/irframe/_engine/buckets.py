@@ -183,7 +183,7 @@ def collect_in_memory(
     n = bucket_count(n_rows)
     if n == 1:
         plan = build(run_lf, measures, qrels, opts, partition_values=partition_values,
-                     allow_empty=allow_empty, detect_order=True)  # fmt: skip
+                     allow_empty=allow_empty, detect_order=True, n_rows=n_rows)  # fmt: skip
         return collect(plan)
     run = rows if rows is not None else PolarsRows(run_lf.collect())
     judged = None if qrels is None else _qrels_rows(qrels)

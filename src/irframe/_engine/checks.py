@@ -51,13 +51,8 @@ def collect(plan: Plan) -> tuple[Plan, pl.DataFrame]:
 
 
 def collect_unchecked(plan: Plan) -> tuple[Plan, pl.DataFrame, dict[str, int]]:
-    """The per-query table and the duplicate probes, not yet checked; a presorted plan
-    whose key runs turn out not to be whole queries (the input was not grouped by query)
-    is redone by the general plan, which is returned."""
+    """The per-query table and the duplicate probes, not yet checked."""
     df, probes = _collect_with_probes(plan)
-    if plan.slow is not None and df.filter(pl.col(IN_RUN)).height != plan.n_segments:
-        plan = plan.slow()
-        df, probes = _collect_with_probes(plan)
     return plan, df, probes
 
 
@@ -68,7 +63,8 @@ def checked(plan: Plan) -> pl.LazyFrame:
         check(plan, df)
         return df
 
-    return plan.frame.map_batches(_check, schema=plan.frame.collect_schema())
+    frame = plan.frame.lazy()
+    return frame.map_batches(_check, schema=frame.collect_schema())
 
 
 def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
@@ -82,10 +78,15 @@ def _probes(plan: Plan) -> dict[str, pl.LazyFrame]:
 
 
 def _collect_with_probes(plan: Plan) -> tuple[pl.DataFrame, dict[str, int]]:
-    """Collect the table and the probes together (polars shares the work between them)."""
+    """Collect the table and the probes together (polars shares the work between them);
+    a table an eager executor computed comes with the probes it counted."""
     probes = _probes(plan)
+    known = dict(plan.known_probes)
+    if isinstance(plan.frame, pl.DataFrame):
+        found = pl.collect_all(list(probes.values())) if probes else []
+        return plan.frame, {**known, **{k: int(f.item()) for k, f in zip(probes, found, strict=True)}}
     frames = pl.collect_all([plan.frame, *probes.values()])
-    return frames[0], {k: int(f.item()) for k, f in zip(probes, frames[1:], strict=True)}
+    return frames[0], {**known, **{k: int(f.item()) for k, f in zip(probes, frames[1:], strict=True)}}
 
 
 def _examples(values: Sequence[object], limit: int = 5) -> str:
@@ -108,7 +109,7 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     ``probes``: the duplicate probes already collected with ``df`` (else collected here).
     """
     if probes is None:
-        probes = {k: int(f.collect().item()) for k, f in _probes(plan).items()}
+        probes = {**plan.known_probes, **{k: int(f.collect().item()) for k, f in _probes(plan).items()}}
     _check_gain_overflow(plan, df)
     in_run = df.filter(pl.col(IN_RUN))
     if plan.allow_empty and in_run.height == 0:

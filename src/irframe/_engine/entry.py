@@ -8,7 +8,8 @@ from typing import Any
 import polars as pl
 
 from irframe._engine.aggregate import COUNTS
-from irframe._engine.plan import Plan, build_plan
+from irframe._engine.plan import Plan
+from irframe._engine.strategy import build_plan
 from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
 from irframe._input.frames import to_lazy
 from irframe._input.options import PRESETS, Options
@@ -49,9 +50,11 @@ def build(
     partition_values: pl.LazyFrame | None = None,
     allow_empty: bool = False,
     detect_order: bool = False,
+    n_rows: int | None = None,
 ) -> Plan:
     """Parse the measures, resolve the columns (a column convention is detected when the
-    default names are absent), and build the engine's plan."""
+    default names are absent), and build the engine's plan (``detect_order``: the run is
+    in memory, of ``n_rows`` rows when known; see :mod:`~irframe._engine.strategy`)."""
     parsed = parse_measures(measures)
     qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
     qrels_names = None if qrels_lf is None else qrels_lf.collect_schema().names()
@@ -74,6 +77,7 @@ def build(
         partition_values=partition_values,
         allow_empty=allow_empty,
         detect_order=detect_order,
+        n_rows=n_rows,
     )
 
 

@@ -24,36 +24,25 @@ What happens to the edge cases is decided here, once:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic
 
 import polars as pl
 
 from irframe import kernels as K
-from irframe._engine.background import Background, Pending
-from irframe._engine.compiler import N_ROWS, PREFIX, Compiler, compile_all
-from irframe._engine.keyed import GID as KGID
-from irframe._engine.keyed import (
-    Keyed,
-    can_key,
-    combined_hash,
-    distinct_query,
-    join_grades,
-    keyed_rows,
-    query_and_row_hashes,
-    scores_rise,
-    segment_rows,
-    surplus_rows,
-)  # fmt: skip
+from irframe._engine.compiler import N_ROWS, PREFIX, Compiler
+from irframe._engine.keyed import combined_hash, surplus_rows
 from irframe._input.columns import RunColumns
+from irframe._input.frames import PolarsFrame as Frame  # a step runs eagerly or lazily, alike
 from irframe._input.options import Missing, Options
 from irframe.measures import Measure
 
-USE_KEYED = True  # the keyed fast path for in-memory input (off: the general plan only)
-
 __all__ = [
-    "DISAGREE", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC", "Q_N", "Q_NULL",
-    "Plan", "build_plan", "exp_gain_labels", "ids_compare_as_is",
+    "DISAGREE", "DISTINCT", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC",
+    "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "diagnostics", "dup_probe",
+    "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is", "join_grades",
+    "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
 ]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
@@ -67,22 +56,24 @@ GID = PREFIX + "gid"
 JUDGED = PREFIX + "judged"
 DISAGREE = PREFIX + "disagree"  # order="auto", rank and score: the score rises along the ranks
 MAX_GRADE = PREFIX + "maxgrade"  # per query, only when an exp-gain measure is asked
+Q_DISTINCT = PREFIX + "qdistinct"  # per judged query, distinct documents (eager executors)
+DISTINCT = PREFIX + "distinct"  # per run query, distinct documents (eager executors)
 
 
 @dataclass(frozen=True)
 class Plan:
     """A lazy per-query table with diagnostics, and what is needed to finish it."""
 
-    frame: pl.LazyFrame
+    frame: pl.LazyFrame | pl.DataFrame  # (a DataFrame: computed already, by an eager executor)
+    executor: str  # which executor computed it (see :mod:`~irframe._engine.strategy`)
     cols: RunColumns
     measures: tuple[tuple[str, Measure], ...]
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
     qrels_probe: pl.LazyFrame | None  # the same for the qrels (None: proven distinct)
+    known_probes: Mapping[str, int]  # probe values an executor counted itself ("run", "qrels")
     qrels_rows: pl.LazyFrame | None  # the prepared qrels (query, doc, grade) ...
     qrels_keys: tuple[str, ...]  # ... and their per-query keys, for the duplicate check
-    n_segments: int | None  # presorted plan: runs of equal keys found by the order check
-    slow: Callable[[], Plan] | None  # the general plan, if the presorted one must be redone
     partitions: tuple[str, ...]  # by-columns that partition the run (systems)
     missing: Missing
     run: pl.LazyFrame
@@ -106,11 +97,11 @@ class Plan:
 
 
 @dataclass(frozen=True)
-class _Inputs:
+class Inputs(Generic[Frame]):
     """The run rows (ids of one dtype, grade column ``K.REL`` without qrels) and qrels."""
 
-    rows: pl.LazyFrame
-    qrels: pl.LazyFrame | None  # renamed to the run's id columns, grade in ``K.REL``
+    rows: Frame
+    qrels: Frame | None  # renamed to the run's id columns, grade in ``K.REL``
     qkeys: list[str]  # the qrels' per-query keys: query attributes, then the query
     qrels_by: list[str]  # by-columns the qrels carry (query attributes)
     schema: pl.Schema  # the run's schema (selected columns)
@@ -125,9 +116,7 @@ def ids_compare_as_is(run_dtype: pl.DataType, qrels_dtype: pl.DataType) -> bool:
     return run_dtype == qrels_dtype and run_dtype != pl.Categorical and not isinstance(run_dtype, pl.Enum)
 
 
-def _harmonize_ids(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, pairs: Sequence[tuple[str, str]]
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+def _harmonize_ids(run: Frame, qrels: Frame, pairs: Sequence[tuple[str, str]]) -> tuple[Frame, Frame]:
     """Give run and qrels id columns one dtype (:func:`ids_compare_as_is`, else str)."""
     rs, qs = run.collect_schema(), qrels.collect_schema()
     for rc, qc in pairs:
@@ -138,9 +127,9 @@ def _harmonize_ids(
     return run, qrels
 
 
-def _prepare(
-    run: pl.LazyFrame, cols: RunColumns, qrels: pl.LazyFrame | None, qrels_cols: tuple[str, str, str] | None
-) -> _Inputs:
+def prepare(
+    run: Frame, cols: RunColumns, qrels: Frame | None, qrels_cols: tuple[str, str, str] | None
+) -> Inputs[Frame]:
     """Only the columns needed, ids of one dtype, integer doc ids as strings (tie order)."""
     select = [*cols.keys, cols.doc, cols.order_col]
     if cols.check_score is not None:
@@ -149,7 +138,7 @@ def _prepare(
         select.append(cols.relevance)
     rows = run.select(list(dict.fromkeys(select)))
     schema = rows.collect_schema()
-    q: pl.LazyFrame | None = None
+    q: Frame | None = None
     qrels_by: list[str] = []
     qq = cols.query
     qrels_read: list[str] = []
@@ -171,10 +160,10 @@ def _prepare(
         rows = rows.with_columns(pl.col(cols.doc).cast(pl.String))
         if q is not None:
             q = q.with_columns(pl.col(cols.doc).cast(pl.String))
-    return _Inputs(rows, q, [*qrels_by, cols.query], qrels_by, schema, qq, tuple(qrels_read))
+    return Inputs(rows, q, [*qrels_by, cols.query], qrels_by, schema, qq, tuple(qrels_read))
 
 
-def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool) -> pl.LazyFrame:
+def join_grades(inp: Inputs[Frame], cols: RunColumns, opts: Options, *, keep_order: bool) -> Frame:
     """The grades joined onto the run rows once; ``duplicates="first"`` dedupes here."""
     rows = inp.rows
     if inp.qrels is not None:
@@ -182,7 +171,7 @@ def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool)
             inp.qrels.select([*inp.qkeys, cols.doc, K.REL]),
             on=[*inp.qkeys, cols.doc],
             how="left",
-            maintain_order="left" if presorted else "none",
+            maintain_order="left" if keep_order else "none",
         )
     if opts.duplicates == "first":
         # keep the best-ranked row of a repeated document: order first, then dedupe
@@ -193,24 +182,24 @@ def _join_grades(inp: _Inputs, cols: RunColumns, opts: Options, presorted: bool)
     return rows
 
 
-def _qrels_stats(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> pl.LazyFrame | None:
-    """Per judged query: counts for the input checks and the measures' denominators."""
-    return None if inp.qrels is None else _judged_table(inp.qrels, inp.qkeys, cols, comp, exp_gain)
+def judged_table(
+    qrels: Frame, qkeys: Sequence[str], cols: RunColumns, comp: Compiler, exp_gain: bool,
+    *, with_post: bool = False, distinct: bool = False,
+) -> Frame:  # fmt: skip
+    """Per judged query: counts for the input checks and the measures' denominators.
 
-
-def _judged_table(
-    qrels: pl.LazyFrame, qkeys: Sequence[str], cols: RunColumns, comp: Compiler, exp_gain: bool,
-    *, with_post: bool = False,
-) -> pl.LazyFrame:  # fmt: skip
-    """:func:`_qrels_stats` of these qrels; ``with_post``: also the measures' per-query
-    columns computed from this table's columns alone (e.g. IDCG@k from the sorted gains),
-    which :func:`build_plan` then does not compute again."""
+    ``with_post``: also the measures' per-query columns computed from this table's columns
+    alone (e.g. IDCG@k from the sorted gains), which :func:`finish` then does not compute
+    again.  ``distinct``: also the query's distinct documents (``Q_DISTINCT``), for an
+    executor that counts duplicate judgments itself.
+    """
     rel = pl.col(K.REL)
-    aggs = {
+    aggs: dict[str, pl.Expr] = {
         Q_N: pl.len(),
         Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
         JUDGED: pl.lit(True),
         **({MAX_GRADE: rel.max()} if exp_gain else {}),
+        **({Q_DISTINCT: pl.col(cols.doc).n_unique()} if distinct else {}),
         **comp.dens,
     }
     table = qrels.group_by(qkeys).agg(**aggs)
@@ -221,21 +210,32 @@ def _judged_table(
     return table.with_columns(**own) if own else table
 
 
-def _diagnostics(inp: _Inputs, cols: RunColumns) -> dict[str, pl.Expr]:
-    """Per run query: rows, and the rows that cannot be ranked or identified."""
+def diagnostics(inp: Inputs[Frame], cols: RunColumns) -> dict[str, pl.Expr]:
+    """Per run query: rows, the rows that cannot be ranked or identified, and (order="auto"
+    with a rank and a score) whether the score rises along the ranks."""
     order_col = pl.col(cols.order_col)
     bad = order_col.is_null().sum()
     if inp.schema[cols.order_col].is_float():
         bad = bad + order_col.is_nan().sum()
-    return {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
+    diag = {N_ROWS: pl.len(), N_BAD: bad, N_NULLDOC: pl.col(cols.doc).null_count()}
+    if cols.check_score is not None:
+        # a score that rises from one rank to a later one.  Sorted by rank, then score
+        # descending within tied ranks, a rise between neighbours is exactly that (within a
+        # tie group the scores fall).  The sort is within the aggregation, so the check
+        # is exact whatever order the rows come in.  NaN and null scores do not count.
+        score = pl.col(cols.check_score).cast(pl.Float64).fill_nan(None)
+        diag[DISAGREE] = (
+            score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
+        ).any()
+    return diag
 
 
-def _judged_in_run(comp: Compiler, exp_gain: bool) -> dict[str, pl.Expr]:
+def judged_in_run(comp: Compiler, exp_gain: bool) -> dict[str, pl.Expr]:
     """Without qrels, per run query from its own grades (``K.REL``, null: not judged):
     whether it is judged, the measures' denominators, the infinite grades (an error) and,
-    for exp gains, the largest grade.  The keyed path and a presorted run compute them
-    in the group_by over each query's ordered rows, so their kernels read the judgments
-    there too (compiled ``inline_rn``); the general plan's explode carries them."""
+    for exp gains, the largest grade.  The executors that run the kernels in the
+    group_by over each query's ordered rows compute them there too (their kernels read
+    the judgments there: compiled ``inline_rn``); the general plan's explode carries them."""
     rel = pl.col(K.REL)
     out = {JUDGED: rel.is_not_null().any(), **comp.dens, N_INF: rel.is_infinite().sum()}
     return {**out, MAX_GRADE: rel.max()} if exp_gain else out
@@ -246,158 +246,45 @@ def exp_gain_labels(measures: Sequence[tuple[str, Measure]]) -> tuple[str, ...]:
     return tuple(label for label, m in measures if m.params.get("gain") == "exp")
 
 
-def _group_run(
-    rows: pl.LazyFrame, inp: _Inputs, cols: RunColumns, comp: Compiler, *, qstats: pl.LazyFrame | None,
-    presorted: bool, exp_gain: bool,
-) -> pl.LazyFrame:  # fmt: skip
-    """ONE group_by over the run: ranked grades (or, presorted, the kernels themselves)."""
-    keys = list(cols.keys)
-    diag = _diagnostics(inp, cols)
-    if cols.check_score is not None:
-        # a score that rises from one rank to a later one.  Sorted by rank, then score
-        # descending within tied ranks, a rise between neighbours is exactly that (within a
-        # tie group the scores fall).  Never presorted (build_plan): a neighbour-only check
-        # of rows in rank order misses a rise hidden by a tie group's doc-id order.
-        # NaN and null scores do not count as a rise.
-        score = pl.col(cols.check_score).cast(pl.Float64).fill_nan(None)
-        diag[DISAGREE] = (
-            score.sort_by([pl.col(cols.order_col), score], descending=[False, True]).diff() > 0
-        ).any()
-    in_run_dens = _judged_in_run(comp, exp_gain) if inp.qrels is None else {}
-    if presorted:
-        if qstats is not None and comp.rn:
-            rows = rows.join(
-                qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left", maintain_order="left"
-            )
-        # Materialise the ordered rows: the lazy optimiser may drop a join's
-        # maintain_order when the consumer is a group_by, but a DataFrame's row order is
-        # kept within groups (and presorted input is in memory anyway).
-        rows = rows.collect(engine="in-memory").lazy()
-        per_q = rows.group_by(keys, maintain_order=True).agg(**diag, **in_run_dens, **comp.ranked)
-    else:
-        by_order, desc = cols.ranking()
-        per_q = rows.group_by(keys).agg(
-            pl.col(K.REL).sort_by(by_order, descending=desc).alias(RANKED), **diag, **in_run_dens
-        )
+def group_ranked(rows: Frame, inp: Inputs[Frame], cols: RunColumns, comp: Compiler, exp_gain: bool) -> Frame:
+    """ONE group_by over the run: each query's grades sorted into ranking order (a short
+    per-group sort, much cheaper than a global sort on string keys) and the diagnostics;
+    the kernels run later, on the list (:func:`run_kernels`)."""
+    by_order, desc = cols.ranking()
+    in_run_dens = judged_in_run(comp, exp_gain) if inp.qrels is None else {}
+    per_q = rows.group_by(list(cols.keys)).agg(
+        pl.col(K.REL).sort_by(by_order, descending=desc).alias(RANKED),
+        **diagnostics(inp, cols),
+        **in_run_dens,
+    )
     return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
-def _keyed(inp: _Inputs, cols: RunColumns, comp: Compiler, exp_gain: bool) -> _Keyed | None:
-    """The keyed fast path's ordered rows (``None``: the general plan must run).
-
-    The inputs come back in memory (the later steps do not read them again), with the
-    qrels' per-query table.  That table's group_by runs in the background, on polars'
-    threads, while the rows are put in order (much of which is single-threaded numpy;
-    see :mod:`~irframe._engine.background`).  Not for list-valued judgments read by
-    ranking kernels from the qrels (copied onto every row, they would cost rows x
-    judgments).  Without qrels (grades on the run's rows) there is no join and no qrels
-    table: the group_by over the ordered rows computes the judgments' columns too.
-    """
-    frames = [inp.rows] if inp.qrels is None else [inp.rows, inp.qrels]
-    # one chunk each: gathers from a chunked column (a file read in batches) are ~5x slower
-    run, *rest = (f.rechunk() for f in pl.collect_all(frames))
-    qrels = rest[0] if rest else None
-    if not can_key(run, qrels, cols, inp.qkeys):
-        return None
-    with Background() as bg:
-        judged = None
-        if qrels is not None:
-            judged = bg.start(_judged_table(qrels.lazy(), inp.qkeys, cols, comp, exp_gain, with_post=True))
-        keyed = _ordered(run, qrels, cols, inp.qkeys, bg)
-        if keyed is None:
-            return None
-        in_memory = replace(inp, rows=run.lazy(), qrels=None if qrels is None else qrels.lazy())
-        return _Keyed(in_memory, keyed, None if judged is None else judged.result())
-
-
-def _ordered(
-    run: pl.DataFrame, qrels: pl.DataFrame | None, cols: RunColumns, qkeys: Sequence[str], bg: Background
-) -> Keyed | None:  # fmt: skip
-    """The run's grades in ranking order, by the keyed path (``None``: fall back).
-
-    A run already in ranking order keeps its order (no sort).  The duplicate probe and
-    the joined ids' check run in ``bg``, beside the join and the sort.  Without qrels,
-    the grades are the run's own (``K.REL``).
-    """
-    keys = list(cols.keys)
-    gk, key = query_and_row_hashes(run, keys, cols.doc)
-    is_distinct = bg.start(distinct_query(key))
-    checks: tuple[Pending, ...] = ()
-    if qrels is None:
-        grades = run.get_column(K.REL).fill_null(float("nan"))  # (NaN: not judged, as joined)
-    else:
-        if keys != list(qkeys):
-            key = run.select(combined_hash([*qkeys, cols.doc])).to_series()  # by partitions: not in the qrels
-        joined = join_grades(run, qrels, qkeys, cols.doc, key, bg=bg)
-        grades, checks = joined.grades, joined.checks
-    del key
-    keyed = segment_rows(run, cols, grades) or keyed_rows(run, cols, grades, gk)
-    if keyed is None or not all(_true(check) for check in (is_distinct, *checks)):
-        return None  # duplicates or a collision: the general plan's checks decide
-    if cols.check_score is not None and scores_rise(run, cols, keyed) is not False:
-        return None  # (a score rising along the ranks: the general plan reports it)
-    return keyed
-
-
-def _true(answer: Pending) -> bool:
-    """A background 1x1 Boolean query's answer."""
-    return bool(answer.result().item())
-
-
-@dataclass(frozen=True)
-class _Keyed:
-    inp: _Inputs  # in memory
-    keyed: Keyed
-    judged: pl.DataFrame | None  # the qrels' per-query table (None: no qrels)
-
-    @property
-    def computed(self) -> frozenset[str]:
-        """The per-query columns the qrels' table already holds (its ``post`` columns too)."""
-        return frozenset() if self.judged is None else frozenset(self.judged.columns)
-
-
-def _group_keyed(
-    keyed: Keyed, inp: _Inputs, comp: Compiler, qstats: pl.DataFrame | None, exp_gain: bool
-) -> pl.LazyFrame:  # fmt: skip
-    """ONE group_by over the keyed rows (sorted GID): the diagnostics and the kernels
-    (without qrels, ``qstats`` is None: the judgments' columns too, as in the general plan)."""
-    rows, groups = keyed.rows, keyed.groups
+def group_ordered(
+    rows: pl.DataFrame, inp: Inputs[Frame], cols: RunColumns, comp: Compiler, qstats: Frame | None, *,
+    exp_gain: bool, distinct: bool = False,
+) -> pl.DataFrame:  # fmt: skip
+    """ONE group_by over rows already in ranking order within each query, each query's
+    rows contiguous: the diagnostics and the kernels themselves (eager: a DataFrame's row
+    order is kept within groups, where the lazy optimiser may drop a join's
+    ``maintain_order`` under a group_by).  ``distinct``: also each query's distinct
+    documents (``DISTINCT``), for an executor that counts duplicates itself."""
     if qstats is not None and comp.rn:
-        rn = groups.join(
-            qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left", maintain_order="left"
-        )
-        gid = rows.get_column(KGID)
-        rows = rows.with_columns(rn.get_column(c).gather(gid) for c in sorted(comp.rn))
-    # (the lazy engine: ~4 of 29 ms less than the eager group_by at 1e6 rows)
-    grouped = rows.lazy().group_by(KGID, maintain_order=True)
-    in_run = _judged_in_run(comp, exp_gain) if qstats is None else {}
-    per_q = grouped.agg(pl.len().alias(N_ROWS), **in_run, **comp.ranked).collect()
-    zero = pl.lit(0, dtype=pl.UInt32)
-    return (
-        groups.hstack(per_q.drop(KGID).get_columns())
-        .with_columns(zero.alias(N_BAD), zero.alias(N_NULLDOC), pl.lit(True).alias(IN_RUN))
-        .lazy()
+        own = qstats.lazy().select([*inp.qkeys, *sorted(comp.rn)]).collect()
+        rows = rows.join(own, on=inp.qkeys, how="left", maintain_order="left")
+    in_run_dens = judged_in_run(comp, exp_gain) if inp.qrels is None else {}
+    if distinct:
+        in_run_dens[DISTINCT] = pl.col(cols.doc).n_unique()
+    per_q = rows.group_by(list(cols.keys), maintain_order=True).agg(
+        **diagnostics(inp, cols), **in_run_dens, **comp.ranked
     )
+    return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
-def _per_query(
-    inp: _Inputs, cols: RunColumns, comp: Compiler, opts: Options, *, presorted: bool, fast: _Keyed | None,
-    exp_gain: bool,
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:  # fmt: skip
-    """The run's per-query table (keyed path or general plan) and the qrels' one."""
-    if fast is not None:
-        judged = None if fast.judged is None else fast.judged.lazy()
-        return _group_keyed(fast.keyed, inp, comp, fast.judged, exp_gain), judged
-    qstats = _qrels_stats(inp, cols, comp, exp_gain)
-    rows = _join_grades(inp, cols, opts, presorted)
-    per_q = _group_run(rows, inp, cols, comp, qstats=qstats, presorted=presorted, exp_gain=exp_gain)
-    return per_q, qstats
-
-
-def _with_expected(
-    per_q: pl.LazyFrame, qstats: pl.LazyFrame | None, cols: RunColumns, *, partitions: tuple[str, ...],
-    partition_values: pl.LazyFrame | None,
-) -> pl.LazyFrame:  # fmt: skip
+def with_expected(
+    per_q: Frame, qstats: Frame | None, cols: RunColumns, *, partitions: tuple[str, ...],
+    partition_values: Frame | None,
+) -> Frame:  # fmt: skip
     """Join the judged queries in (full join: the missing queries appear here)."""
     if qstats is None:
         return per_q
@@ -411,10 +298,9 @@ def _with_expected(
     return per_q.join(expected, on=list(cols.keys), how="full", coalesce=True)
 
 
-def _run_kernels(table: pl.LazyFrame, comp: Compiler, presorted: bool) -> pl.LazyFrame:
-    """The ranking kernels over each query's ordered grades, grouped by an integer id."""
-    if presorted:
-        return table
+def run_kernels(table: Frame, comp: Compiler) -> Frame:
+    """The ranking kernels over each query's ordered grades (the list ``RANKED``),
+    exploded in place and grouped by an integer id."""
     if not comp.ranked:
         return table.drop(RANKED)
     # list columns (cumulative sums over the judgments) skip the explode, which would copy
@@ -434,126 +320,43 @@ def _run_kernels(table: pl.LazyFrame, comp: Compiler, presorted: bool) -> pl.Laz
     return out.drop(GID)
 
 
-def build_plan(
-    run: pl.LazyFrame,
-    cols: RunColumns,
-    measures: Sequence[tuple[str, Measure]],
-    qrels: pl.LazyFrame | None,
-    qrels_cols: tuple[str, str, str] | None,
-    *,
-    opts: Options,
-    partition_values: pl.LazyFrame | None = None,
-    allow_empty: bool = False,
-    detect_order: bool = False,
-) -> Plan:
-    """Build the lazy plan that computes every measure of every query.
-
-    1. the run's needed columns, left-joined once with the grades;
-    2. ONE ``group_by(keys)``: each query's grades sorted into ranking order (a short
-       per-group sort, much cheaper than a global sort on string keys), plus input
-       diagnostics (and, without qrels, the denominators);
-    3. the per-query denominators from the qrels, joined per query (full join: missing
-       queries appear here);
-    4. the ranked grades exploded in place and aggregated by an integer group id: every
-       kernel runs on ordered rows with the query's R and N at hand.
-
-    With ``detect_order`` (in-memory input), a run whose rows are already in ranking
-    order within each query (the usual shape of a search log) is detected with one cheap
-    pass and not re-sorted.  In-memory input takes the keyed path first
-    (:mod:`~irframe._engine.keyed`, with qrels or with grades on the run's rows), which
-    keeps such an order too; both run the kernels in the group_by of step 2.
-    """
-    inp = _prepare(run, cols, qrels, qrels_cols)
-    eager = detect_order and opts.duplicates == "error"
-    keyed = USE_KEYED and eager
-    comp, finals = compile_all(measures, inline_rn=keyed and qrels is None)  # (see _judged_in_run)
-    exp_gain = exp_gain_labels(measures)
-    fast = _keyed(inp, cols, comp, bool(exp_gain)) if keyed and (qrels is None or not comp.rn_lists) else None
-    # (a rank and a score to check against each other: the sorted plan's check is exact)
-    n_segments = (
-        _ordered_segments(inp.rows, cols) if eager and fast is None and not cols.check_score else None
-    )
-    presorted = n_segments is not None
-    inline = qrels is None and (fast is not None or presorted)  # (compiled again on a fallback)
-    if comp.inline_rn != inline:
-        comp, finals = compile_all(measures, inline_rn=inline)
-    if presorted and comp.rn_lists and qrels is not None:
-        # the judged grades as a list on every run row would cost rows x judgments
-        again = {"partition_values": partition_values, "allow_empty": allow_empty}
-        return build_plan(run, cols, measures, qrels, qrels_cols, opts=opts, **again)  # type: ignore[arg-type]
-    if fast is not None:
-        inp = fast.inp
-    per_q, qstats = _per_query(inp, cols, comp, opts, presorted=presorted, fast=fast, exp_gain=bool(exp_gain))
-    done = presorted or fast is not None  # the kernels ran in the group_by
-    partitions = tuple(b for b in cols.by if b not in inp.qrels_by)
-    table = _with_expected(
+def finish(
+    per_q: Frame, qstats: Frame | None, comp: Compiler, finals: Mapping[str, pl.Expr], *,
+    cols: RunColumns, partitions: tuple[str, ...], partition_values: Frame | None, kernels_ran: bool,
+    computed: frozenset[str] = frozenset(),
+) -> Frame:  # fmt: skip
+    """The per-query table from the run's per-query rows and the judged queries': the
+    missing queries joined in, the kernels run if they did not run in the group_by, the
+    per-query columns (``post``, but those in ``computed``) and the measures."""
+    table = with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
     ).with_columns(
         pl.col(IN_RUN).fill_null(False),
         pl.col(JUDGED).fill_null(False),
-        pl.col([N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if done else ())]).fill_null(0),
+        pl.col(
+            [N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if kernels_ran else ())]
+        ).fill_null(0),
     )
-    table = _run_kernels(table, comp, done)
-    # (the keyed path's qrels table holds the per-query columns computed from it alone)
-    post = {k: e for k, e in comp.post.items() if fast is None or k not in fast.computed}
+    if not kernels_ran:
+        table = run_kernels(table, comp)
+    table = _materialized(table)
+    post = {k: e for k, e in comp.post.items() if k not in computed}
     if post:
-        table = table.with_columns(**post)
-    table = table.with_columns(
+        table = _materialized(table.with_columns(**post))
+    return table.with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
-    probes = _dup_probes(run, inp, cols, check_run=opts.duplicates == "error" and fast is None, keyed=fast)
-
-    def slow() -> Plan:
-        again = {"opts": opts, "partition_values": partition_values, "allow_empty": allow_empty}
-        return build_plan(run, cols, measures, qrels, qrels_cols, **again)  # type: ignore[arg-type]
-
-    return Plan(
-        frame=table,
-        cols=cols,
-        measures=tuple(measures),
-        allow_empty=allow_empty,
-        dup_probe=probes[0],
-        qrels_probe=probes[1],
-        qrels_rows=inp.qrels,
-        qrels_keys=tuple(inp.qkeys),
-        n_segments=n_segments,
-        slow=slow if presorted else None,
-        partitions=partitions,
-        missing=opts.missing,
-        run=run,
-        qrels_query=inp.qrels_query,
-        read=(tuple(inp.schema.names()), inp.qrels_read),
-        grade_col=qrels_cols[2] if qrels_cols is not None else str(cols.relevance),
-        exp_gain=exp_gain,
-    )
 
 
-def _dup_probes(
-    run: pl.LazyFrame, inp: _Inputs, cols: RunColumns, *, check_run: bool, keyed: _Keyed | None
-) -> tuple[pl.LazyFrame | None, pl.LazyFrame | None]:  # fmt: skip
-    """The duplicate probes of the run and the qrels (the keyed path proved both distinct)."""
-    run_probe = run.select(dup_probe([*cols.keys, cols.doc])) if check_run else None
-    if inp.qrels is None or keyed is not None:
-        return run_probe, None
-    return run_probe, inp.qrels.select(dup_probe([*inp.qkeys, cols.doc]))
+def _materialized(table: Frame) -> Frame:
+    """An eager table whose every column holds its values.
 
-
-def _ordered_segments(rows: pl.LazyFrame, cols: RunColumns) -> int | None:
-    """If each query's rows already follow ranking order, the number of runs of equal keys.
-
-    One vectorised pass comparing each row with the previous one. Whether the runs are
-    whole queries (keys contiguous) is verified after the group_by by ``collect``.
+    A DataFrame may hold a column as one broadcast value (a cross join with a one-row
+    frame makes one), and polars divides by such a column as by a scalar: ``x * (1/k)``,
+    which is not ``x / k`` in floating point (0.5333.../6 gave 0.08888888888888888 for
+    0.08888888888888889).  A table built from its Series has none of them.
     """
-    same = pl.all_horizontal((pl.col(k) == pl.col(k).shift(1)).fill_null(False) for k in cols.keys)
-    o, d = pl.col(cols.order_col), pl.col(cols.doc)
-    worse = o < o.shift(1) if cols.order == "rank" else o > o.shift(1)
-    out_of_order = same & (worse | ((o == o.shift(1)) & (d > d.shift(1))))
-    res = rows.select(
-        out_of_order.any().alias("bad"), (~same).sum().alias("segments"), pl.len().alias("n")
-    ).collect()
-    if res.item(0, "bad") or res.item(0, "n") == 0:
-        return None
-    return int(res.item(0, "segments"))
+    return pl.DataFrame(table.get_columns()) if isinstance(table, pl.DataFrame) else table
 
 
 def dup_probe(cols: Sequence[str]) -> pl.Expr:

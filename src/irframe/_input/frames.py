@@ -21,13 +21,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import polars as pl
 
 from irframe.exceptions import InvalidDataError, IrFrameError
 
-__all__ = ["ArrowRows", "Origin", "PolarsRows", "Rows", "from_lazy", "in_memory_rows", "to_lazy"]
+__all__ = [
+    "ArrowRows", "Origin", "PolarsFrame", "PolarsRows", "Rows", "from_lazy", "in_memory_rows", "to_lazy",
+]  # fmt: skip
+
+# one step written once for both: a polars DataFrame (eager) or LazyFrame (lazy)
+PolarsFrame = TypeVar("PolarsFrame", pl.DataFrame, pl.LazyFrame)
 
 Kind = Literal["polars", "polars-lazy", "pandas", "pyarrow"]
 
