@@ -37,13 +37,13 @@ def judgment_order(query: str = QUERY_KEY, doc: str = DOC_KEY) -> list[pl.Expr]:
 
 
 def examples(rows: Sequence[Sequence[object]], total: int, limit: int = 5) -> str:
-    """Up to ``limit`` rows shown as tuples, with the number left out.
+    """Up to ``limit`` rows shown as tuples (one-field rows as their value), with the number left out.
 
     Examples
     --------
     >>> examples([("q1", "d1"), ("q2", "d9")], total=7, limit=2)
     "('q1', 'd1'), ('q2', 'd9') (and 5 more)"
     """
-    shown = ", ".join(repr(tuple(r)) for r in rows[:limit])
+    shown = ", ".join(repr(r[0]) if len(r) == 1 else repr(tuple(r)) for r in rows[:limit])
     more = total - min(len(rows), limit)
     return shown + (f" (and {more} more)" if more > 0 else "")

@@ -333,7 +333,7 @@ def _cast_ids(added: pl.DataFrame, targets: Mapping[str, pl.DataType]) -> pl.Dat
     """The sheet's ids of added rows in the qrels' id dtypes; an id that does not convert raises."""
     out = added.with_columns(pl.col(c).cast(pl.String).cast(t, strict=False) for c, t in targets.items())
     for col, dtype in targets.items():
-        bad = added.filter(out.get_column(col).is_null()).get_column(col)
+        bad = added.filter(out.get_column(col).is_null()).get_column(col).unique(maintain_order=True)
         if bad.len():
             msg = (
                 f"The sheet's ids {examples([(v,) for v in bad.head(5).to_list()], bad.len())} in column "

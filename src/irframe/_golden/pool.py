@@ -150,13 +150,14 @@ def _texts(
     """The text columns of ``table`` for the pooled ``ids`` (one column :data:`QUERY_KEY`
     or :data:`DOC_KEY`), renamed ``prefix + column``; an id given twice raises."""
     names = [text_cols] if isinstance(text_cols, str) else list(text_cols)
-    lf, _ = to_lazy(table, role=f"{role}s table")
+    frame = {"query": "queries", "doc": "documents"}[role]
+    lf, _ = to_lazy(table, role=f"{frame} table")
     schema = lf.collect_schema()
     param = f"{role}_text_col"
     for col, what, parameter in [(id_col, f"{role} id", f"{role}_col"), *[(c, "text", param) for c in names]]:
         if col not in schema:
             raise ColumnNotFoundError.from_missing(
-                role=what, missing=col, available=list(schema), frame=f"{role}s", parameter=parameter
+                role=what, missing=col, available=list(schema), frame=frame, parameter=parameter
             )
     key = ids.columns[0]
     found = (
@@ -167,7 +168,7 @@ def _texts(
     dup = found.filter(pl.col(key).is_duplicated()).get_column(key).unique().sort()
     if dup.len():
         msg = (
-            f"The {role}s table has several rows for {role} ids "
+            f"The {frame} table has several rows for {role} ids "
             f"{examples([(d,) for d in dup.head(5)], dup.len())} "
             f"(column {id_col!r}). Hint: keep one row per {role}, e.g. df.unique(subset=[{id_col!r}])."
         )

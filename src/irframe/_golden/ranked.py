@@ -132,10 +132,9 @@ def _raise_bad_rows(rows: pl.LazyFrame, cols: RunColumns, diag: dict[str, int], 
         raise InvalidDataError(msg)
     if diag["duplicates"] and duplicates == "error":
         dup = pl.struct(SYSTEM, QUERY_KEY, DOC_KEY).is_duplicated()
-        shown = (
-            rows.filter(dup).select(SYSTEM, cols.query, cols.doc).unique().sort(SYSTEM, QUERY_KEY, DOC_KEY)
-        )
-        found = shown.head(5).collect().rows()
+        shown = rows.filter(dup).select(SYSTEM, cols.query, cols.doc, QUERY_KEY, DOC_KEY).unique()
+        first5 = shown.sort(SYSTEM, QUERY_KEY, DOC_KEY).head(5).select(SYSTEM, cols.query, cols.doc)
+        found = first5.collect().rows()
         msg = (
             f"The runs have {diag['duplicates']} duplicate (system, {cols.query}, {cols.doc}) rows, "
             f"e.g. {examples(found, len(found))}. trec_eval refuses such runs. "
