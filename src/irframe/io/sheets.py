@@ -26,9 +26,9 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 import polars as pl
 
@@ -44,6 +44,7 @@ __all__ = [
 ]  # fmt: skip
 
 SheetFormat = Literal["tsv", "csv", "parquet", "trec"]
+Target = str | os.PathLike[str] | TextIO  # a path, written atomically, or a text stream
 SHEET_FORMATS: tuple[str, ...] = ("tsv", "csv", "parquet", "trec")
 PLACEHOLDER = "?"  # the grade field of a qrels stub line not yet judged
 _SUFFIXES: dict[str, SheetFormat] = {
@@ -125,7 +126,7 @@ def _sheet_columns(frame: pl.DataFrame, added: list[str]) -> list[str]:
 
 def write_judging_sheet(
     frame: Any,
-    path: str | os.PathLike[str],
+    path: Target,
     *,
     format: str | None = None,
     query_col: str = "query_id",
@@ -141,8 +142,9 @@ def write_judging_sheet(
     frame : polars or pandas DataFrame (or LazyFrame)
         The pairs, e.g. :attr:`irframe.Pool.to_judge`: the query and doc id columns and
         anything else to show the judge (texts, the pool's priority...).
-    path : str or Path
-        The sheet file, replaced atomically.
+    path : str, Path or text stream
+        The sheet file, replaced atomically (or a stream such as ``sys.stdout``, for the
+        text formats).
     format : {"tsv", "csv", "parquet", "trec"}, optional
         Default from the name (``.tsv``, ``.csv``, ``.parquet``, ``.qrels``/``.trec``/``.txt``).
         ``"trec"`` writes a qrels stub (:func:`write_qrels_stub`).
@@ -172,28 +174,43 @@ def write_judging_sheet(
     query_id,doc_id,doc_text,grade
     q1,d7,"Cheap, fast",
     """
-    fmt = sheet_format(path, format, "write_judging_sheet")
+    fmt = sheet_format(_name(path), format, "write_judging_sheet")
     df = _to_polars(frame, "sheet")
     _need(df, query_col, "query_id", "sheet")
     _need(df, doc_col, "doc_id", "sheet")
     if fmt == "trec":
-        write_qrels_stub(df, path, query_col=query_col, doc_col=doc_col)
+        _write(_stub_lines(df, query_col, doc_col), path, fmt)
         return
     added = {grade_col: pl.Float64, judge_col: pl.String, timestamp_col: pl.String}
     new = {c: t for c, t in added.items() if c is not None and c not in df.columns}
     df = df.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in new.items())
-    df = df.select(_sheet_columns(df, [c for c in added if c is not None and c in new]))
-    writers: dict[str, Callable[[Path], None]] = {
-        "parquet": df.write_parquet,
-        "tsv": lambda p: df.write_csv(p, separator="\t"),
-        "csv": df.write_csv,
-    }
+    _write(df.select(_sheet_columns(df, [c for c in added if c is not None and c in new])), path, fmt)
+
+
+def _name(path: Target) -> str:
+    return str(path) if isinstance(path, str | os.PathLike) else str(getattr(path, "name", "<stream>"))
+
+
+def _write(df: pl.DataFrame, path: Target, fmt: str) -> None:
+    """``df`` as ``fmt`` (``trec``: its one column of lines) to a path, atomically, or to a text stream."""
+    text_options: dict[str, dict[str, Any]] = {
+        "tsv": {"separator": "\t"}, "csv": {}, "trec": {"include_header": False, "quote_style": "never"},
+    }  # fmt: skip
+    if not isinstance(path, str | os.PathLike):
+        if fmt == "parquet":
+            msg = "A parquet sheet needs a file path, not a stream. Hint: pass a path, or format='tsv'."
+            raise InvalidParameterError(msg)
+        path.write(df.write_csv(**text_options[fmt]))
+        return
     with atomic_write(path) as tmp:
-        writers[fmt](tmp)
+        if fmt == "parquet":
+            df.write_parquet(tmp)
+        else:
+            df.write_csv(tmp, **text_options[fmt])
 
 
 def write_qrels_stub(
-    frame: Any, path: str | os.PathLike[str], *, query_col: str = "query_id", doc_col: str = "doc_id"
+    frame: Any, path: Target, *, query_col: str = "query_id", doc_col: str = "doc_id"
 ) -> None:
     """Write the pairs to judge as TREC qrels lines ``query 0 doc ?``, in frame order, atomically.
 
@@ -213,14 +230,16 @@ def write_qrels_stub(
     df = _to_polars(frame, "sheet")
     _need(df, query_col, "query_id", "sheet")
     _need(df, doc_col, "doc_id", "sheet")
+    _write(_stub_lines(df, query_col, doc_col), path, "trec")
+
+
+def _stub_lines(df: pl.DataFrame, query_col: str, doc_col: str) -> pl.DataFrame:
     ids = df.select(
         pl.col(query_col).cast(pl.String).alias("__q"), pl.col(doc_col).cast(pl.String).alias("__d")
     )
     _check_ids(ids, ["__q", "__d"], "sheet", [query_col, doc_col])
     line = pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), pl.lit(PLACEHOLDER)], separator=" ")
-    lines = ids.select(line.alias("line"))
-    with atomic_write(path) as tmp:
-        lines.write_csv(tmp, include_header=False, quote_style="never")
+    return ids.select(line.alias("line"))
 
 
 def _read_stub(path: PathOrFile, grade_col: str) -> pl.DataFrame:
