@@ -255,6 +255,23 @@ def test_bad_qrels_and_text_tables() -> None:
         irframe.pool(runs, documents=pl.DataFrame({"doc_id": ["d1"], "text": ["x"]}), doc_text_col="body")
 
 
+def test_runs_ranked_by_rank_and_by_score_mixed() -> None:
+    by_rank = pl.DataFrame(
+        {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "rank": [2, 1], "score": [1.0, 2.0]}
+    )
+    by_score = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "c"], "score": [2.0, 1.0]})
+    with pytest.raises(
+        InvalidDataError, match=r"2 run rows have a null or NaN rank.*system 'S'.*order='score'"
+    ):
+        irframe.pool({"R": by_rank, "S": by_score})
+    p = irframe.pool({"R": by_rank, "S": by_score}, order="score")
+    assert p.to_judge.select("doc_id", "n_systems", "best_rank").rows() == [
+        ("a", 2, 1),
+        ("b", 1, 1),
+        ("c", 1, 2),
+    ]
+
+
 def test_rank_and_score_disagree() -> None:
     run = pl.DataFrame({"query_id": ["q"] * 2, "doc_id": ["x", "y"], "rank": [1, 2], "score": [1.0, 2.0]})
     with pytest.raises(InvalidDataError, match="order='rank' or order='score'"):
@@ -271,3 +288,51 @@ def test_ids_of_other_dtypes_join_as_text() -> None:
     p = irframe.pool(run, qrels, system_col=None)
     assert p.judged.select("query_id", "doc_id", "relevance").rows() == [(1, "a", 2)]
     assert p.to_judge.select("query_id", "doc_id").rows() == [(1, "b")]
+
+
+def _oracle_pool(runs: dict[str, list[tuple[str, str, float]]], judged: set[tuple[str, str]], depth: int):
+    """Plain Python: each ranking by score descending, ties by doc id descending; the pool's rows."""
+    pos: dict[tuple[str, str], list[int]] = {}
+    for rows in runs.values():
+        by_query: dict[str, list[tuple[str, float]]] = {}
+        for q, d, s in rows:
+            by_query.setdefault(q, []).append((d, s))
+        for q, docs in by_query.items():
+            docs.sort(key=lambda ds: ds[0], reverse=True)  # ties: doc id descending (sort is stable)
+            docs.sort(key=lambda ds: ds[1], reverse=True)
+            for i, (d, _) in enumerate(docs[:depth], start=1):
+                pos.setdefault((q, d), []).append(i)
+    out = []
+    for (q, d), ps in pos.items():
+        if (q, d) in judged:
+            continue
+        prio = sum(1 / math.log2(p + 1) for p in sorted(ps))
+        digits = "".join(c for c in q if c.isdigit())
+        out.append((q, d, prio, len(ps), min(ps), (q.rstrip("0123456789"), len(digits), digits)))
+    out.sort(key=lambda r: (-r[2], -r[3], r[4], r[5], r[1]))
+    return [r[:5] for r in out]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_pools_match_a_plain_python_oracle(seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+    runs: dict[str, list[tuple[str, str, float]]] = {}
+    for s in ("x", "y", "z"):
+        rows = []
+        for q in rnd.sample(["q1", "q2", "q3", "q10", "q11"], 4):
+            for d in rnd.sample([f"d{i}" for i in range(12)], rnd.randint(1, 10)):
+                rows.append((q, d, float(rnd.randint(0, 3))))  # many ties
+        runs[s] = rows
+    judged = {(q, d) for rows in runs.values() for q, d, _ in rows if rnd.random() < 0.3}
+    frames = {
+        s: pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+        for s, rows in runs.items()
+    }
+    qrels = pl.DataFrame(sorted(judged), schema=["query_id", "doc_id"], orient="row").with_columns(
+        relevance=pl.lit(1)
+    )
+    depth = rnd.randint(1, 6)
+    got = irframe.pool(frames, qrels, depth=depth).to_judge.rows()
+    assert got == _approx_rows(_oracle_pool(runs, judged, depth))

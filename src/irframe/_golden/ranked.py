@@ -103,10 +103,13 @@ def _diagnostics(rows: pl.LazyFrame, cols: RunColumns) -> dict[str, int]:
         "bad_order": _unrankable(rows, cols).sum(),
         "duplicates": pl.len() - pl.struct(SYSTEM, QUERY_KEY, DOC_KEY).n_unique(),
     }
-    if cols.check_score is not None:
-        rise = pl.col(cols.check_score).diff().over(SYSTEM, QUERY_KEY) > 0
-        exprs["disagree"] = rise.fill_null(False).sum()
-    return {k: int(v) for k, v in rows.select(**exprs).collect().row(0, named=True).items()}
+    out = {k: int(v) for k, v in rows.select(**exprs).collect().row(0, named=True).items()}
+    if cols.check_score is not None and not any(out.values()):
+        by, desc = cols.ranking()
+        rise = pl.col(cols.check_score).sort_by(by, descending=desc).diff() > 0
+        per_ranking = rows.group_by(SYSTEM, QUERY_KEY).agg(rise.fill_null(False).sum().alias("n"))
+        out["disagree"] = int(per_ranking.select(pl.col("n").sum()).collect().item())
+    return out
 
 
 def _raise_bad_rows(rows: pl.LazyFrame, cols: RunColumns, diag: dict[str, int], duplicates: str) -> None:
@@ -129,6 +132,11 @@ def _raise_bad_rows(rows: pl.LazyFrame, cols: RunColumns, diag: dict[str, int], 
             f"{diag['bad_order']} run rows have a null or NaN {cols.order} in column {cols.order_col!r}, "
             f"e.g. system {system!r}, query {query!r}. They cannot be ranked. Hint: drop or fill them."
         )
+        if cols.order == "rank":
+            msg += (
+                " (A run without the rank column, stacked with runs that have it, has null ranks: "
+                "pass order='score' to rank every run by its score.)"
+            )
         raise InvalidDataError(msg)
     if diag["duplicates"] and duplicates == "error":
         dup = pl.struct(SYSTEM, QUERY_KEY, DOC_KEY).is_duplicated()
@@ -221,21 +229,22 @@ def ranked_top(runs: pl.LazyFrame, qrels: Any, opts: Options, depth: int) -> pl.
         dict.fromkeys([SYSTEM, cols.query, cols.doc, cols.order_col, *filter(None, [cols.check_score])])
     )
     by, desc = cols.ranking()
-    rows = (
-        runs.select(keep)
-        .with_columns(pl.col(cols.query).cast(pl.String).alias(QUERY_KEY),
-                      pl.col(cols.doc).cast(pl.String).alias(DOC_KEY))
-        .sort([SYSTEM, QUERY_KEY, *by], descending=[False, False, *desc], nulls_last=True)
-    )  # fmt: skip
+    rows = runs.select(keep).with_columns(
+        pl.col(cols.query).cast(pl.String).alias(QUERY_KEY), pl.col(cols.doc).cast(pl.String).alias(DOC_KEY)
+    )
     diag = _diagnostics(rows, cols)
     if any(diag.values()):
         _raise_bad_rows(rows, cols, diag, opts.duplicates)
-        rows = rows.unique([SYSTEM, QUERY_KEY, DOC_KEY], keep="first", maintain_order=True)
+        # duplicates="first": the best-ranked row of each repeated document (rare: one full sort)
+        ordered = rows.sort([SYSTEM, QUERY_KEY, *by], descending=[False, False, *desc])
+        rows = ordered.unique([SYSTEM, QUERY_KEY, DOC_KEY], keep="first", maintain_order=True)
+    # each ranking sorted on its own (short sorts in parallel), cut at depth
     top = (
-        rows.with_columns(
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(SYSTEM, QUERY_KEY).alias(POSITION)
-        )
-        .filter(pl.col(POSITION) <= depth)
+        rows.group_by(SYSTEM, QUERY_KEY)
+        .agg(pl.col(cols.query).first(), pl.col(cols.doc, DOC_KEY).sort_by(by, descending=desc).head(depth))
+        .explode(cols.doc, DOC_KEY)
+        .sort(SYSTEM, QUERY_KEY, maintain_order=True)
+        .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(SYSTEM, QUERY_KEY).alias(POSITION))
         .select(SYSTEM, cols.query, cols.doc, QUERY_KEY, DOC_KEY, POSITION)
     )
     if qrels is None:
