@@ -336,3 +336,25 @@ def test_random_pools_match_a_plain_python_oracle(seed: int) -> None:
     depth = rnd.randint(1, 6)
     got = irframe.pool(frames, qrels, depth=depth).to_judge.rows()
     assert got == _approx_rows(_oracle_pool(runs, judged, depth))
+
+
+def test_holes_for_compare_and_check() -> None:
+    """The per-(system, query) unjudged documents of the top k, as compare/check call it."""
+    from irframe._golden._ids import SYSTEM
+    from irframe._golden.ranked import holes
+    from irframe._options import Options
+
+    stacked = pl.concat(
+        [
+            pl.DataFrame(RUN_A).with_columns(pl.lit("A").alias(SYSTEM)),
+            pl.DataFrame(RUN_B).with_columns(pl.lit("B").alias(SYSTEM)),
+        ]
+    ).lazy()
+    got = holes(stacked, pl.DataFrame(QRELS), Options(), k=3)
+    # A q1: d1 (judged) d3 d2; A q2: d8 d7 (judged); B q1: d5 d3 d1 (judged); B q10: d1
+    assert got.rows() == _approx_rows([
+        ("A", "q1", 3, 1, 2, 1 / 3, ["d3", "d2"], [2, 3]),
+        ("A", "q2", 2, 1, 1, 0.5, ["d8"], [1]),
+        ("B", "q1", 3, 1, 2, 1 / 3, ["d5", "d3"], [1, 2]),
+        ("B", "q10", 1, 0, 1, 0.0, ["d1"], [1]),
+    ])  # fmt: skip

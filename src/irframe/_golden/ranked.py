@@ -25,7 +25,7 @@ from irframe.exceptions import (
     InvalidParameterError,
 )
 
-__all__ = ["coverage", "ranked_top", "stack_runs"]
+__all__ = ["coverage", "holes", "judged_pairs", "ranked_top", "stack_runs"]
 
 
 def stack_runs(runs: object, system_col: str | None, where: str) -> tuple[pl.LazyFrame, Origin, list[str]]:
@@ -258,16 +258,17 @@ def coverage(top: pl.DataFrame, query_col: str, doc_col: str, *, unjudged_docs: 
 
     Returns :data:`SYSTEM`, ``query_col``, ``n_top`` (documents in the top, at most the
     depth), ``n_judged``, ``n_unjudged`` and ``judged`` (``n_judged / n_top``: evaluate's
-    ``Judged@depth``); with ``unjudged_docs``, also ``unjudged``: the unjudged doc ids
-    in ranking order (a list).  Rows in the order of ``top`` (system, query).
+    ``Judged@depth``); with ``unjudged_docs``, also ``unjudged`` (the unjudged doc ids in
+    ranking order, a list) and ``unjudged_at`` (their 1-based positions, a list; needs
+    :data:`POSITION` in ``top``).  Rows in the order of ``top`` (system, query).
 
     Examples
     --------
     >>> import polars as pl
     >>> top = pl.DataFrame({SYSTEM: ["s", "s"], "query_id": ["q1", "q1"], "doc_id": ["c", "b"],
-    ...                     QUERY_KEY: ["q1", "q1"], GRADE: [None, 1.0]})
+    ...                     QUERY_KEY: ["q1", "q1"], POSITION: [1, 2], GRADE: [None, 1.0]})
     >>> coverage(top, "query_id", "doc_id", unjudged_docs=True).rows()
-    [('s', 'q1', 2, 1, 1, 0.5, ['c'])]
+    [('s', 'q1', 2, 1, 1, 0.5, ['c'], [1])]
     """
     aggs = [
         pl.col(query_col).first(),
@@ -275,11 +276,34 @@ def coverage(top: pl.DataFrame, query_col: str, doc_col: str, *, unjudged_docs: 
         pl.col(GRADE).is_not_null().sum().cast(pl.Int64).alias("n_judged"),
     ]
     if unjudged_docs:
-        aggs.append(pl.col(doc_col).filter(pl.col(GRADE).is_null()).alias("unjudged"))
+        hole = pl.col(GRADE).is_null()
+        aggs += [
+            pl.col(doc_col).filter(hole).alias("unjudged"),
+            pl.col(POSITION).filter(hole).alias("unjudged_at"),
+        ]
     out = top.group_by(SYSTEM, QUERY_KEY, maintain_order=True).agg(aggs)
     out = out.with_columns(
         (pl.col("n_top") - pl.col("n_judged")).alias("n_unjudged"),
         (pl.col("n_judged") / pl.col("n_top")).alias("judged"),
     )
-    tail = ["unjudged"] if unjudged_docs else []
+    tail = ["unjudged", "unjudged_at"] if unjudged_docs else []
     return out.select(SYSTEM, query_col, "n_top", "n_judged", "n_unjudged", "judged", *tail)
+
+
+def holes(runs: pl.LazyFrame, qrels: Any, opts: Options, k: int) -> pl.DataFrame:
+    """Per (system, query): the unjudged documents of the top ``k`` (for compare and check).
+
+    ``runs`` as for :func:`ranked_top` (stacked, a String :data:`SYSTEM` column); returns
+    :func:`coverage` with ``unjudged`` (doc ids, in ranking order) and ``unjudged_at``
+    (their positions), sorted by system and query id (as text).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> runs = pl.DataFrame({SYSTEM: ["a", "a", "b"], "query_id": ["q1"] * 3, "doc_id": ["x", "y", "y"],
+    ...                      "rank": [1, 2, 1]}).lazy()
+    >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["x"], "relevance": [1]})
+    >>> holes(runs, qrels, Options(), k=10).rows()
+    [('a', 'q1', 2, 1, 1, 0.5, ['y'], [2]), ('b', 'q1', 1, 0, 1, 0.0, ['y'], [1])]
+    """
+    return coverage(ranked_top(runs, qrels, opts, k), opts.query_col, opts.doc_col, unjudged_docs=True)
