@@ -342,7 +342,7 @@ def test_holes_for_compare_and_check() -> None:
     """The per-(system, query) unjudged documents of the top k, as compare/check call it."""
     from irframe._golden._ids import SYSTEM
     from irframe._golden.ranked import holes
-    from irframe._options import Options
+    from irframe._input.options import Options
 
     stacked = pl.concat(
         [

@@ -60,6 +60,16 @@ class JudgmentMerge:
         The counts of ``changes``' actions (they sum to ``n_sheet_rows``).
     on_conflict : str
         The rule the merge ran with.
+
+    Examples
+    --------
+    >>> import polars as pl, irframe
+    >>> sheet = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "grade": [1, None]})
+    >>> m = irframe.add_judgments(None, sheet)
+    >>> m.counts
+    {'added': 1, 'changed': 0, 'kept': 0, 'unchanged': 0, 'not judged': 1}
+    >>> m.changes.rows()
+    [('q1', 'a', None, 1.0, 'added'), ('q1', 'b', None, None, 'not judged')]
     """
 
     qrels: Any

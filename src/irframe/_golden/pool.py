@@ -82,6 +82,21 @@ class Pool:
         Distinct pairs in the union of the tops; already judged; left to judge; queries.
     query_col, doc_col : str
         The id column names (the runs').
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, polars as pl, irframe
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "rank": [1, 2, 1]})
+    >>> p = irframe.pool(run, pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [2]}),
+    ...                  system_col=None)
+    >>> p.n_pooled, p.n_judged, p.n_to_judge, p.judged.rows()
+    (3, 1, 2, [('q1', 'a', 1.0, 1, 1, 2)])
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "to_judge.csv"
+    >>> p.write_sheet(out, judge=False, timestamp=False)
+    >>> print(out.read_text(), end="")
+    query_id,doc_id,grade,priority,n_systems,best_rank
+    q2,c,,1.0,1,1
+    q1,b,,0.630929753571457...,1,2
     """
 
     to_judge: Any
