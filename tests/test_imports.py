@@ -167,8 +167,8 @@ def test_cli_help_lists_every_subcommand() -> None:
     from irframe.cli import _COMMANDS, _build_parser
 
     help_text = _build_parser().format_help()
-    assert all(f"    {name} " in help_text for name in _COMMANDS)
-    assert len(_COMMANDS) == 6  # eval, compare, snapshot, check, demo, measures
+    assert all(f"    {name} " in help_text or f"    {name}\n" in help_text for name in _COMMANDS)
+    assert len(_COMMANDS) == 8  # eval, compare, snapshot, check, pool, judgments, demo, measures
 
 
 _ALLOC = (

@@ -32,6 +32,7 @@ TITLES = {
     "datasets": "Bundled data sets",
     "exceptions": "Exceptions",
     "check": "Golden-set check and snapshots",
+    "golden": "Building a golden set: pool, judge, merge",
     "testing": "Testing helpers",
     "kernels": "Kernels (polars expressions)",
     "engine": "Engine (internals)",
@@ -79,7 +80,7 @@ def _anchor(module: str, name: str) -> str:
 
 
 # Top-level names defined in a private package get a page of their own, by package.
-TOPICS = {"_compare": "compare", "_check": "check"}
+TOPICS = {"_compare": "compare", "_check": "check", "_golden": "golden"}
 
 
 def topic_names(topic: str) -> list[str]:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
+    from irframe._golden.judgments import JudgmentMerge, add_judgments
+    from irframe._golden.pool import Pool, pool
     from irframe.exceptions import IrFrameError
     from irframe.functions import (
         ap,
@@ -48,11 +50,14 @@ if TYPE_CHECKING:
         success,
     )
     from irframe.io import (
+        read_judging_sheet,
         read_table,
         read_trec_qrels,
         read_trec_run,
         read_trec_runs,
         scan_table,
+        write_judging_sheet,
+        write_qrels_stub,
         write_trec_qrels,
         write_trec_run,
     )
@@ -65,9 +70,12 @@ __all__ = [
     "ComparisonReport",
     "IrFrameError",
     "IrNamespace",
+    "JudgmentMerge",
     "Measure",
+    "Pool",
     "Snapshot",
     "__version__",
+    "add_judgments",
     "ap",
     "bpref",
     "check",
@@ -83,7 +91,9 @@ __all__ = [
     "mrr",
     "ndcg",
     "parse_measure",
+    "pool",
     "precision",
+    "read_judging_sheet",
     "read_snapshot",
     "read_table",
     "read_trec_qrels",
@@ -94,6 +104,8 @@ __all__ = [
     "scan_table",
     "snapshot",
     "success",
+    "write_judging_sheet",
+    "write_qrels_stub",
     "write_trec_qrels",
     "write_trec_run",
 ]
@@ -104,12 +116,14 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe._check.gate": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
     "irframe._compare": ("ComparisonReport", "compare", "compare_report", "moved"),
     "irframe.exceptions": ("IrFrameError",),
+    "irframe._golden.judgments": ("JudgmentMerge", "add_judgments"),
+    "irframe._golden.pool": ("Pool", "pool"),
     "irframe.functions": (
         "ap", "bpref", "evaluate", "judged", "mrr", "ndcg", "precision", "recall", "rprec", "success",
     ),
     "irframe.io": (
-        "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs", "scan_table",
-        "write_trec_qrels", "write_trec_run",
+        "read_judging_sheet", "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs",
+        "scan_table", "write_judging_sheet", "write_qrels_stub", "write_trec_qrels", "write_trec_run",
     ),
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
     "irframe._backends.parquet": ("evaluate_parquet",),
