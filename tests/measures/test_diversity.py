@@ -476,3 +476,18 @@ def test_read_trec_qrels_keeps_the_subtopic(tmp_path: Any) -> None:
     pandas_qrels = irframe.read_trec_qrels(path, subtopics=True, backend="pandas")
     assert isinstance(pandas_qrels, native_type("pandas"))
     assert list(pandas_qrels.columns) == ["query_id", "subtopic", "doc_id", "relevance"]
+
+
+def test_cli_reads_subtopic_qrels_for_diversity_measures(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from irframe.cli import main
+
+    qrels = tmp_path / "qrels.diversity"
+    qrels.write_text("".join(f"{q} {s} {d} {r}\n" for q, s, d, r in zip(*HAND_QRELS.values(), strict=True)))
+    run = tmp_path / "a.run"
+    run.write_text("".join(f"q1 Q0 {d} {i} {10 - i} tag\n" for i, d in enumerate(HAND_RUN["doc_id"], 1)))
+    assert main(["eval", str(qrels), str(run), "-m", "alpha_nDCG@4", "-f", "tsv"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert header.split("\t")[:2] == ["system", "alpha_nDCG@4"]
+    assert float(row.split("\t")[1]) == pytest.approx(0.696734, abs=1e-4)
