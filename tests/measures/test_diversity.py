@@ -453,14 +453,15 @@ def test_ir_measures_objects_keep_their_meaning() -> None:
 
 
 def test_other_backends_refuse_diversity_measures() -> None:
-    from irframe import engine
+    from irframe import _engine as engine
+    from irframe._input.options import Options
 
     with pytest.raises(InvalidParameterError, match=r"diversity measure.*in-process"):
         engine.build(
             pl.DataFrame(HAND_RUN).lazy(),
             ["alpha_nDCG@5"],
             pl.DataFrame(HAND_QRELS),
-            irframe._options.Options(),
+            Options(),
         )
 
 

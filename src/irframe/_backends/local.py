@@ -8,10 +8,10 @@ import polars as pl
 
 from irframe import _engine as engine
 from irframe._backends.registry import backend_for
+from irframe._engine import diversity
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import with_query_attributes
-from irframe._engine import diversity
 
 __all__ = ["evaluate_options", "evaluate_pair"]
 
