@@ -37,6 +37,17 @@ QRELS = pl.DataFrame(
     }
 )
 
+# The diversity families read subtopic qrels (query, subtopic, doc, relevance): the same run,
+# judged per subtopic; q1's subtopic s3 has no relevant document (it does not count).
+SUBTOPIC_QRELS = pl.DataFrame(
+    {
+        "query_id": ["q1", "q1", "q1", "q1", "q1", "q1", "q2", "q2"],
+        "subtopic": ["s1", "s1", "s2", "s2", "s2", "s3", "s1", "s2"],
+        "doc_id": ["d1", "d3", "d1", "d2", "d5", "d4", "d6", "d7"],
+        "relevance": [1, 1, 1, 1, 1, 0, 1, 0],
+    }
+)
+
 
 # --- reading the registry, old or new shape -------------------------------------------------
 def families() -> list[Any]:
@@ -104,7 +115,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "&#124;").replace("{", "&#123;").replace("}", "&#125;")
 
 
-KINDS = {"binary": "Binary relevance", "graded": "Graded relevance", "counts": "Counts"}
+KINDS = {
+    "binary": "Binary relevance",
+    "graded": "Graded relevance",
+    "counts": "Counts",
+    "diversity": "Diversity (intent-aware, on subtopic qrels)",
+}
 
 AGGREGATE = {
     "mean": "arithmetic mean over queries",
@@ -172,17 +188,33 @@ def _example_frame() -> list[str]:
     ]
 
 
+def _diversity_example() -> list[str]:
+    return [
+        "These families read subtopic qrels: the qrels' second field is the subtopic, as ndeval and",
+        "ir_measures read it (`irframe.read_trec_qrels(path, subtopics=True)`, or a frame with a",
+        "`subtopic` column; `qrels_subtopic_col=` names another). A document is relevant to a subtopic",
+        "when its grade for it is >= `rel`; a subtopic without a relevant document does not count.",
+        "Other measures read qrels as trec_eval does, one grade per (query, document). The examples",
+        "use the run above with these subtopic qrels:",
+        "",
+        *_md_table(SUBTOPIC_QRELS),
+        "",
+    ]
+
+
 def _worked(fam: Any) -> list[str]:
     names = _examples(fam)
-    per_query = irframe.evaluate(RUN, names, QRELS, per_query=True)
-    mean = irframe.evaluate(RUN, names, QRELS)
+    qrels = SUBTOPIC_QRELS if getattr(fam, "kind", "") == "diversity" else QRELS
+    per_query = irframe.evaluate(RUN, names, qrels, per_query=True)
+    mean = irframe.evaluate(RUN, names, qrels)
     table = per_query.select("query_id", *names)
     mean_row = pl.DataFrame({"query_id": ["mean"], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
     return [
         "**Worked example** (computed during the build):",
         "",
         "```python",
-        f"irframe.evaluate(run, {names!r}, qrels, per_query=True)",
+        f"irframe.evaluate(run, {names!r}, {'subtopic_qrels' if qrels is SUBTOPIC_QRELS else 'qrels'}, "
+        "per_query=True)",
         "```",
         "",
         *_md_table(pl.concat([table, mean_row])),
@@ -277,6 +309,8 @@ def page() -> str:
     for kind, members in groups.items():
         if kind and len(groups) > 1:
             lines += [f"## {KINDS.get(kind, kind.capitalize())} measures", ""]
+            if kind == "diversity":
+                lines += _diversity_example()
         elif len(groups) == 1:
             lines += ["## Families", ""]
         for fam in members:

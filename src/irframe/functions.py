@@ -46,6 +46,7 @@ def evaluate(
     qrels_query_col: str | None = None,
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
+    qrels_subtopic_col: str = "subtopic",
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
@@ -78,6 +79,12 @@ def evaluate(
         Column names in the run. ``rank_col`` is used when present, else ``score_col``.
     qrels_query_col, qrels_doc_col, qrels_relevance_col : str, optional
         Column names in the qrels when they differ from the run's.
+    qrels_subtopic_col : str, default "subtopic"
+        The qrels' subtopic (intent) column, read only by the diversity measures
+        (``alpha_nDCG@20``, ``ERR_IA@20``, ...: see :mod:`irframe.measures.diversity`);
+        ``read_trec_qrels(path, subtopics=True)`` gives it.  Other measures read the
+        qrels as trec_eval does (query, doc, relevance): a document judged for several
+        subtopics is then a duplicate judgment, an error.
     duplicates : {"error", "first"}, default "error"
         A document twice in one query's ranking: raise (like trec_eval) or keep the
         best-ranked row.
@@ -165,6 +172,7 @@ def evaluate(
         by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
+        qrels_subtopic_col=qrels_subtopic_col,
         columns=columns, order=order,
     )  # fmt: skip
     backend = backend_for(run)

@@ -204,6 +204,7 @@ def evaluate(
     qrels_query_col: str | None = None,
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
+    qrels_subtopic_col: str = "subtopic",
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
@@ -219,7 +220,8 @@ def evaluate(
         Long format, as for :func:`irframe.evaluate`; a query's rows may be spread over
         any partitions.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
-relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, columns, order
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
+qrels_subtopic_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
     qrels : dask, pandas or polars DataFrame, optional
         A dask frame is shuffled onto the run's partitions; a local frame is split by
@@ -251,6 +253,7 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, 
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(  # type: ignore[no-any-return]
         run, measures, qrels, opts, per_query, npartitions=npartitions, queries=queries

@@ -8,6 +8,7 @@ import polars as pl
 
 from irframe import _engine as engine
 from irframe._backends.registry import backend_for
+from irframe._engine import diversity
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import with_query_attributes
@@ -28,11 +29,18 @@ def _evaluated(
         run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts, rows is not None)
         if not same_run:
             rows = None  # (the joined run is converted whole, once)
+    # the diversity measures are set apart, and joined onto the main plan's table
+    div = diversity.split(measures, qrels, opts, run_lf.collect_schema().names())
+    if div is not None:
+        measures, qrels = div.main, div.qrels
     if n_rows is None:  # a LazyFrame: the plan stays lazy
         plan = engine.build(run_lf, measures, qrels, opts)
-        return plan, engine.checked(plan), origin
-    plan, collected = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
-    return plan, collected, origin
+        table: pl.LazyFrame | pl.DataFrame = engine.checked(plan)
+    else:
+        plan, table = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
+    if div is not None:
+        plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
+    return plan, table, origin
 
 
 def _with_attributes(

@@ -296,6 +296,7 @@ def evaluate_parquet(
     qrels_query_col: str | None = None,
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
+    qrels_subtopic_col: str = "subtopic",
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
@@ -325,7 +326,8 @@ def evaluate_parquet(
         Where the bucket files go (default: the system temporary directory). They take
         about the size of the compressed input and are removed at the end.
     query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
-qrels_doc_col, qrels_relevance_col, duplicates, columns, order
+qrels_doc_col, qrels_relevance_col, \
+qrels_subtopic_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
@@ -363,6 +365,7 @@ qrels_doc_col, qrels_relevance_col, duplicates, columns, order
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(
         source, measures, qrels, opts, per_query, memory_limit=memory_limit, buckets=buckets,

@@ -129,6 +129,7 @@ def evaluate(
     qrels_query_col: str | None = None,
     qrels_doc_col: str | None = None,
     qrels_relevance_col: str | None = None,
+    qrels_subtopic_col: str = "subtopic",
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
@@ -143,7 +144,8 @@ def evaluate(
     run : pyspark.sql.DataFrame
         Long format, as for :func:`irframe.evaluate`.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
-relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, columns, order
+relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
+qrels_subtopic_col, duplicates, columns, order
         As for :func:`irframe.evaluate`.
     qrels : Spark, pandas or polars DataFrame, optional
         A local frame is turned into a Spark DataFrame first.
@@ -175,6 +177,7 @@ relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, duplicates, 
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     out = evaluate_options(
         run, measures, qrels, opts, per_query, num_partitions=num_partitions, queries=queries

@@ -272,7 +272,8 @@ def _check_qrels_duplicates(plan: Plan, probe: int) -> None:
         f"The qrels judge the same document twice in queries "
         f"{_examples(sorted(queries, key=str))}, e.g. (query, document) {shown}. "
         "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
-        "e.g. qrels.unique(subset=[query, doc], keep='last')."
+        "e.g. qrels.unique(subset=[query, doc], keep='last'). (Subtopic qrels, one judgment "
+        "per subtopic, are for the diversity measures: alpha_nDCG@k, ERR_IA@k...)"
     )
     raise DuplicateRowsError(msg)
 

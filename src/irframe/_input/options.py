@@ -36,7 +36,7 @@ PRESETS: dict[str, dict[str, str | None]] = {
     "pyterrier": {
         "query_col": "qid", "doc_col": "docno", "relevance_col": "label",
     },
-    "ir_measures": {"rank_col": None},
+    "ir_measures": {"rank_col": None, "qrels_subtopic_col": "iteration"},
     "ranx": {
         "query_col": "q_id", "rank_col": None, "qrels_relevance_col": "score",
     },
@@ -45,7 +45,7 @@ PRESETS: dict[str, dict[str, str | None]] = {
 _ROLES = {
     "query": "query_col", "doc": "doc_col", "rank": "rank_col", "score": "score_col",
     "relevance": "relevance_col", "qrels_query": "qrels_query_col", "qrels_doc": "qrels_doc_col",
-    "qrels_relevance": "qrels_relevance_col",
+    "qrels_relevance": "qrels_relevance_col", "qrels_subtopic": "qrels_subtopic_col",
 }  # fmt: skip
 ColumnsArg = str | Mapping[str, str] | None
 _OPTIONAL_COLUMNS = ("rank_col", "qrels_query_col", "qrels_doc_col", "qrels_relevance_col")
@@ -74,6 +74,9 @@ class Options:
     qrels_query_col: str | None = None
     qrels_doc_col: str | None = None
     qrels_relevance_col: str | None = None
+    # the qrels' subtopic (intent) column, read by the diversity measures only (see
+    # irframe.measures.diversity); ir_measures' frames call it "iteration"
+    qrels_subtopic_col: str = "subtopic"
     by: tuple[str, ...] = ()
     missing: Missing = "zero"
     duplicates: Duplicates = "error"

@@ -229,6 +229,8 @@ def _read_inputs(
     from functools import partial
 
     from irframe.io.sniff import load, load_queries, load_runs
+    from irframe.measures import parse_measures
+    from irframe.measures.diversity import is_diversity
 
     if [args.qrels, *args.runs].count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
@@ -241,8 +243,10 @@ def _read_inputs(
     # the inputs now carry irframe's names: no detection of another convention
     args.convention = "irframe" if getattr(args, "columns", None) else None
     mapping = dict(args.map)
+    # TREC qrels keep their second field (the subtopic) when a diversity measure reads it
+    subtopics = any(is_diversity(m) for _, m in parse_measures(measures))
     with _progress(f"reading qrels {args.qrels}", progress):
-        qrels, _ = load(args.qrels, "qrels", {**qrels_map, **mapping}, stdin)
+        qrels, _ = load(args.qrels, "qrels", {**qrels_map, **mapping}, stdin, subtopics=subtopics)
     notes: list[str] = []
     runs = load_runs(args.runs, {**run_map, **mapping}, stdin, partial(_progress, enabled=progress), notes)
     for note in notes if not getattr(args, "quiet", False) else []:

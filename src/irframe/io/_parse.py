@@ -27,7 +27,7 @@ from irframe.io._source import Source
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["QRELS", "RUN", "WS", "Layout", "read_lines"]
+__all__ = ["QRELS", "QRELS_SUBTOPICS", "RUN", "WS", "Layout", "read_lines"]
 
 # trec_eval splits with C isspace(): space, \t, \n, \v, \f, \r.  Explicit classes are
 # much faster than \s / \S in the polars (Rust) regex engine.
@@ -69,6 +69,10 @@ RUN = Layout(
 QRELS = Layout(
     "qrels", 4, True, (0, 2, 3), ("query_id", "doc_id", "_text"), "_text", "relevance grade",
     "query iter doc relevance",
+)  # fmt: skip
+QRELS_SUBTOPICS = Layout(  # the second field kept: subtopic qrels (ndeval's ``topic subtopic doc judgment``)
+    "qrels", 4, True, (0, 1, 2, 3), ("query_id", "subtopic", "doc_id", "_text"), "_text", "relevance grade",
+    "query subtopic doc relevance",
 )  # fmt: skip
 
 

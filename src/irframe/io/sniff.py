@@ -94,12 +94,14 @@ def _read_delimited(source: Any, sep: str, mapping: dict[str, str]) -> pl.DataFr
     return df.rename({k: v for k, v in mapping.items() if k in df.columns})
 
 
-def load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) -> tuple[pl.DataFrame, bool]:
+def load(
+    path: str, kind: str, mapping: dict[str, str], stdin: bytes | None, *, subtopics: bool = False
+) -> tuple[pl.DataFrame, bool]:
     """Read one input; returns the frame and whether it was a TREC text file.
 
     ``kind`` is ``"qrels"`` or ``"run"``; ``mapping`` renames table columns
     (``{"qid": "query_id"}``); ``stdin`` holds the bytes of standard input when
-    ``path`` is ``-``.
+    ``path`` is ``-``; ``subtopics``: TREC qrels keep their second field as ``subtopic``.
     """
     from irframe.io import read_table, read_trec_qrels, read_trec_run, scan_table
     from irframe.io.tables import detect_format
@@ -126,7 +128,7 @@ def load(path: str, kind: str, mapping: dict[str, str], stdin: bytes | None) -> 
         src = io.BytesIO(data)
         src.name = "<stdin>" if path == "-" else path
     if kind == "qrels":
-        return read_trec_qrels(src), True
+        return read_trec_qrels(src, subtopics=subtopics), True
     return read_trec_run(src, system="system"), True
 
 

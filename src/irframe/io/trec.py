@@ -59,7 +59,7 @@ import polars as pl
 
 from irframe._input.columns import ranking_order
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
-from irframe.io._parse import QRELS, RUN, VALUE, WS, read_lines
+from irframe.io._parse import QRELS, QRELS_SUBTOPICS, RUN, VALUE, WS, read_lines
 from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
 
 if TYPE_CHECKING:
@@ -287,10 +287,16 @@ def _name_of(obj: PathOrFile, i: int) -> str:
 
 
 @overload
-def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["polars"] = ...) -> pl.DataFrame: ...
+def read_trec_qrels(
+    path_or_file: PathOrFile, *, backend: Literal["polars"] = ..., subtopics: bool = ...
+) -> pl.DataFrame: ...
 @overload
-def read_trec_qrels(path_or_file: PathOrFile, *, backend: Literal["pandas"]) -> pd.DataFrame: ...
-def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") -> pl.DataFrame | pd.DataFrame:
+def read_trec_qrels(
+    path_or_file: PathOrFile, *, backend: Literal["pandas"], subtopics: bool = ...
+) -> pd.DataFrame: ...
+def read_trec_qrels(
+    path_or_file: PathOrFile, *, backend: Backend = "polars", subtopics: bool = False
+) -> pl.DataFrame | pd.DataFrame:
     """Read a TREC qrels file (``query iter doc relevance``) into a polars DataFrame.
 
     Parameters
@@ -299,12 +305,18 @@ def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") ->
         A path, or an open text or binary file.  Gzip is detected from the content.
     backend : {"polars", "pandas"}, default "polars"
         The frame type returned (pandas is imported only when asked for).
+    subtopics : bool, default False
+        Keep the second field as a ``subtopic`` column (str): the file is subtopic qrels
+        (``query subtopic doc relevance``, ndeval's and ir_measures' reading, as in the
+        TREC Web track's diversity qrels), which the diversity measures read
+        (``alpha_nDCG@20``...).  By default the second field is ignored, as trec_eval does.
 
     Returns
     -------
     polars.DataFrame or pandas.DataFrame
         ``query_id`` (str), ``doc_id`` (str), ``relevance`` (i64; f64 when a grade is
-        fractional), in file order.  Negative grades are kept as they are.
+        fractional), in file order (with ``subtopics``: ``query_id``, ``subtopic``,
+        ``doc_id``, ``relevance``).  Negative grades are kept as they are.
 
     Raises
     ------
@@ -326,10 +338,19 @@ def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") ->
     │ q1       ┆ d2     ┆ 0         │
     │ q2       ┆ d7     ┆ -1        │
     └──────────┴────────┴───────────┘
+    >>> read_trec_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 0\\n"), subtopics=True).rows()
+    [('q1', '1', 'd1', 1), ('q1', '2', 'd1', 0)]
     """
     _check_backend(backend, "read_trec_qrels")
+    if not isinstance(subtopics, bool):
+        raise InvalidParameterError.for_value("subtopics", "read_trec_qrels", "a bool", subtopics)
+    layout, ids = (
+        (QRELS_SUBTOPICS, ["query_id", "subtopic", "doc_id"])
+        if subtopics
+        else (QRELS, ["query_id", "doc_id"])
+    )
     with open_source(path_or_file) as src:
-        df = read_lines(src, QRELS, ["query_id", "doc_id", "_text", VALUE]).rename({VALUE: "_rel_float"})
+        df = read_lines(src, layout, [*ids, "_text", VALUE]).rename({VALUE: "_rel_float"})
     df = df.with_columns(pl.col("_text").cast(pl.Int64, strict=False).alias("_rel_int"))
     if df["_rel_int"].null_count() == 0:
         rel = pl.col("_rel_int")
@@ -339,7 +360,7 @@ def read_trec_qrels(path_or_file: PathOrFile, *, backend: Backend = "polars") ->
             rel = pl.col("_rel_float")
     else:
         rel = pl.col("_rel_float")
-    return _out(df.select("query_id", "doc_id", rel.alias("relevance")), backend)
+    return _out(df.select(*ids, rel.alias("relevance")), backend)
 
 
 # --- writers -----------------------------------------------------------------------------
