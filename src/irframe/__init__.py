@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         write_trec_qrels,
         write_trec_run,
     )
+    from irframe.fusion import FusionTuning, fuse, tune_fusion
     from irframe.measures import Measure, define_measure, parse_measure
 
 __version__ = "0.1.0"
@@ -63,6 +64,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CheckResult",
     "ComparisonReport",
+    "FusionTuning",
     "IrFrameError",
     "IrNamespace",
     "Measure",
@@ -77,6 +79,7 @@ __all__ = [
     "define_measure",
     "evaluate",
     "evaluate_parquet",
+    "fuse",
     "ir",
     "judged",
     "moved",
@@ -94,6 +97,7 @@ __all__ = [
     "scan_table",
     "snapshot",
     "success",
+    "tune_fusion",
     "write_trec_qrels",
     "write_trec_run",
 ]
@@ -111,6 +115,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs", "scan_table",
         "write_trec_qrels", "write_trec_run",
     ),
+    "irframe.fusion": ("FusionTuning", "fuse", "tune_fusion"),
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
