@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         rprec,
         success,
     )
+    from irframe.fusion import FusionTuning, fuse, tune_fusion
     from irframe.io import (
         read_table,
         read_trec_qrels,
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
         write_trec_qrels,
         write_trec_run,
     )
-    from irframe.fusion import FusionTuning, fuse, tune_fusion
     from irframe.measures import Measure, define_measure, parse_measure
 
 __version__ = "0.1.0"
