@@ -168,7 +168,7 @@ def test_cli_help_lists_every_subcommand() -> None:
 
     help_text = _build_parser().format_help()
     assert all(f"    {name} " in help_text for name in _COMMANDS)
-    assert len(_COMMANDS) == 6  # eval, compare, snapshot, check, demo, measures
+    assert len(_COMMANDS) == 7  # eval, compare, snapshot, check, fuse, demo, measures
 
 
 _ALLOC = (
