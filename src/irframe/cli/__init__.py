@@ -1,4 +1,5 @@
-"""The ``irframe`` command line: ``eval``, ``compare``, ``snapshot``, ``check``, ``fuse``, ``demo``, ``measures``.
+"""The ``irframe`` command line: ``eval``, ``compare``, ``snapshot``, ``check``, ``fuse``, ``demo``,
+``measures``.
 
 ``irframe eval QRELS RUN [RUN ...]`` evaluates runs like trec_eval, with irframe's
 measure notation and output formats::

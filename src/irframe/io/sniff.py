@@ -169,6 +169,7 @@ def load_runs(
     stdin: bytes | None,
     reading: Reading | None = None,
     notes: list[str] | None = None,
+    *,
     naming: list[str] | None = None,
 ) -> pl.DataFrame:
     """Read and stack runs with a ``system`` column (see :func:`system_names`).
