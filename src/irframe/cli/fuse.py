@@ -165,11 +165,12 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     reading = partial(_progress, enabled=progress)
     stacked = load_runs(args.runs, {**run_map, **dict(args.map)}, stdin, reading, naming=naming)
     systems = stacked.get_column("system").unique(maintain_order=True).to_list()
-    norm = "default" if args.norm is None else None if args.norm == "none" else args.norm
+    norm: Any = "default" if args.norm is None else None if args.norm == "none" else args.norm
+    order: Any = args.order or preset_order or "auto"  # (argparse checked the choices)
     try:
         fused = fuse(
-            stacked, method=args.method, norm=norm, weights=args.weights, k=args.k,
-            order=args.order or preset_order or "auto", columns="irframe" if args.columns else None,
+            stacked, method=args.method, norm=norm, weights=args.weights, k=args.k, order=order,
+            columns="irframe" if args.columns else None,
         )  # fmt: skip
     except IrFrameError as exc:
         raise _said_here(exc) from exc
