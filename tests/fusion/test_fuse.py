@@ -14,7 +14,6 @@ import pytest
 
 import irframe
 from helpers import to_polars
-from irframe import _fusion
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -22,7 +21,7 @@ from irframe.exceptions import (
     InvalidParameterError,
     IrFrameError,
 )
-from irframe.fusion import METHODS, NORMS, MethodName, NormName
+from irframe.fusion import METHODS, NORMS, MethodName, NormName, _impl
 
 # q1: bm25 ranks a, b, c; dense ranks c, a, d.  q2: only bm25 has it (one document).
 BM25 = {"query_id": ["q1", "q1", "q1", "q2"], "doc_id": ["a", "b", "c", "x"], "score": [9.0, 7.0, 1.0, 2.0]}
@@ -228,8 +227,8 @@ def test_column_conventions() -> None:
 def test_the_tables_declare_every_choice_once() -> None:
     assert tuple(METHODS) == get_args(MethodName)
     assert tuple(NORMS) == get_args(NormName)
-    assert set(_fusion.KERNELS) == set(METHODS)
-    assert set(_fusion.NORM_EXPRS) == set(NORMS)
+    assert set(_impl.KERNELS) == set(METHODS)
+    assert set(_impl.NORM_EXPRS) == set(NORMS)
     for m in METHODS.values():
         assert m.default_norm is None if m.reads == "rank" else m.default_norm == "minmax"
 

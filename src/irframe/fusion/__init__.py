@@ -67,7 +67,7 @@ DEFAULT_K = 60  # RRF's k (Cormack et al. 2009; ranx's default)
 @dataclass(frozen=True)
 class Norm:
     """A score normalisation, applied per run and per query before the fusion (its
-    expression: ``irframe._fusion.NORM_EXPRS[name]``)."""
+    expression: ``irframe.fusion._impl.NORM_EXPRS[name]``)."""
 
     name: str
     reads: Literal["score", "rank"]  # the scores' values, or only the ranking
@@ -77,7 +77,7 @@ class Norm:
 
 @dataclass(frozen=True)
 class Method:
-    """A fusion method (its expressions: ``irframe._fusion.KERNELS[name]``)."""
+    """A fusion method (its expressions: ``irframe.fusion._impl.KERNELS[name]``)."""
 
     name: str
     reads: Literal["score", "rank"]  # the (normalised) scores' values, or only the ranking
@@ -226,7 +226,7 @@ def fuse(
         raise InvalidParameterError.for_value(
             "system_col", where, "a column name (a non-empty str)", system_col
         )
-    from irframe._fusion import fuse_runs
+    from irframe.fusion._impl import fuse_runs
 
     return fuse_runs(runs, opts, method=method, norm=norm, weights=weights, k=k, system_col=system_col)
 
@@ -381,7 +381,7 @@ def tune_fusion(
     if not isinstance(measure, str):
         raise InvalidParameterError.for_value("measure", where, "one measure name, e.g. 'nDCG@10'", measure)
     opts = Options.build(where, **column_kwargs)
-    from irframe._fusion import tune
+    from irframe.fusion._impl import tune
 
     return tune(
         runs, qrels, measure, opts, method=method, norm=norm, grid=grid, holdout=holdout, seed=seed,
