@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from irframe._options import DEFAULT_RANK, ColumnsArg, Missing, Options, Order
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Missing, Options, Order
 from irframe.exceptions import InvalidParameterError
 
 __all__ = [

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from irframe._columns import natural_order, ranking_order, resolve_run
-from irframe._frames import Origin, from_lazy, to_lazy
-from irframe._options import DEFAULT_RANK, Missing, Options
+from irframe._input.columns import natural_order, ranking_order, resolve_run
+from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
