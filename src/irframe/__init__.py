@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         rprec,
         success,
     )
+    from irframe.fusion import FusionTuning, fuse, tune_fusion
     from irframe.io import (
         read_judging_sheet,
         read_table,
@@ -68,6 +69,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CheckResult",
     "ComparisonReport",
+    "FusionTuning",
     "IrFrameError",
     "IrNamespace",
     "JudgmentMerge",
@@ -85,6 +87,7 @@ __all__ = [
     "define_measure",
     "evaluate",
     "evaluate_parquet",
+    "fuse",
     "ir",
     "judged",
     "moved",
@@ -104,6 +107,7 @@ __all__ = [
     "scan_table",
     "snapshot",
     "success",
+    "tune_fusion",
     "write_judging_sheet",
     "write_qrels_stub",
     "write_trec_qrels",
@@ -125,6 +129,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "read_judging_sheet", "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs",
         "scan_table", "write_judging_sheet", "write_qrels_stub", "write_trec_qrels", "write_trec_run",
     ),
+    "irframe.fusion": ("FusionTuning", "fuse", "tune_fusion"),
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip

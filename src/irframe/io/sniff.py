@@ -142,15 +142,27 @@ def system_names(paths: Sequence[str], tags: Sequence[list[str] | None]) -> list
     >>> system_names(["x/bm25.run", "y/dense.run"], [["t"], ["t"]])
     ['bm25', 'dense']
     """
+    return named_systems(paths, tags)[0]
+
+
+def named_systems(paths: Sequence[str], tags: Sequence[list[str] | None]) -> tuple[list[str], str]:
+    """:func:`system_names` and where they come from: ``"run tags"``, ``"file names"`` or
+    ``"paths"`` (file names that clash).
+
+    Examples
+    --------
+    >>> named_systems(["x/bm25.run", "y/bm25.run"], [None, None])
+    (['x/bm25.run', 'y/bm25.run'], 'paths')
+    """
     from irframe.io._source import strip_suffixes
 
     single = [t[0] if t is not None and len(t) == 1 else None for t in tags]
     if all(s is not None for s in single) and len(set(single)) == len(single):
-        return [str(s) for s in single]
+        return [str(s) for s in single], "run tags"
     names = [strip_suffixes(p) if p != "-" else "stdin" for p in paths]
     if len(set(names)) != len(names):
-        names = list(paths)
-    return names
+        return list(paths), "paths"
+    return names, "file names"
 
 
 def load_runs(
@@ -159,6 +171,8 @@ def load_runs(
     stdin: bytes | None,
     reading: Reading | None = None,
     notes: list[str] | None = None,
+    *,
+    naming: list[str] | None = None,
 ) -> pl.DataFrame:
     """Read and stack runs with a ``system`` column (see :func:`system_names`).
 
@@ -183,7 +197,9 @@ def load_runs(
         if is_trec and tag is not None and len(tag) > 1 and notes is not None:
             shown = ", ".join(map(str, tag[:3])) + (", ..." if len(tag) > 3 else "")
             notes.append(f"{p}: {len(tag)} run tags ({shown}) in one TREC file, read as one system")
-    names = system_names(paths, tags)
+    names, source = named_systems(paths, tags)
+    if naming is not None:
+        naming.append("the system column" if any(stacked) else source)
     out = []
     for df, name, is_table_system in zip(frames, names, stacked, strict=True):
         if is_table_system:
