@@ -1,49 +1,7 @@
 """agreement: how far judges agree on grades, and whether they rank the systems alike.
 
-What is compared
-----------------
-Every pair of judges (in the order they first appear, or the mapping's order) is
-compared on the (query, document) pairs **both** judged; the pairs only one of them
-judged are counted (``n_only_a``, ``n_only_b``) and left out of that pair's statistics.
-
-Grades are ordinal categories on a scale: the declared ``scale`` (a grade outside it
-raises), else the sorted distinct grades the judges gave.  Weighted kappas and
-Krippendorff's alpha use the grades' **positions** on the scale (0, 1, 2, ...), which
-are the grades themselves for a scale of consecutive integers from 0.
-
-The statistics (each pair of judges, overall and per query)
-------------------------------------------------------------
-From the confusion matrix ``C`` of the pair (``C[i, j]``: pairs judge a graded ``i`` and
-judge b graded ``j``, ``n`` pairs) and ``E = outer(rows, cols) / n``:
-
-* ``agreement``: ``trace(C) / n``;
-* ``kappa`` (Cohen 1960), ``kappa_linear``, ``kappa_quadratic`` (Cohen 1968):
-  ``1 - sum(W * C) / sum(W * E)`` with ``W[i, j]`` = ``i != j``, ``|i - j|``,
-  ``(i - j)**2`` (as ``sklearn.metrics.cohen_kappa_score(labels=scale, weights=...)``);
-* ``alpha_ordinal``: Krippendorff's alpha with the ordinal metric, from the coincidence
-  matrix ``O = C + C.T`` (two values per pair) and its marginals ``n_g``:
-  ``delta(c, k) = (sum_{g=c..k} n_g - (n_c + n_k) / 2) ** 2`` and
-  ``alpha = 1 - (N - 1) sum(O * delta) / sum(n_c n_k delta)``, ``N = 2 n``.
-
-A statistic is null where it is 0/0: the pair's grades leave no room for chance
-disagreement (both judges gave one and the same grade to everything), typical of a
-single query with few documents.  The overall ``alpha`` of all judges together uses
-every (query, document) pair at least two judges graded (Krippendorff's alpha allows
-missing values), as the ``krippendorff`` package does.
-
-System rankings (given runs)
-----------------------------
-Each system is evaluated under each judge with :func:`irframe.evaluate`.  With
-``ranking_on="common"`` (default) every judge's qrels are cut to the (query, document)
-pairs **all** judges judged, so a ranking change comes from the grades, not from
-coverage; ``"all"`` uses each judge's own judgments.  The number of judgments used is
-in ``system_scores``.  Per pair of judges and measure: Kendall's tau-b (as
-``scipy.stats.kendalltau``), Spearman's rho (average ranks, as ``scipy.stats.spearmanr``)
-and tau_AP (Yilmaz, Aslam and Robertson 2008) with judge a's ranking as the truth:
-``tau_AP = 2 / (N - 1) * sum_{i=2..N} C(i) / (i - 1) - 1``, where ``C(i)`` counts the
-systems above rank ``i`` in judge b's ranking that judge a also ranks above it.  A
-pair tied in either ranking counts one half in ``C(i)``; judge b's ties are ordered by
-system name.
+What is compared, the statistics and the ranking correlations are written once, in
+:func:`agreement`'s Notes.
 """
 
 from __future__ import annotations
@@ -58,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from irframe._frames import Origin, from_lazy, to_lazy
+from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -652,7 +610,7 @@ def agreement(
     """How far judges agree (per pair of judges, overall, per query) and whether they rank systems alike.
 
     The statistics, what is compared when judges judged different documents, and the
-    ranking correlations are defined in :mod:`irframe._golden.agreement` (module doc).
+    ranking correlations are defined in the Notes below.
 
     Parameters
     ----------
@@ -691,6 +649,50 @@ def agreement(
         Fewer than 2 judges, a grade outside ``scale``, null grades, fewer than 2 systems.
     DuplicateRowsError
         A judge graded the same (query, document) twice.
+
+    Notes
+    -----
+    *What is compared.*
+    Every pair of judges (in the order they first appear, or the mapping's order) is
+    compared on the (query, document) pairs **both** judged; the pairs only one of them
+    judged are counted (``n_only_a``, ``n_only_b``) and left out of that pair's statistics.
+
+    Grades are ordinal categories on a scale: the declared ``scale`` (a grade outside it
+    raises), else the sorted distinct grades the judges gave.  Weighted kappas and
+    Krippendorff's alpha use the grades' **positions** on the scale (0, 1, 2, ...), which
+    are the grades themselves for a scale of consecutive integers from 0.
+
+    *The statistics (each pair of judges, overall and per query).*
+    From the confusion matrix ``C`` of the pair (``C[i, j]``: pairs judge a graded ``i`` and
+    judge b graded ``j``, ``n`` pairs) and ``E = outer(rows, cols) / n``:
+
+    * ``agreement``: ``trace(C) / n``;
+    * ``kappa`` (Cohen 1960), ``kappa_linear``, ``kappa_quadratic`` (Cohen 1968):
+      ``1 - sum(W * C) / sum(W * E)`` with ``W[i, j]`` = ``i != j``, ``|i - j|``,
+      ``(i - j)**2`` (as ``sklearn.metrics.cohen_kappa_score(labels=scale, weights=...)``);
+    * ``alpha_ordinal``: Krippendorff's alpha with the ordinal metric, from the coincidence
+      matrix ``O = C + C.T`` (two values per pair) and its marginals ``n_g``:
+      ``delta(c, k) = (sum_{g=c..k} n_g - (n_c + n_k) / 2) ** 2`` and
+      ``alpha = 1 - (N - 1) sum(O * delta) / sum(n_c n_k delta)``, ``N = 2 n``.
+
+    A statistic is null where it is 0/0: the pair's grades leave no room for chance
+    disagreement (both judges gave one and the same grade to everything), typical of a
+    single query with few documents.  The overall ``alpha`` of all judges together uses
+    every (query, document) pair at least two judges graded (Krippendorff's alpha allows
+    missing values), as the ``krippendorff`` package does.
+
+    *System rankings (given runs).*
+    Each system is evaluated under each judge with :func:`irframe.evaluate`.  With
+    ``ranking_on="common"`` (default) every judge's qrels are cut to the (query, document)
+    pairs **all** judges judged, so a ranking change comes from the grades, not from
+    coverage; ``"all"`` uses each judge's own judgments.  The number of judgments used is
+    in ``system_scores``.  Per pair of judges and measure: Kendall's tau-b (as
+    ``scipy.stats.kendalltau``), Spearman's rho (average ranks, as ``scipy.stats.spearmanr``)
+    and tau_AP (Yilmaz, Aslam and Robertson 2008) with judge a's ranking as the truth:
+    ``tau_AP = 2 / (N - 1) * sum_{i=2..N} C(i) / (i - 1) - 1``, where ``C(i)`` counts the
+    systems above rank ``i`` in judge b's ranking that judge a also ranks above it.  A
+    pair tied in either ranking counts one half in ``C(i)``; judge b's ties are ordered by
+    system name.
 
     Examples
     --------

@@ -1,44 +1,6 @@
 """power: the smallest change a golden set can see, and the queries a given change needs.
 
-The test and its power
-----------------------
-``compare`` and ``check`` test the per-query deltas of two systems with a two-sided
-paired test (the randomization test by default).  Its power has no closed form; the
-standard approximation is the paired t-test's, computed exactly here from the
-noncentral t distribution: with ``n`` paired queries, deltas of standard deviation
-``sd`` and a true mean change ``delta``,
-
-    power = P(|T'| > t_{1 - alpha/2, n - 1}),   T' ~ t'(df = n - 1, nc = delta / sd * sqrt(n))
-
-(as ``statsmodels.stats.power.TTestPower``; the noncentral t is integrated numerically
-over the chi distribution of the standard deviation, so no scipy is needed).  For
-normally distributed deltas the randomization test's rejection rate is within a few
-points of it (the tests simulate both); for heavy-tailed or many-tied deltas (RR on
-few relevant documents) treat the numbers as approximate.
-
-* **minimum detectable effect** (``mde``): the ``delta`` at which the power reaches
-  ``power``, for this set's ``n`` (or a hypothetical ``n_queries``);
-* **queries needed** (``n_needed``, given ``effect=``): the smallest ``n >= 2`` whose
-  power for ``delta = effect`` reaches ``power`` (Sakai's topic set size design for
-  the paired t-test, solved exactly rather than by his normal approximation).
-
-The variance
-------------
-*Two systems* (a mapping of two per-query frames): ``sd`` is the standard deviation
-(ddof 1) of the per-query deltas on the queries both have a value for.
-
-*One system* (one per-query frame, a baseline): the deltas of a future change are not
-known, so their variance is taken from the baseline's per-query values ``x``:
-``sd_delta**2 = 2 * var(x) * (1 - correlation)`` — the variance of the difference of
-two systems with ``x``'s variance whose per-query values correlate by
-``correlation``.  The default ``correlation=0`` (Sakai 2016 estimates the variance of
-a difference as twice a system's) is conservative: two versions of one system
-usually correlate strongly across queries (0.5-0.9 on TREC data), which shrinks
-``sd_delta``, and so the detectable effect, by ``sqrt(1 - correlation)``.  Give two
-systems' values when you have them.
-
-Queries without a value (null: unjudged, or absent from one of the two systems) are
-left out and counted (``n_left_out``).
+The test, the variance and what is left out are written once, in :func:`power`'s Notes.
 """
 
 from __future__ import annotations
@@ -53,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from irframe._frames import from_lazy, to_lazy
+from irframe._input.frames import from_lazy, to_lazy
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 from irframe.stats import student_t_sf
 
@@ -445,7 +407,7 @@ def power(
 
     The test (the paired t-test's power, the standard approximation of compare's
     randomization test), the variance used for one system and the queries left out are
-    defined in :mod:`irframe._golden.power` (module doc).
+    defined in the Notes below.
 
     Parameters
     ----------
@@ -477,6 +439,46 @@ def power(
         ``sd_delta``, ``alpha``, ``power``, ``n_for_mde``, ``mde`` (the minimum detectable
         effect), ``effect``, ``n_needed``, ``power_at_effect``, ``summary`` (one sentence),
         ``note``.
+
+    Notes
+    -----
+    *The test and its power.*
+    ``compare`` and ``check`` test the per-query deltas of two systems with a two-sided
+    paired test (the randomization test by default).  Its power has no closed form; the
+    standard approximation is the paired t-test's, computed exactly here from the
+    noncentral t distribution: with ``n`` paired queries, deltas of standard deviation
+    ``sd`` and a true mean change ``delta``,
+
+        power = P(|T'| > t_{1 - alpha/2, n - 1}),   T' ~ t'(df = n - 1, nc = delta / sd * sqrt(n))
+
+    (as ``statsmodels.stats.power.TTestPower``; the noncentral t is integrated numerically
+    over the chi distribution of the standard deviation, so no scipy is needed).  For
+    normally distributed deltas the randomization test's rejection rate is within a few
+    points of it (the tests simulate both); for heavy-tailed or many-tied deltas (RR on
+    few relevant documents) treat the numbers as approximate.
+
+    * **minimum detectable effect** (``mde``): the ``delta`` at which the power reaches
+      ``power``, for this set's ``n`` (or a hypothetical ``n_queries``);
+    * **queries needed** (``n_needed``, given ``effect=``): the smallest ``n >= 2`` whose
+      power for ``delta = effect`` reaches ``power`` (Sakai's topic set size design for
+      the paired t-test, solved exactly rather than by his normal approximation).
+
+    *The variance.*
+    *Two systems* (a mapping of two per-query frames): ``sd`` is the standard deviation
+    (ddof 1) of the per-query deltas on the queries both have a value for.
+
+    *One system* (one per-query frame, a baseline): the deltas of a future change are not
+    known, so their variance is taken from the baseline's per-query values ``x``:
+    ``sd_delta**2 = 2 * var(x) * (1 - correlation)`` — the variance of the difference of
+    two systems with ``x``'s variance whose per-query values correlate by
+    ``correlation``.  The default ``correlation=0`` (Sakai 2016 estimates the variance of
+    a difference as twice a system's) is conservative: two versions of one system
+    usually correlate strongly across queries (0.5-0.9 on TREC data), which shrinks
+    ``sd_delta``, and so the detectable effect, by ``sqrt(1 - correlation)``.  Give two
+    systems' values when you have them.
+
+    Queries without a value (null: unjudged, or absent from one of the two systems) are
+    left out and counted (``n_left_out``).
 
     Examples
     --------

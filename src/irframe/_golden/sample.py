@@ -1,44 +1,7 @@
 """sample_queries: the queries of a golden set drawn from a log, rare segments included.
 
-The rules, decided here once
-----------------------------
-*Traffic.* A query's traffic is its number of rows in the log, or the sum of its
-``weight`` column (a count per row, e.g. an aggregated log); weights must be finite and
-> 0.  A segment's traffic is the sum over its queries; its queries are the distinct
-query ids with its ``by`` values.  A query whose ``by`` values differ between rows is
-refused (name the segment in the query id, or segment by a query attribute).  Null
-``by`` values form a segment of their own.
-
-*Allocation.* Segment ``s`` with traffic ``T_s`` and ``N_s`` distinct queries gets
-``n_s`` of the ``n`` queries:
-
-1. its floor is ``f_s = min(min_per_segment, N_s)``: a segment with fewer queries than
-   the floor gives all of them (``floor_met`` is false in the segments table and the
-   text counts it);
-2. its quota is ``x_s = clip(lambda * T_s, f_s, N_s)``, with the one scale ``lambda``
-   that makes the quotas sum to ``n``: every segment gets its traffic share of ``n``
-   unless that is below its floor (then the floor) or above what it has (then all of
-   it), and the others share the rest in proportion to their traffic;
-3. the quotas are rounded by largest remainder (Hamilton): each segment first gets
-   ``floor(x_s)``, then the queries still missing go one each to the largest
-   fractional parts (ties: the larger traffic, then the segment that sorts first).
-
-``n`` larger than the log's distinct queries, and ``n`` below the sum of the floors
-(``n < segments x min_per_segment`` when every segment has that many queries), raise
-:class:`~irframe.exceptions.InvalidParameterError` saying the largest and smallest
-``n`` that can be met.
-
-*Choice within a segment.* ``within="traffic"`` (default): weighted sampling without
-replacement, probability proportional to traffic (Efraimidis and Spirakis 2006: the
-``n_s`` largest keys ``u ** (1 / traffic)``, ``u`` uniform), so a query issued ten
-times as often is about ten times as likely to be chosen (exactly so for the first
-draw).  ``within="uniform"``: every distinct query alike, the tail's chance.  The
-random numbers are drawn over the queries sorted by segment and query id, so the
-sample depends on the seed and the log's content, not on its row order.
-
-*Weights back to the log.* The floors over-represent rare segments on purpose; each
-chosen query carries ``segment_weight = (T_s / T) / (n_s / n)``, the factor that
-weights a segment's mean back to its share of the traffic.
+The rules (traffic, allocation, the draw, weights back to the log) are written once, in
+:func:`sample_queries`' Notes.
 """
 
 from __future__ import annotations
@@ -52,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from irframe._frames import from_lazy, to_lazy
+from irframe._input.frames import from_lazy, to_lazy
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = ["QuerySample", "allocate", "sample_queries"]
@@ -414,10 +377,8 @@ def sample_queries(
 ) -> QuerySample:
     """Sample ``n`` queries from a log, proportional to traffic with a floor per segment.
 
-    The allocation over segments, the choice within a segment and what happens when a
-    segment is too small are the rules of :mod:`irframe._golden.sample` (module doc):
-    quotas ``clip(lambda * traffic, floor, available)`` rounded by largest remainder,
-    weighted sampling without replacement inside each segment.
+    How traffic is counted, how the floor and the proportional shares combine, what a
+    segment too small for its floor gives, and how queries are drawn are the Notes below.
 
     Parameters
     ----------
@@ -455,6 +416,46 @@ def sample_queries(
         ``query_col``, a ``by`` column or ``weight`` missing from the log.
     InvalidDataError
         Null query ids, weights that are null or <= 0, a query in two segments.
+
+    Notes
+    -----
+    *Traffic.* A query's traffic is its number of rows in the log, or the sum of its
+    ``weight`` column (a count per row, e.g. an aggregated log); weights must be finite and
+    > 0.  A segment's traffic is the sum over its queries; its queries are the distinct
+    query ids with its ``by`` values.  A query whose ``by`` values differ between rows is
+    refused (name the segment in the query id, or segment by a query attribute).  Null
+    ``by`` values form a segment of their own.
+
+    *Allocation.* Segment ``s`` with traffic ``T_s`` and ``N_s`` distinct queries gets
+    ``n_s`` of the ``n`` queries:
+
+    1. its floor is ``f_s = min(min_per_segment, N_s)``: a segment with fewer queries than
+       the floor gives all of them (``floor_met`` is false in the segments table and the
+       text counts it);
+    2. its quota is ``x_s = clip(lambda * T_s, f_s, N_s)``, with the one scale ``lambda``
+       that makes the quotas sum to ``n``: every segment gets its traffic share of ``n``
+       unless that is below its floor (then the floor) or above what it has (then all of
+       it), and the others share the rest in proportion to their traffic;
+    3. the quotas are rounded by largest remainder (Hamilton): each segment first gets
+       ``floor(x_s)``, then the queries still missing go one each to the largest
+       fractional parts (ties: the larger traffic, then the segment that sorts first).
+
+    ``n`` larger than the log's distinct queries, and ``n`` below the sum of the floors
+    (``n < segments x min_per_segment`` when every segment has that many queries), raise
+    :class:`~irframe.exceptions.InvalidParameterError` saying the largest and smallest
+    ``n`` that can be met.
+
+    *Choice within a segment.* ``within="traffic"`` (default): weighted sampling without
+    replacement, probability proportional to traffic (Efraimidis and Spirakis 2006: the
+    ``n_s`` largest keys ``u ** (1 / traffic)``, ``u`` uniform), so a query issued ten
+    times as often is about ten times as likely to be chosen (exactly so for the first
+    draw).  ``within="uniform"``: every distinct query alike, the tail's chance.  The
+    random numbers are drawn over the queries sorted by segment and query id, so the
+    sample depends on the seed and the log's content, not on its row order.
+
+    *Weights back to the log.* The floors over-represent rare segments on purpose; each
+    chosen query carries ``segment_weight = (T_s / T) / (n_s / n)``, the factor that
+    weights a segment's mean back to its share of the traffic.
 
     Examples
     --------
