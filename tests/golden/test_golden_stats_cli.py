@@ -1,4 +1,5 @@
-"""``irframe sample``, ``irframe agreement`` and ``irframe power``, called in-process."""
+"""``irframe sample``, ``irframe agreement`` and ``irframe power``, called in-process (the pool and
+judgments subcommands are in test_golden_cli.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 import irframe
 from irframe.cli import main
-from irframe.cli._output import write_atomic, write_frame
+from irframe.cli._output import write_frame
 from irframe.datasets import golden, golden_paths
 
 P = golden_paths()
@@ -175,17 +176,21 @@ def test_power_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # --- atomic writes ---------------------------------------------------------------------------------
-def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "out.tsv"
     target.write_text("old\n")
 
-    def fail(tmp: Path) -> None:
-        tmp.write_text("half")
+    def fail(self: pl.DataFrame, file: Path, **_: object) -> None:
+        Path(file).write_text("half")
         raise OSError("disk full")
 
+    monkeypatch.setattr(pl.DataFrame, "write_csv", fail)
     with pytest.raises(OSError, match="disk full"):
-        write_atomic(target, fail)
+        write_frame(pl.DataFrame({"a": [1]}), target)
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.tsv"]
+    monkeypatch.undo()
     write_frame(pl.DataFrame({"a": [1]}), target)
     assert target.read_text() == "a\n1\n"
