@@ -168,7 +168,8 @@ def test_cli_help_lists_every_subcommand() -> None:
 
     help_text = _build_parser().format_help()
     assert all(f"    {name} " in help_text or f"    {name}\n" in help_text for name in _COMMANDS)
-    assert len(_COMMANDS) == 9  # eval, compare, snapshot, check, pool, judgments, fuse, demo, measures
+    # eval, compare, snapshot, check, sample, pool, judgments, agreement, power, fuse, demo, measures
+    assert len(_COMMANDS) == 12
 
 
 _ALLOC = (

@@ -32,7 +32,7 @@ TITLES = {
     "datasets": "Bundled data sets",
     "exceptions": "Exceptions",
     "check": "Golden-set check and snapshots",
-    "golden": "Building a golden set: pool, judge, merge",
+    "golden": "Building a golden set: sample, pool, judge, merge, trust the judges, power",
     "testing": "Testing helpers",
     "kernels": "Kernels (polars expressions)",
     "engine": "Engine (internals)",

@@ -34,8 +34,11 @@ if TYPE_CHECKING:
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
+    from irframe._golden.agreement import Agreement, agreement
     from irframe._golden.judgments import JudgmentMerge, add_judgments
     from irframe._golden.pool import Pool, pool
+    from irframe._golden.power import power
+    from irframe._golden.sample import QuerySample, sample_queries
     from irframe.exceptions import IrFrameError
     from irframe.functions import (
         ap,
@@ -67,6 +70,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agreement",
     "CheckResult",
     "ComparisonReport",
     "FusionTuning",
@@ -75,9 +79,11 @@ __all__ = [
     "JudgmentMerge",
     "Measure",
     "Pool",
+    "QuerySample",
     "Snapshot",
     "__version__",
     "add_judgments",
+    "agreement",
     "ap",
     "bpref",
     "check",
@@ -95,6 +101,7 @@ __all__ = [
     "ndcg",
     "parse_measure",
     "pool",
+    "power",
     "precision",
     "read_judging_sheet",
     "read_snapshot",
@@ -104,6 +111,7 @@ __all__ = [
     "read_trec_runs",
     "recall",
     "rprec",
+    "sample_queries",
     "scan_table",
     "snapshot",
     "success",
@@ -119,9 +127,12 @@ __all__ = [
 _HOMES: dict[str, tuple[str, ...]] = {
     "irframe._check.gate": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
     "irframe._compare": ("ComparisonReport", "compare", "compare_report", "moved"),
-    "irframe.exceptions": ("IrFrameError",),
     "irframe._golden.judgments": ("JudgmentMerge", "add_judgments"),
     "irframe._golden.pool": ("Pool", "pool"),
+    "irframe._golden.agreement": ("Agreement", "agreement"),
+    "irframe._golden.power": ("power",),
+    "irframe._golden.sample": ("QuerySample", "sample_queries"),
+    "irframe.exceptions": ("IrFrameError",),
     "irframe.functions": (
         "ap", "bpref", "evaluate", "judged", "mrr", "ndcg", "precision", "recall", "rprec", "success",
     ),

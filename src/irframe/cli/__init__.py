@@ -1,4 +1,5 @@
-"""The ``irframe`` command line: eval, compare, snapshot, check, pool, judgments, fuse, demo, measures.
+"""The ``irframe`` command line: eval, compare, snapshot, check, sample, pool, judgments,
+agreement, power, fuse, demo, measures.
 
 ``irframe eval QRELS RUN [RUN ...]`` evaluates runs like trec_eval, with irframe's
 measure notation and output formats::
@@ -45,7 +46,10 @@ from irframe.cli._measures_util import render_trec, resolve_measures
 __all__ = ["SUBCOMMANDS", "CliError", "main", "render_table", "render_trec", "resolve_measures"]
 
 # the subcommands in --help order; irframe.cli.<name>.add_parser registers each
-_COMMANDS = ("eval", "compare", "snapshot", "check", "pool", "judgments", "fuse", "demo", "measures")
+_COMMANDS = (
+    "eval", "compare", "snapshot", "check", "sample", "pool", "judgments", "agreement", "power",
+    "fuse", "demo", "measures",
+)  # fmt: skip
 
 
 class _Subcommand:

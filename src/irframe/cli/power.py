@@ -1,0 +1,139 @@
+"""``irframe power QRELS RUN [RUN2] -m nDCG@10 [--effect 0.05]``: what change a golden set can see."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from irframe.cli._common import (
+    CliError,
+    SubParsers,
+    _add_map,
+    _add_measure_option,
+    _add_missing_and_duplicates,
+    _add_precision,
+    _common,
+    _default_format,
+    _emit,
+    _number,
+    _read_inputs,
+    _write,
+    render_table,
+)
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["add_parser", "cmd_power"]
+
+_SHOWN = ("measure", "n_queries", "n_left_out", "sd_delta", "mde", "effect", "n_needed", "power_at_effect")
+
+
+def add_parser(sub: SubParsers) -> None:
+    """Register ``irframe power``."""
+    p = sub.add_parser(
+        "power",
+        parents=[_common()],
+        help="the smallest change a golden set detects, and the queries a change needs",
+        description=(
+            "Evaluate one run (a baseline: the variance of its per-query values) or two runs "
+            "(their per-query deltas) and report, per measure, the minimum detectable effect of "
+            "this set at --alpha and --power for a two-sided paired test (the paired t-test's "
+            "power, the standard approximation of compare's randomization test), and with "
+            "--effect the number of queries that change needs."
+        ),
+        epilog=(
+            "One run: the deltas' variance is taken as 2 x var(values) x (1 - --correlation); "
+            "the default correlation 0 is conservative (versions of one system correlate, often "
+            "0.5-0.9). Give two runs for their own deltas."
+        ),
+    )
+    p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="one run (baseline) or two (baseline, candidate)")
+    _add_measure_option(p, "measure (repeatable; default: nDCG@10)")
+    p.add_argument("--effect", type=float, metavar="DELTA", help="a change to size the set for, e.g. 0.05")
+    p.add_argument("--alpha", type=float, default=0.05, help="level of the two-sided test (default: 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="the power wanted (default: 0.8)")
+    p.add_argument(
+        "--correlation", type=float, help="one run: assumed correlation of two systems (default 0)"
+    )
+    p.add_argument("--n-queries", type=int, metavar="N", help="compute the detectable effect for N queries")
+    _add_missing_and_duplicates(p)
+    p.add_argument("--rel", type=_number, metavar="N", help="relevance threshold (trec_eval -l)")
+    p.add_argument("--gain", choices=("exp", "linear"), help="nDCG gain (default exp: 2^rel-1)")
+    p.add_argument("-f", "--format", choices=("table", "tsv", "csv", "json"), help="output format")
+    _add_precision(p)
+    _add_map(p)
+    p.set_defaults(func=cmd_power)
+
+
+def _per_query(args: argparse.Namespace) -> tuple[Any, list[str], list[str]]:
+    """One system's per-query frame, or a mapping of two; the measure labels; the systems."""
+    import polars as pl
+
+    from irframe import evaluate
+
+    measures, qrels, runs, _ = _read_inputs(args, ("nDCG@10",))
+    systems = runs["system"].unique(maintain_order=True).to_list()
+    if len(systems) > 2:
+        msg = (
+            f"power compares at most two runs (baseline, candidate); got {len(systems)}: {', '.join(systems)}"
+        )
+        raise CliError(msg)
+    labels = [str(m) for m in measures]
+    per_q = evaluate(
+        runs, measures, qrels, by="system", per_query=True, missing=args.missing,
+        duplicates=args.duplicates, order=args.order, columns=args.convention,
+    )  # fmt: skip
+    per_q = per_q.rename({str(m): label for m, label in zip(measures, labels, strict=True)})
+    frames = {s: per_q.filter(pl.col("system") == s).drop("system") for s in systems}
+    return (frames if len(frames) == 2 else frames[systems[0]]), labels, systems
+
+
+def _lines(table: pl.DataFrame, systems: str) -> list[str]:
+    out = []
+    for r in table.iter_rows(named=True):
+        out.append(r["summary"])
+        if r["effect"] is not None and r["n_needed"] is not None:
+            out.append(
+                f"a change of {r['effect']:g} {r['measure']} needs {r['n_needed']} queries to be detected "
+                f"{100 * r['power']:g}% of the time; this set ({r['n_queries']}) detects it "
+                f"{100 * r['power_at_effect']:.0f}% of the time"
+            )
+        if r["note"]:
+            out.append(f"note: {r['note']}")
+    design = table["design"][0]
+    if design == "one system":
+        rho = table["correlation"][0]
+        out.append(
+            f"one run ({systems}): deltas assumed to vary as 2 x var(values) x (1 - {rho:g}); "
+            "give two runs for their own deltas"
+        )
+    else:
+        out.append(f"paired deltas of {systems} on the queries both have")
+    if table["n_left_out"].sum():
+        out.append("n_left_out: queries without a value (unjudged, or in one run only), not counted")
+    return out
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    """Run ``irframe power``."""
+    from irframe import power
+
+    if len(args.runs) > 2:
+        msg = f"power takes one run (baseline) or two (baseline, candidate); got {len(args.runs)}"
+        raise CliError(msg)
+    per_query, labels, systems = _per_query(args)
+    table = power(
+        per_query, labels, alpha=args.alpha, power=args.power, effect=args.effect,
+        n_queries=args.n_queries, correlation=args.correlation,
+    )  # fmt: skip
+    fmt = args.format or _default_format(sys.stdout)
+    if fmt != "table":
+        _emit(table, fmt, sys.stdout, precision=args.precision)
+        return 0
+    decimals = 4 if args.precision is None else args.precision
+    _write(render_table(table.select(_SHOWN), decimals=decimals), sys.stdout)
+    _write("\n".join(_lines(table, " - ".join(reversed(systems)))), sys.stdout)
+    return 0
