@@ -27,7 +27,7 @@ from irframe._engine.checks import (
 from irframe._engine.entry import build
 from irframe._engine.plan import IN_RUN, JUDGED, Plan
 from irframe._engine.strategy import build_plan
-from irframe._input.columns import natural_order
+from irframe._input.columns import natural_order, natural_sorted
 
 __all__ = [
     "IN_RUN",
@@ -60,6 +60,8 @@ def per_query_table(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFr
     """
     if plan.missing == "drop":
         table = table.filter(pl.col(IN_RUN))
+    if isinstance(table, pl.DataFrame):
+        return natural_sorted(table, plan.keys, [*plan.keys, *plan.labels])
     table = table.select(*plan.keys, *plan.labels)
     return table.sort(natural_order(table.collect_schema(), plan.keys), nulls_last=True)
 

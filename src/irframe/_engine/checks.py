@@ -81,12 +81,21 @@ def _collect_with_probes(plan: Plan) -> tuple[pl.DataFrame, dict[str, int]]:
     """Collect the table and the probes together (polars shares the work between them);
     a table an eager executor computed comes with the probes it counted."""
     probes = _probes(plan)
-    known = dict(plan.known_probes)
     if isinstance(plan.frame, pl.DataFrame):
         found = pl.collect_all(list(probes.values())) if probes else []
-        return plan.frame, {**known, **{k: int(f.item()) for k, f in zip(probes, found, strict=True)}}
-    frames = pl.collect_all([plan.frame, *probes.values()])
-    return frames[0], {**known, **{k: int(f.item()) for k, f in zip(probes, frames[1:], strict=True)}}
+        df = plan.frame
+    else:
+        df, *found = pl.collect_all([plan.frame, *probes.values()])
+    values = {k: int(f.item()) for k, f in zip(probes, found, strict=True)}
+    return df, {**_table_probes(plan, df), **values}
+
+
+def _table_probes(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
+    """The probes an executor computes from its table (one select)."""
+    if not plan.table_probes:
+        return {}
+    row = df.select(**plan.table_probes).row(0, named=True)
+    return {k: int(v or 0) for k, v in row.items()}
 
 
 def _examples(values: Sequence[object], limit: int = 5) -> str:
@@ -107,20 +116,51 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     """Raise for bad input found by the diagnostics; nothing is dropped silently.
 
     ``probes``: the duplicate probes already collected with ``df`` (else collected here).
+    One select first tells which checks can fail (:func:`_flags`); only those read the
+    table again, in the same order, so that the first problem found is the one raised.
     """
     if probes is None:
-        probes = {**plan.known_probes, **{k: int(f.collect().item()) for k, f in _probes(plan).items()}}
-    _check_gain_overflow(plan, df)
-    in_run = df.filter(pl.col(IN_RUN))
-    if plan.allow_empty and in_run.height == 0:
+        probes = {**_table_probes(plan, df), **{k: int(f.collect().item()) for k, f in _probes(plan).items()}}
+    flags = _flags(plan, df)
+    if flags["gain"]:
+        _check_gain_overflow(plan, df)
+    if plan.allow_empty and flags["in_run"] == 0:
         return
-    _check_run_rows(plan, df, in_run)
+    if flags["run_rows"]:
+        _check_run_rows(plan, df, df.filter(pl.col(IN_RUN)))
     _check_duplicates(plan, probes.get("run", 0))
     if plan.has_qrels:
-        _check_qrels(plan, df, probes.get("qrels", 0))
+        _check_qrels(plan, df, probes.get("qrels", 0), flags)
     if not plan.allow_empty:
-        n_judged = df.filter(pl.col(JUDGED)).height if plan.has_qrels else None
-        check_not_empty(in_run.height, n_judged)
+        check_not_empty(int(flags["in_run"]), int(flags["judged"]) if plan.has_qrels else None)
+
+
+def _flags(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
+    """In one select: which checks find something, and the run's and judged queries."""
+    in_run, judged, cols = pl.col(IN_RUN), pl.col(JUDGED), df.columns
+    row_problems = [
+        pl.any_horizontal(pl.col(list(plan.keys)).is_null()),
+        pl.col(N_NULLDOC) > 0,
+        pl.col(N_BAD) > 0,
+        *([pl.col(N_INF) > 0] if N_INF in cols else []),
+        *([pl.col(DISAGREE).fill_null(False)] if DISAGREE in cols else []),
+    ]
+    gain = pl.lit(False)
+    if MAX_GRADE in cols:
+        n = pl.col(Q_N if plan.has_qrels else N_ROWS).cast(pl.Float64)
+        gain = (pl.lit(2.0).pow(pl.col(MAX_GRADE)) * n).is_infinite().any()
+    qrels_problem = judged & pl.col(plan.cols.query).is_null()
+    if Q_NULL in cols:
+        qrels_problem = qrels_problem | (judged & (pl.col(Q_NULL) > 0))
+    row = df.select(
+        gain.fill_null(False).alias("gain"),
+        in_run.sum().alias("in_run"),
+        judged.sum().alias("judged"),
+        (in_run & pl.any_horizontal(row_problems)).fill_null(False).any().alias("run_rows"),
+        qrels_problem.fill_null(False).any().alias("qrels"),
+        (~in_run & judged).any().alias("missing"),
+    ).row(0, named=True)
+    return {k: int(v) for k, v in row.items()}
 
 
 def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
@@ -224,7 +264,24 @@ def _check_gain_overflow(plan: Plan, df: pl.DataFrame) -> None:
     raise InvalidDataError(msg)
 
 
-def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
+def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int, flags: dict[str, int]) -> None:
+    if flags["qrels"]:
+        _check_qrels_rows(plan, df)
+    _check_qrels_duplicates(plan, probe)
+    if plan.partitions and plan.missing != "drop" and not plan.allow_empty:
+        # (a partition of a larger run cannot tell: the backends check all partitions)
+        _check_partitions(plan, df)
+    if plan.missing == "error" and flags["missing"]:
+        miss = df.filter(~pl.col(IN_RUN) & pl.col(JUDGED))
+        msg = (
+            f"{miss.height} judged queries are missing from the run: "
+            f"{_examples(_keys_of(miss, list(plan.keys)), limit=10)}. Hint: pass missing='zero' "
+            "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
+        )
+        raise MissingQueriesError(msg)
+
+
+def _check_qrels_rows(plan: Plan, df: pl.DataFrame) -> None:
     query = plan.cols.query
     judged = df.filter(pl.col(JUDGED))
     null_q = judged.filter(pl.col(query).is_null())
@@ -241,19 +298,6 @@ def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int) -> None:
             "Hint: drop those rows (unjudged documents simply have no qrels row)."
         )
         raise InvalidDataError(msg)
-    _check_qrels_duplicates(plan, probe)
-    if plan.partitions and plan.missing != "drop" and not plan.allow_empty:
-        # (a partition of a larger run cannot tell: the backends check all partitions)
-        _check_partitions(plan, df)
-    if plan.missing == "error":
-        miss = df.filter(~pl.col(IN_RUN) & pl.col(JUDGED))
-        if miss.height:
-            msg = (
-                f"{miss.height} judged queries are missing from the run: "
-                f"{_examples(_keys_of(miss, list(plan.keys)), limit=10)}. Hint: pass missing='zero' "
-                "to score them 0 (trec_eval -c) or missing='drop' to leave them out."
-            )
-            raise MissingQueriesError(msg)
 
 
 def _check_qrels_duplicates(plan: Plan, probe: int) -> None:

@@ -71,7 +71,7 @@ class Plan:
     allow_empty: bool
     dup_probe: pl.LazyFrame | None  # 1x1: rows minus distinct (keys, doc) hashes
     qrels_probe: pl.LazyFrame | None  # the same for the qrels (None: proven distinct)
-    known_probes: Mapping[str, int]  # probe values an executor counted itself ("run", "qrels")
+    table_probes: Mapping[str, pl.Expr]  # probes computed from the table itself ("run", "qrels")
     qrels_rows: pl.LazyFrame | None  # the prepared qrels (query, doc, grade) ...
     qrels_keys: tuple[str, ...]  # ... and their per-query keys, for the duplicate check
     partitions: tuple[str, ...]  # by-columns that partition the run (systems)
@@ -275,10 +275,9 @@ def group_ordered(
     in_run_dens = judged_in_run(comp, exp_gain) if inp.qrels is None else {}
     if distinct:
         in_run_dens[DISTINCT] = pl.col(cols.doc).n_unique()
-    per_q = rows.group_by(list(cols.keys), maintain_order=True).agg(
-        **diagnostics(inp, cols), **in_run_dens, **comp.ranked
+    return rows.group_by(list(cols.keys), maintain_order=True).agg(
+        pl.lit(True).alias(IN_RUN), **diagnostics(inp, cols), **in_run_dens, **comp.ranked
     )
-    return per_q.with_columns(pl.lit(True).alias(IN_RUN))
 
 
 def with_expected(

@@ -123,7 +123,7 @@ class Executed:
     inp: Inputs[pl.LazyFrame]  # the inputs as the checks read them
     check_run_probe: bool  # the run's duplicate probe is still to be collected
     check_qrels_probe: bool  # the qrels' duplicate probe is still to be collected
-    known_probes: Mapping[str, int]
+    table_probes: Mapping[str, pl.Expr]
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def build_plan(
         allow_empty=allow_empty,
         dup_probe=probes[0],
         qrels_probe=probes[1],
-        known_probes=done.known_probes,
+        table_probes=done.table_probes,
         qrels_rows=None if done.inp.qrels is None else done.inp.qrels,
         qrels_keys=tuple(inp.qkeys),
         partitions=job.partitions,
@@ -213,16 +213,18 @@ def _small(job: Job) -> Executed | None:
     values = None if job.partition_values is None else job.partition_values.collect()
     table = finish(per_q, qstats, comp, finals, cols=cols, partitions=job.partitions, partition_values=values,
                    kernels_ran=True)  # fmt: skip
-    known = {"run": _surplus(per_q, N_ROWS, DISTINCT) if job.opts.duplicates == "error" else 0}
+    # the duplicate probes, from the table: rows beyond the distinct documents (a judged
+    # query of several systems counts once per system: a probe only needs to be 0 or not)
+    known = {"run": _surplus(N_ROWS, DISTINCT)} if job.opts.duplicates == "error" else {}
     if qstats is not None:
-        known["qrels"] = _surplus(qstats, Q_N, Q_DISTINCT)
+        known["qrels"] = _surplus(Q_N, Q_DISTINCT)
     lazy = replace(inp, qrels=None if eager.qrels is None else eager.qrels.lazy())
     return Executed("small", table, lazy, False, False, known)
 
 
-def _surplus(table: pl.DataFrame, rows: str, distinct: str) -> int:
+def _surplus(rows: str, distinct: str) -> pl.Expr:
     """Rows beyond the distinct documents, over the whole table (a duplicate probe)."""
-    return int(table.select((pl.col(rows) - pl.col(distinct)).sum()).item())
+    return (pl.col(rows) - pl.col(distinct)).sum()
 
 
 # --- keyed: u64 keys put the rows in order (numpy) ------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ __all__ = [
     "DEFAULT_RANK",
     "RunColumns",
     "natural_order",
+    "natural_sorted",
     "ranking_order",
     "resolve_qrels",
     "resolve_run",
@@ -63,6 +65,44 @@ def ranking_order(
     [7, 9, 10]
     """
     return [pl.col(order_col), pl.col(doc_col).cast(pl.String)], [order == "score", True]
+
+
+_FEW = 2000  # up to this many rows, natural_sorted sorts in Python (no polars query)
+_PREFIX = re.compile(r"^(\D*)")
+_DIGITS = re.compile(r"^\D*(\d+)")
+
+
+def _natural_key(value: str | None) -> tuple[int, str, int, str, str]:
+    """:func:`natural_order`'s sort key of one string (None sorts last)."""
+    if value is None:
+        return (1, "", 0, "", "")
+    found = _DIGITS.match(value)
+    digits = found[1].lstrip("0") if found else ""
+    prefix = _PREFIX.match(value)
+    return (0, prefix[1] if prefix else "", len(digits), digits, value)
+
+
+def natural_sorted(
+    df: pl.DataFrame, keys: Sequence[str], columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """``df`` (its ``columns``, default all) sorted by :func:`natural_order` (nulls last).
+
+    A small frame with string keys is sorted in Python, in the same order (strings compare
+    by code point as UTF-8 bytes do), which saves a polars query of ~0.5 ms.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query_id": ["q10", "q2", None, "301", "q01"]})
+    >>> natural_sorted(df, ["query_id"])["query_id"].to_list()
+    ['301', 'q01', 'q2', 'q10', None]
+    """
+    strings = all(df.schema[k] == pl.String for k in keys)
+    names = list(df.columns if columns is None else columns)
+    if df.height > _FEW or not strings:
+        return df.select(names).sort(natural_order(df.schema, keys), nulls_last=True)
+    values = [df.get_column(k).to_list() for k in keys]
+    rows = sorted(range(df.height), key=lambda i: tuple(_natural_key(c[i]) for c in values))
+    return df[rows, names]
 
 
 def natural_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:

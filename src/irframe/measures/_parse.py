@@ -7,7 +7,7 @@ all come from the registered :class:`~irframe.measures.Family` objects.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
@@ -242,14 +242,31 @@ def parse_measure(measure: str | Measure) -> Measure:
             f"got {type(measure).__name__} {measure!r}."
         )
         raise UnknownMeasureError(msg)
-    text = measure.strip()
+    memo = _parsed()
+    found = memo.get(measure)
+    if found is None:
+        found = _parse_text(measure.strip())
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[measure] = found
+    return found
+
+
+# Parsed strings, memoised per state of the registry (a Measure is an immutable value):
+# parsing 'nDCG(gain=linear)@10' costs ~0.1 ms, as much as evaluating a few hundred rows.
+_MEMO_SIZE = 4096
+_parsed: Callable[[], dict[str, Measure]] = per_registry(dict)
+
+
+def _parse_text(text: str) -> Measure:
+    """:func:`parse_measure` of a stripped string, not memoised."""
     dotted = trec_dotted(text)
     if dotted is not None:
         if len(dotted) > 1:
             msg = (
                 f"{text!r} names {len(dotted)} measures ({', '.join(dotted)}). "
                 "Hint: pass it to parse_measures / evaluate, or write one value, e.g. "
-                f"{text.split(',')[0]!r}."
+                f"{text.split(',', maxsplit=1)[0]!r}."
             )
             raise InvalidParameterError(msg)
         text = dotted[0]

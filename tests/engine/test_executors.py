@@ -1,0 +1,151 @@
+"""Every executor of the strategy table, forced in turn, equals the plain-Python oracle.
+
+Small in-memory frames take the small executor, so the keyed, presorted and general
+executors are forced here (each alone before the general one), on the same random data
+as the property tests: ties, unjudged and negative grades, missing and run-only
+queries, systems, runs already in ranking order.  Each case also checks which executor
+ran, so that a condition that never holds cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irframe
+from datagen import golden_run, measure_lists, run_and_qrels
+from helpers import assert_close_dicts, examples, per_query_dict
+from irframe._engine import strategy
+from irframe._engine.compiler import compile_all
+from irframe.measures import parse_measures
+from oracle import oracle_evaluate
+
+TOL = 1e-9
+SETTINGS = settings(max_examples=examples(25), deadline=None)
+EXECUTORS = [s.name for s in strategy.STRATEGIES]
+
+
+@contextmanager
+def only(name: str) -> Iterator[list[str]]:
+    """Run ``name`` first (then the general executor, its fallback); record which ran."""
+    ran: list[str] = []
+    table = {s.name: s for s in strategy.STRATEGIES}
+
+    def spied(s: strategy.Strategy) -> strategy.Strategy:
+        def run(job: strategy.Job) -> strategy.Executed | None:
+            out = s.run(job)
+            if out is not None:
+                ran.append(out.name)
+            return out
+
+        return strategy.Strategy(s.name, s.when, s.applies, run)
+
+    rows = (table[name], table["general"]) if name != "general" else (table["general"],)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(strategy, "STRATEGIES", tuple(spied(s) for s in rows))
+        yield ran
+
+
+def _lists_per_row(labels: list[str]) -> bool:
+    """A ranking kernel reads list-valued judgments: only the general plan takes qrels then."""
+    comp, _ = compile_all(parse_measures(labels), inline_rn=False)
+    return comp.rn_lists
+
+
+def _ordered(run: dict[str, list[Any]], key: str, sign: int) -> dict[str, list[Any]]:
+    """The run in ranking order within each query (score descending, ties doc id descending)."""
+    rows = sorted(zip(*run.values(), strict=True), key=lambda r: str(r[1]), reverse=True)
+    names = list(run)
+    rows.sort(key=lambda r: (r[0], sign * r[names.index(key)]))
+    return {n: [r[i] for r in rows] for i, n in enumerate(names)}
+
+
+def test_the_table_names_every_executor_once() -> None:
+    assert EXECUTORS == ["small", "keyed", "presorted", "general"]
+    assert all(s.when for s in strategy.STRATEGIES)
+
+
+@pytest.mark.parametrize("name", EXECUTORS)
+@SETTINGS
+@given(data=run_and_qrels(), labels=measure_lists(), ordered=st.booleans(), lazy_qrels=st.booleans())
+def test_each_executor_equals_the_oracle(
+    name: str,
+    data: tuple[dict[str, list[Any]], dict[str, list[Any]]],
+    labels: list[str],
+    ordered: bool,
+    lazy_qrels: bool,
+) -> None:
+    run, qrels = data
+    if ordered or name == "presorted":
+        run = _ordered(run, "score", -1)
+    qrels_frame: Any = pl.LazyFrame(qrels, strict=False) if lazy_qrels else pl.DataFrame(qrels, strict=False)
+    with only(name) as ran:
+        got = irframe.evaluate(pl.DataFrame(run, strict=False), labels, qrels_frame, per_query=True)
+    assert ran, "no executor ran"
+    if name != "keyed":  # (the keyed path also hands over on a hash collision, tested in test_keyed)
+        assert ran == [name if name == "general" or not _lists_per_row(labels) else "general"]
+    assert_close_dicts(per_query_dict(got, labels), oracle_evaluate(run, qrels, labels), tol=TOL)
+
+
+@pytest.mark.parametrize("name", EXECUTORS)
+@SETTINGS
+@given(data=golden_run(), labels=measure_lists())
+def test_each_executor_with_grades_on_the_rows(
+    name: str, data: dict[str, list[Any]], labels: list[str]
+) -> None:
+    run = _ordered(data, "score", -1) if name == "presorted" else data
+    with only(name) as ran:
+        got = irframe.evaluate(pl.DataFrame(run, strict=False), labels, per_query=True)
+    assert ran
+    grades = {"query_id": run["query_id"], "doc_id": run["doc_id"], "relevance": run["relevance"]}
+    judged = {
+        k: [v for v, g in zip(grades[k], grades["relevance"], strict=True) if g is not None] for k in grades
+    }
+    expected = oracle_evaluate({k: run[k] for k in ("query_id", "doc_id", "score")}, judged, labels)
+    assert_close_dicts(per_query_dict(got, labels), _judged_only(expected, judged), tol=TOL)
+
+
+def _judged_only(expected: dict[str, dict[str, float | None]], judged: dict[str, list[Any]]) -> Any:
+    """Without qrels, a query none of whose rows has a grade is not judged (null values)."""
+    graded = set(judged["query_id"])
+    return {q: v if q in graded else dict.fromkeys(v) for q, v in expected.items()}
+
+
+def test_presorted_falls_back_when_a_query_is_split() -> None:
+    # q1's rows are in order but not contiguous: the presorted executor hands over
+    run = pl.DataFrame({"query_id": ["q1", "q2", "q1"], "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["c", "b"], "relevance": [1, 1]})
+    with only("presorted") as ran:
+        got = irframe.evaluate(run, ["RR"], qrels, per_query=True)
+    assert ran == ["general"]
+    assert got["RR"].to_list() == [0.5, 1.0]  # q1: c at rank 2; q2: b at rank 1
+
+
+def test_small_executor_counts_duplicates_in_its_group_by() -> None:
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "score": [2.0, 1.0]})
+    with only("small") as ran, pytest.raises(irframe.IrFrameError, match="1 duplicate"):
+        irframe.evaluate(run, ["RR"], pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}))
+    assert ran == ["small"]
+
+
+def test_small_executor_divides_by_a_broadcast_count_exactly() -> None:
+    """Two systems and one judged query: the cross join gives a one-value R column, which
+    polars would divide by as x * (1/R); AP must be sum / R as on the general path."""
+    run = pl.DataFrame({
+        "system": ["a"] * 4 + ["b"] * 4, "query_id": ["q"] * 8, "doc_id": list("wxyz") * 2,
+        "score": [4.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 4.0],
+    })  # fmt: skip
+    qrels = pl.DataFrame({"query_id": ["q"] * 6, "doc_id": list("wyzuvt"), "relevance": [1] * 6})
+    with only("small"):
+        small = irframe.evaluate(run, ["AP"], qrels, by="system", per_query=True)
+    with only("general"):
+        general = irframe.evaluate(run, ["AP"], qrels, by="system", per_query=True)
+    assert small["AP"].to_list() == general["AP"].to_list()
+    # a: hits at ranks 1, 3, 4 -> (1 + 2/3 + 3/4) / 6, summed in rank order
+    assert small["AP"][0] == (1 + 2 / 3 + 3 / 4) / 6
