@@ -1,0 +1,187 @@
+"""Small inputs: a golden set of a few thousand rows, where fixed costs decide (issue 36).
+
+    python benchmarks/small.py                       # 1e3, 4e3, 1e4 rows, 7 rounds
+    python benchmarks/small.py --rows 1e3 --rounds 9
+    python benchmarks/small.py --no-save
+
+How it measures
+---------------
+Every contender runs in this one process on the same cached data as ``run.py``
+(``synth.make``: 100 documents per query), after a warm-up call.  A round calls each
+contender ``--calls`` times in a row (order rotated per round) and keeps the median
+call; ratios are taken within each round, then the median over rounds is reported.
+Before timing, every measuring contender's per-query values are checked against
+irframe-pandas's (to 1e-9).  The golden-set cases time one ``compare`` of the bundled
+set's three systems (default resamples) and one ``check`` against a snapshot.
+
+Targets (issue 36): pandas in, 5 measures, <= 1.5x pytrec_eval at 1e3 rows and <= 1.0x at
+1e4; polars in at 1e3 <= 3x polars-floor-grouped; the 47 classic measures at 1e3 <= 2x
+the 5; compare and check on the 40-query golden set <= 0.3 s each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import contenders as C
+import synth
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+NAMES = [
+    "irframe-pandas", "irframe-polars", "irframe-pandas-47", "irframe-polars-47", "pytrec_eval",
+    "polars-floor-grouped",
+]  # fmt: skip
+TARGETS: list[tuple[str, float, str, str, float]] = [
+    # (label, rows, contender, against, at most)
+    ("pandas in, 5 measures / pytrec_eval", 1e3, "irframe-pandas", "pytrec_eval", 1.5),
+    ("pandas in, 5 measures / pytrec_eval", 1e4, "irframe-pandas", "pytrec_eval", 1.0),
+    ("polars in / polars-floor-grouped", 1e3, "irframe-polars", "polars-floor-grouped", 3.0),
+    ("47 measures / 5 (polars in)", 1e3, "irframe-polars-47", "irframe-polars", 2.0),
+]
+
+
+def _contender(name: str) -> tuple[Callable[[Any, Any], Any], Callable[[Any], Any], Any]:
+    if name == "irframe-pandas-47":
+        c = C.CONTENDERS["irframe-polars-47"]
+        return (lambda r, q: (r, q)), c.call, c.normalize
+    c = C.CONTENDERS[name]
+    return c.prepare, c.call, c.normalize
+
+
+def _golden_cases() -> dict[str, Callable[[], Any]]:
+    """compare of the golden set's three systems, and check against a snapshot (in process)."""
+    import irframe
+    from irframe.datasets import golden
+
+    g = golden()
+    runs = {s: g.runs.filter(system=s).drop("system") for s in ("bm25", "dense", "hybrid")}
+    snap = irframe.snapshot(runs["bm25"], g.qrels, ["nDCG@10", "RR", "R@10"])
+    return {
+        "compare-golden-3-systems": lambda: irframe.compare(runs, g.qrels, ["nDCG@10", "RR", "R@10"]),
+        "check-golden-vs-snapshot": lambda: irframe.check(runs["hybrid"], g.qrels, baseline=snap),
+    }
+
+
+def _bound(call: Callable[[Any], Any], state: Any) -> Callable[[], Any]:
+    return lambda: call(state)
+
+
+def _median_call(fn: Callable[[], Any], calls: int) -> float:
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _agree(rows: int, states: dict[str, Any], normals: dict[str, Any]) -> dict[str, float]:
+    """Max |difference| per contender against irframe-pandas, on the common queries."""
+    ref = normals["irframe-pandas"](_contender("irframe-pandas")[1](states["irframe-pandas"])[0])
+    out = {}
+    for name, norm in normals.items():
+        if norm is None or name == "irframe-pandas":
+            continue
+        got = norm(_contender(name)[1](states[name])[0])
+        common = ref.index.intersection(got.index)
+        cols = [c for c in got.columns if c in ref.columns]
+        diff = (ref.loc[common, cols] - got.loc[common, cols]).abs().to_numpy().max()
+        if not diff <= 1e-9:
+            msg = f"{name} disagrees with irframe-pandas at {rows:g} rows: max |diff| {diff}"
+            raise AssertionError(msg)
+        out[name] = float(diff)
+    return out
+
+
+def bench_size(rows: float, rounds: int, calls: int) -> dict[str, Any]:
+    run, qrels = synth.make(int(rows))
+    states, fns, normals = {}, {}, {}
+    for name in NAMES:
+        prepare, call, normalize = _contender(name)
+        states[name] = prepare(run, qrels)
+        fns[name] = _bound(call, states[name])
+        normals[name] = normalize
+        fns[name]()  # warm-up
+    agreement = _agree(int(rows), states, normals)
+    per_round: dict[str, list[float]] = {n: [] for n in NAMES}
+    for r in range(rounds):
+        order = NAMES[r % len(NAMES) :] + NAMES[: r % len(NAMES)]
+        for name in order:
+            per_round[name].append(_median_call(fns[name], calls))
+    return {"rows": int(rows), "calls": calls, "times": per_round, "agreement": agreement}
+
+
+def bench_golden(rounds: int) -> dict[str, list[float]]:
+    cases = _golden_cases()
+    for fn in cases.values():
+        fn()
+    out: dict[str, list[float]] = {n: [] for n in cases}
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            out[name].append(_median_call(fn, 3))
+    return out
+
+
+def _ratio(size: dict[str, Any], a: str, b: str) -> float:
+    ta, tb = size["times"][a], size["times"][b]
+    return statistics.median(x / y for x, y in zip(ta, tb, strict=True))
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = ["| rows | " + " | ".join(NAMES) + " |", "|---|" + "---|" * len(NAMES)]
+    for size in result["sizes"]:
+        cells = [f"{statistics.median(size['times'][n]) * 1e3:.2f} ms" for n in NAMES]
+        lines.append(f"| {size['rows']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "| target | rows | ratio (median of rounds) | at most | met |", "|---|---|---|---|---|"]
+    by_rows = {s["rows"]: s for s in result["sizes"]}
+    for label, rows, a, b, most in TARGETS:
+        if int(rows) in by_rows:
+            x = _ratio(by_rows[int(rows)], a, b)
+            lines.append(f"| {label} | {int(rows):,} | {x:.2f}x | {most}x | {'yes' if x <= most else 'NO'} |")
+    for name, times in result.get("golden", {}).items():
+        t = statistics.median(times)
+        lines.append(f"| {name} | 40 queries | {t:.3f} s | 0.3 s | {'yes' if t <= 0.3 else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", default="1e3,4e3,1e4")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=15, help="calls per contender per round (median kept)")
+    parser.add_argument("--no-golden", action="store_true", help="skip the compare/check cases")
+    parser.add_argument("--no-save", action="store_true")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    sizes = [bench_size(float(r), args.rounds, args.calls) for r in args.rows.split(",")]
+    result: dict[str, Any] = {
+        "when": datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
+        "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
+        "sizes": sizes,
+    }
+    if not args.no_golden:
+        result["golden"] = bench_golden(args.rounds)
+    text = report(result)
+    print(text)
+    if not args.no_save:
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / f"{result['when']}-small.json").write_text(json.dumps(result, indent=1))
+        (RESULTS / "small.md").write_text(f"# Small inputs ({result['when']})\n\n{text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
