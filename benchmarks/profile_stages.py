@@ -2,16 +2,17 @@
 
     python benchmarks/profile_stages.py --rows 1e6 [--repeats 5] [--ordered]
 
-Each stage is run on the same cached data as ``run.py`` (from polars frames) and timed
-as a separate ``collect()``; the median of ``--repeats`` is printed next to the full
-``irframe.evaluate`` call.  Stages are cumulative where noted (``join + ...``), so the
-differences show each step's cost.  This mirrors the plan in ``src/irframe/_engine.py``
-at the time of writing; it is a guide for optimization, not a contender.
+First, plain-polars stages on the same cached data as ``run.py`` (from polars frames), each
+timed as a separate ``collect()`` (cumulative where noted, ``join + ...``): what the work
+costs in polars itself.  Then irframe's own stages, timed by wrapping the functions named
+in :data:`STAGES` (the current layout's names, else 0.1's), for pandas and polars input:
+where a call's time goes.  A guide for optimization, not a contender.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import time
 import warnings
@@ -78,46 +79,79 @@ def stages(run: pl.DataFrame, qrels: pl.DataFrame, ordered: bool) -> dict[str, C
             pl.struct(Q, D).is_duplicated().any()
         ).item(),
         "polars-handwritten (one group_by, global sort)": lambda: C.polars_reference(run, qrels),
-        "irframe.evaluate (polars in)": lambda: C._irframe_evaluate()(
-            run, C.MEASURES, qrels, per_query=True, missing="drop"
-        ),
+        "irframe.evaluate (polars in)": lambda: C._irframe_call((run, qrels)),
     }
 
 
-def evaluate_phases(run: Any, qrels: Any, repeats: int) -> dict[str, float]:
-    """Wall time of each step of ``irframe.functions.evaluate`` (by wrapping its helpers)."""
-    import irframe.functions as F
+# irframe's own stages, by dotted name: the current layout first, then 0.1's (434b73f), so
+# that the same script times both sides of a change.  A stage the code lacks is skipped.
+_E, _OLD = "irframe._engine", "irframe.engine"
+STAGES: list[tuple[str, list[str]]] = [
+    ("boundary: frames in (to_lazy / run_input)", [f"{_E}:run_input", f"{_OLD}:run_input"]),
+    ("measures parsed", [f"{_E}.entry:parse_measures", f"{_OLD}._entry:parse_measures"]),
+    ("plan built (the executor runs)", [f"{_E}.entry:build_plan", f"{_OLD}._entry:build_plan"]),
+    (
+        "collected (lazy plan + probes)",
+        [f"{_E}.checks:_collect_with_probes", f"{_OLD}._checks:_collect_with_probes"],
+    ),
+    ("input checks", [f"{_E}.checks:check", f"{_OLD}._checks:check"]),
+    ("per-query table (natural order)", [f"{_E}:per_query_table", f"{_OLD}:per_query_table"]),
+    ("boundary: frame out (from_lazy)", ["irframe._backends.local:from_lazy", "irframe._local:from_lazy"]),
+]
 
-    wrapped = {"to_lazy": F, "build": F, "from_lazy": F}
-    totals: dict[str, list[float]] = {}
-    originals = {}
 
-    def wrap(name: str, owner: Any, attr: str) -> None:
-        fn = getattr(owner, attr)
-        originals[(owner, attr)] = fn
-
-        def timed(*a: Any, **k: Any) -> Any:
-            t = time.perf_counter()
-            out = fn(*a, **k)
-            totals.setdefault(name, []).append(time.perf_counter() - t)
-            return out
-
-        setattr(owner, attr, timed)
-
-    for n, owner in wrapped.items():
-        if hasattr(owner, n):
-            wrap(n, owner, n)
-    if hasattr(F, "_engine") and hasattr(F._engine, "collect"):
-        wrap("_engine.collect (join, group_by, kernels, checks)", F._engine, "collect")
+def _owner(path: str) -> tuple[Any, str] | None:
+    module, _, attr = path.partition(":")
     try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return (mod, attr) if hasattr(mod, attr) else None
+
+
+def evaluate_phases(run: Any, qrels: Any, repeats: int) -> dict[str, float]:
+    """Median time per call of each of irframe's stages (by wrapping them), and the total.
+
+    A wrapped function is replaced where it is looked up (its module), so a stage called
+    through a name imported elsewhere is wrapped there too when the table names it.
+    """
+    import irframe
+
+    totals: dict[str, list[float]] = {}
+    originals: list[tuple[Any, str, Any]] = []
+    for label, paths in STAGES:
+        for path in paths:
+            found = _owner(path)
+            if found is None:
+                continue
+            owner, attr = found
+            fn = getattr(owner, attr)
+            originals.append((owner, attr, fn))
+            setattr(owner, attr, _timed(fn, totals.setdefault(label, [])))
+            break
+    try:
+        irframe.evaluate(run, C.MEASURES, qrels, per_query=True, missing="drop")  # (warm)
+        for v in totals.values():
+            v.clear()
         for _ in range(repeats):
             t = time.perf_counter()
-            F.evaluate(run, C.MEASURES, qrels, per_query=True, missing="drop")
-            totals.setdefault("total", []).append(time.perf_counter() - t)
+            irframe.evaluate(run, C.MEASURES, qrels, per_query=True, missing="drop")
+            totals.setdefault("total (irframe.evaluate)", []).append(time.perf_counter() - t)
     finally:
-        for (owner, attr), fn in originals.items():
+        for owner, attr, fn in originals:
             setattr(owner, attr, fn)
-    return {k: statistics.median(v) for k, v in totals.items()}
+    return {k: sum(v) / repeats for k, v in totals.items() if v}
+
+
+def _timed(fn: Callable[..., Any], into: list[float]) -> Callable[..., Any]:
+    def timed(*a: Any, **k: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            into.append(time.perf_counter() - t)
+
+    return timed
 
 
 def main() -> None:
@@ -134,10 +168,10 @@ def main() -> None:
     conv = time.perf_counter() - t0
     st = stages(run, qrels, args.ordered)
     print(
-        f"rows={len(run):,} ordered={args.ordered}; median of {args.repeats} (s); "
+        f"rows={len(run):,} ordered={args.ordered}; median of {args.repeats} (ms); "
         f"polars {pl.__version__}, threads {pl.thread_pool_size()}"
     )
-    print(f"  {'pl.from_pandas run+qrels (not in irframe-polars)':<55} {conv:8.3f}")
+    print(f"  {'pl.from_pandas run+qrels (not in irframe-polars)':<55} {conv * 1e3:9.3f}")
     for name, fn in st.items():
         if fn is None:
             continue
@@ -147,13 +181,13 @@ def main() -> None:
             t = time.perf_counter()
             fn()
             ts.append(time.perf_counter() - t)
-        print(f"  {name:<55} {statistics.median(ts):8.3f}  (min {min(ts):.3f})", flush=True)
+        print(f"  {name:<55} {statistics.median(ts) * 1e3:9.3f}  (min {min(ts) * 1e3:.3f})", flush=True)
     for label, frame_run, frame_qrels in (("pandas in", run_pd, qrels_pd), ("polars in", run, qrels)):
-        print(f"irframe.evaluate phases, {label} (median s):")
+        print(f"irframe.evaluate stages, {label} (ms per call, mean of {args.repeats}):")
         for k, v in evaluate_phases(frame_run, frame_qrels, args.repeats).items():
-            print(f"  {k:<55} {v:8.3f}")
+            print(f"  {k:<55} {v * 1e3:9.3f}")
     # polars 2 removed LazyFrame.profile(); compare the two engines on the engine's core step
-    print("collect engines on join + group_by(query) list sort_by (median s):")
+    print("collect engines on join + group_by(query) list sort_by (median ms):")
     order = [RANK, D] if args.ordered else [S, D]
     lf = (
         run.lazy()
@@ -167,7 +201,7 @@ def main() -> None:
             t = time.perf_counter()
             lf.collect(engine=engine)
             ts.append(time.perf_counter() - t)
-        print(f"  engine={engine:<48} {statistics.median(ts):8.3f}")
+        print(f"  engine={engine:<48} {statistics.median(ts) * 1e3:9.3f}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import contenders as C
 import synth
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+RESULTS = HERE / "results" / "small"  # (beside run.py's result files, not among them)
 NAMES = [
     "irframe-pandas", "irframe-polars", "irframe-pandas-47", "irframe-polars-47", "pytrec_eval",
     "polars-floor-grouped",
@@ -177,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     text = report(result)
     print(text)
     if not args.no_save:
-        RESULTS.mkdir(exist_ok=True)
+        RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / f"{result['when']}-small.json").write_text(json.dumps(result, indent=1))
-        (RESULTS / "small.md").write_text(f"# Small inputs ({result['when']})\n\n{text}")
+        (RESULTS / "latest.md").write_text(f"# Small inputs ({result['when']})\n\n{text}")
     return 0
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
+
 import polars as pl
 import pytest
 
 import irframe
 from irframe.datasets import Golden, golden, golden_paths
-from irframe.datasets._make_golden import _build
+
+_build = runpy.run_path(str(Path(__file__).resolve().parents[2] / "scripts" / "make_golden.py"))["_build"]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ The defaults and the allowed values of each option are written here and nowhere 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, get_args
 
 from irframe.exceptions import InvalidParameterError, closest
@@ -233,11 +233,6 @@ def _check(name: str, value: object, where: str) -> None:
     if value not in allowed:
         expected = "one of " + ", ".join(repr(a) for a in allowed)
         raise InvalidParameterError.for_value(name, where, expected, value)
-
-
-def replace_options(opts: Options, **changes: Any) -> Options:
-    """``dataclasses.replace`` for trusted, already-valid changes (no re-validation)."""
-    return replace(opts, **changes)
 
 
 COLUMN_OPTIONS: frozenset[str] = frozenset(f.name for f in fields(Options) if f.name.endswith("_col"))

@@ -3,7 +3,7 @@
 :func:`golden` loads the Voltmart help-center golden set: 40 queries in three
 segments, graded qrels (0-3) and three system runs (``bm25``, ``dense``, ``hybrid``)
 that differ in instructive ways.  The files are plain text (TREC qrels and runs, TSV
-tables) under ``irframe/datasets/golden/``; ``_make_golden.py`` regenerates them.
+tables) under ``irframe/datasets/golden/``; the repository's ``scripts/make_golden.py`` regenerates them.
 
 Examples
 --------

@@ -21,7 +21,6 @@ __all__ = [
     "LINE_LIMIT",
     "Batch",
     "batches",
-    "count_byte",
     "first_bad_byte",
     "line_at",
     "newlines_and_bad",
@@ -147,11 +146,6 @@ def newlines_and_bad(data: bytes) -> tuple[int, bool]:
     kept = data.translate(None, _NOT_COUNTED)
     n_newlines = kept.count(b"\n")
     return n_newlines, n_newlines != len(kept)
-
-
-def count_byte(data: bytes, byte: int) -> int:
-    """How many times ``byte`` occurs in ``data``."""
-    return data.count(bytes((byte,)))
 
 
 def first_bad_byte(data: bytes) -> int:

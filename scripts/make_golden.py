@@ -1,4 +1,6 @@
-"""Regenerate the bundled golden set (``python -m irframe.datasets._make_golden``).
+"""Regenerate the bundled golden set (``python scripts/make_golden.py``), in src/irframe/datasets/golden/.
+
+A script of the repository, not of the package: the wheel ships the data it wrote, not it.
 
 The golden set is invented for irframe: a help-center search for "Voltmart", an
 imaginary electronics shop.  The queries, the document titles and the grades below
@@ -29,7 +31,7 @@ __all__ = ["DOCS_PER_RUN", "SEED", "main"]
 
 SEED = 20261129
 DOCS_PER_RUN = 20
-HERE = Path(__file__).resolve().parent / "golden"
+HERE = Path(__file__).resolve().parents[1] / "src" / "irframe" / "datasets" / "golden"
 
 # (text, segment, [(title, grade), ...]); "!" before a title marks a hidden relevant page
 # that no system retrieves; "~" marks a lexical decoy (shares the words, not relevant).
@@ -520,7 +522,7 @@ def _build() -> dict[str, str]:
 
 
 def main() -> None:
-    """Write the golden set next to this file, under ``golden/``."""
+    """Write the golden set into the package, under ``src/irframe/datasets/golden/``."""
     for rel, text in _build().items():
         path = HERE / rel
         path.parent.mkdir(parents=True, exist_ok=True)
