@@ -166,17 +166,19 @@ def resolve_measures(
     [P(rel=2)@5, 'P(rel=3)@5', nDCG(gain=linear)@10, 'ndcg_cut_10']
     """
     from irframe.measures import FAMILIES, parse_measure
+    from irframe.measures._params import GAIN, REL
 
     out: list[str | Measure] = []
     for spec in expand_groups(specs):
         m = parse_measure(spec)
         explicit = _explicit_params(spec)
         new = m
-        if rel is not None and "rel" in FAMILIES[m.family].params.names and "rel" not in explicit:
+        # --rel is trec_eval's -l: a relevance threshold (RBP's rel makes a binary RBP, -l leaves rbp be)
+        if rel is not None and FAMILIES[m.family].params.get("rel") is REL and "rel" not in explicit:
             new = new(rel=rel)
         if (
             gain is not None
-            and "gain" in FAMILIES[m.family].params.names
+            and FAMILIES[m.family].params.get("gain") is GAIN  # nDCG's gain, not RBP's scaled/linear
             and not explicit & {"gain", "gains"}
             and not is_trec_name(spec)
         ):
