@@ -105,6 +105,7 @@ NumRet = Measure("NumRet")
 NumRel = Measure("NumRel")
 NumRelRet = Measure("NumRelRet")
 Judged = Measure("Judged")
+Success = Measure("Success")  # Success @ 10; alone, over the whole ranking (ranx's hit_rate)
 
 
 class _NeedsCutoff:
@@ -125,4 +126,3 @@ class _NeedsCutoff:
 
 
 P = _NeedsCutoff("P")
-Success = _NeedsCutoff("Success")
