@@ -30,6 +30,7 @@ from irframe.measures import (  # noqa: F401 - registers the families
     binary_trec,
     cascade,
     counts,
+    cwl,
     diversity,
     fscore,
     geometric,
