@@ -29,6 +29,7 @@ from irframe.measures import (  # noqa: F401 - registers the families
     binary,
     binary_trec,
     cascade,
+    compat,
     counts,
     cwl,
     diversity,
