@@ -38,6 +38,7 @@ from irframe.measures import (  # noqa: F401 - registers the families
     graded,
     graded_trec,
     interpolated,
+    rates,
     sets,
 )
 from irframe.measures._base import (
