@@ -603,12 +603,18 @@ def _unknown_param(fam: Family, key: str, source: str) -> UnknownMeasureError:
     msg = f"Unknown parameter {key!r} for measure {fam.name} in {source!r}. Its parameters: {allowed}."
     if hint:
         msg += f"\nHint: did you mean {hint[0]!r}?"
-    owners = [f for f in _REGISTRY.values() if f.params.get(key) is not None]
-    if owners:
-        spec = owners[0].params.get(key)
-        doc = f" ({spec.doc.split(';')[0]})" if spec is not None and spec.doc else ""
-        names = ", ".join(f.name for f in owners[:12]) + (", ..." if len(owners) > 12 else "")
-        msg += f"\nHint: {key!r}{doc} is a parameter of {names}; {fam.name} has no such setting."
+    meanings: dict[str, list[str]] = {}  # what the key means elsewhere -> the families
+    for other in _REGISTRY.values():
+        spec = other.params.get(key)
+        if spec is not None:
+            meanings.setdefault(re.split(r"[:;]", spec.doc)[0].strip(), []).append(other.name)
+    if meanings:
+        parts = []
+        for doc, names in meanings.items():
+            more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+            parts.append(f"{doc} in {', '.join(names[:8])}{more}")
+        msg += f"\nHint: {key!r} is a parameter of other families: " + "; ".join(parts)
+        msg += f". {fam.name} has no such setting."
     return UnknownMeasureError(msg)
 
 

@@ -142,8 +142,9 @@ RBP_REL = optional_number(
 )  # fmt: skip
 RBP_GAIN = choice_param(
     "gain", ("scaled", "linear"),
-    "scaled: gains in [0, 1] (without rel the grade over the query's top judged grade, as trec_eval; "
-    "with rel 1 or 0); linear: the grade itself (ranx's rbp, trectools; with rel only grades >= rel)",
+    "RBP's gain of a grade: scaled, gains in [0, 1] (without rel the grade over the query's top "
+    "judged grade, as trec_eval; with rel 1 or 0); linear: the grade itself (ranx's rbp, trectools; "
+    "with rel only grades >= rel)",
 )  # fmt: skip
 RESIDUAL = bool_param(
     "residual", False, "the residual instead of the value: what unjudged documents and the ranks "
