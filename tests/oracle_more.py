@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 from irframe.measures import Measure
 
 __all__ = ["EXTRA_FAMILIES"]
 
 Judged = dict[str, float]
+Cont = Callable[[Measure, list[float]], list[float]]  # C_1 .. C_L from the gains x_1 .. x_L
 
 
 def _rbp(ranking: list[str], judged: Judged, m: Measure) -> float:
@@ -49,7 +49,7 @@ def _scaled(grade: float | None, m: Measure, unjudged: float) -> float:
     if grade is None:
         return unjudged
     low, high = float(m.min_rel), float(m.max_rel)
-    g = min(max(max(grade, 0.0), low), high)
+    g = min(max(grade, 0.0, low), high)
     return (g - low) / (high - low)
 
 
@@ -96,7 +96,7 @@ def _bpm_c(m: Measure, x: list[float]) -> list[float]:
     return out
 
 
-def _expected_gain(ranking: list[str], judged: Judged, m: Measure, cont: Any, fill: float) -> float:
+def _expected_gain(ranking: list[str], judged: Judged, m: Measure, cont: Cont, fill: float) -> float:
     depth = int(m.max_depth)
     n = depth if m.cutoff is None else min(m.cutoff, depth)
     x = [_scaled(judged.get(d), m, fill) for d in ranking[:n]]
@@ -108,7 +108,7 @@ def _expected_gain(ranking: list[str], judged: Judged, m: Measure, cont: Any, fi
     return sum(r * xi for r, xi in zip(reach, x, strict=True)) / sum(reach)
 
 
-def _cwl(cont: Callable[[Measure, list[float]], list[float]]) -> Callable[[list[str], Judged, Measure], float]:
+def _cwl(cont: Cont) -> Callable[[list[str], Judged, Measure], float]:
     def measure(ranking: list[str], judged: Judged, m: Measure) -> float:
         if not ranking:
             return 0.0

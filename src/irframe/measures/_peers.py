@@ -67,5 +67,4 @@ def from_ir_measures(obj: Any) -> Measure:
             "for the families irframe computes."
         )
         raise UnknownMeasureError(msg)
-    m = Measure(family, cutoff)
-    return m(**params) if params else m
+    return Measure(family, cutoff, **params)  # (SDCG's max_rel is required: not set afterwards)

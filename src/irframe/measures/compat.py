@@ -50,8 +50,9 @@ def _compat_kernel(p: float, normalize: bool, positive: pl.Expr) -> pl.Expr:
     score = (tail.last() - before).sum()
     if normalize:
         best = (weight * pl.min_horizontal(i, m) / i).sum()
-        return pl.when(best > 0).then(score / best).otherwise(0.0)
-    return score / weight.sum()
+        # at most 1 (overlap_i <= min(i, |I|) <= i); sums in another order can round 1 ulp above
+        return pl.when(best > 0).then((score / best).clip(upper_bound=1.0)).otherwise(0.0)
+    return (score / weight.sum()).clip(upper_bound=1.0)
 
 
 def _compat(m: Measure, ctx: Ctx) -> pl.Expr:
