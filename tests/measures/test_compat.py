@@ -8,6 +8,7 @@ positive scores; the hand-computed case shows the definition on four documents.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -16,6 +17,7 @@ import pytest
 import irframe
 from helpers import PEERS_DIR, per_query_dict
 from irframe.io import read_trec_qrels, read_trec_run
+from oracle import rank_docs
 
 TOL = 1e-9
 MEASURES = ["Compat", "Compat(p=0.8)", "Compat(p=0.5,normalize=False)", "Compat(p=0.99)"]
@@ -100,3 +102,37 @@ def test_ir_measures_compat_files() -> None:
     run = read_trec_run(run_path).select("query_id", "doc_id", "score").to_dict(as_series=False)
     qrels = read_trec_qrels(qrels_path).select("query_id", "doc_id", "relevance").to_dict(as_series=False)
     check(run, qrels, "compat files")
+
+
+def in_ranking_order_scores(run: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The run with each score replaced by a distinct positive one in irframe's ranking order
+    (ties by doc id descending): ir_measures then ranks, and orders the ideal, the same way."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for q, d, s in zip(run["query_id"], run["doc_id"], run["score"], strict=True):
+        rows.setdefault(q, []).append({"doc_id": d, "score": s})
+    out: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+    for q, docs in rows.items():
+        ranking = rank_docs(docs)
+        out["query_id"] += [q] * len(ranking)
+        out["doc_id"] += ranking
+        out["score"] += [float(len(ranking) - i) for i in range(len(ranking))]
+    return out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("run_name", "qrels_name"),
+    [
+        ("results.test", "qrels.test"),
+        ("results.test", "qrels.rel_level"),
+        ("results-302.test", "qrels-302.test"),
+    ],
+)
+def test_trec_eval_test_files(trec_eval_test_dir: Path, run_name: str, qrels_name: str) -> None:
+    run = (
+        read_trec_run(trec_eval_test_dir / run_name)
+        .select("query_id", "doc_id", "score")
+        .to_dict(as_series=False)
+    )
+    qrels = read_trec_qrels(trec_eval_test_dir / qrels_name).select("query_id", "doc_id", "relevance")
+    check(in_ranking_order_scores(run), qrels.to_dict(as_series=False), f"{run_name} {qrels_name}")

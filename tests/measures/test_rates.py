@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 
 import irframe
 from helpers import PEERS_DIR, per_query_dict
+from irframe.io import read_trec_qrels, read_trec_run
 from oracle import rank_docs
 
 TOL = 1e-9
@@ -168,3 +170,20 @@ def test_tied_scores_in_trec_evals_order(seed: int) -> None:
     )
     for q, want in sklearn_values(run, qrels, None, by_rank=True).items():
         assert abs(got[q]["AUROC"] - want["AUROC"]) <= TOL, (seed, q)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("k", [None, 10, 100])
+@pytest.mark.parametrize("qrels_name", ["qrels.test", "qrels.rel_level"])
+def test_trec_eval_test_files(trec_eval_test_dir: Path, qrels_name: str, k: int | None) -> None:
+    """scikit-learn on trec_eval's test run (tied scores in irframe's order: scored by rank)."""
+    run = read_trec_run(trec_eval_test_dir / "results.test").select("query_id", "doc_id", "score")
+    qrels = read_trec_qrels(trec_eval_test_dir / qrels_name).select("query_id", "doc_id", "relevance")
+    run_d, qrels_d = run.to_dict(as_series=False), qrels.to_dict(as_series=False)
+    labels = [f"AUROC@{k}" if k else "AUROC", f"APRet@{k}" if k else "APRet"]
+    got = per_query_dict(irframe.evaluate(run, labels, qrels, per_query=True), labels)
+    want = sklearn_values(run_d, qrels_d, k, by_rank=True)
+    assert want, "no query compared"
+    for q, values in want.items():
+        for family, label in zip(("AUROC", "APRet"), labels, strict=True):
+            assert abs(got[q][label] - values[family]) <= TOL, (qrels_name, q, label)
