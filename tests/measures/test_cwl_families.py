@@ -274,3 +274,15 @@ def test_parameters_are_checked() -> None:
         parse_measure("RBP(gain=linear,residual=True)")
     with pytest.raises(InvalidParameterError, match="max_depth"):
         parse_measure("INST(max_rel=1,max_depth=0)")
+
+
+def test_gain_exactly_at_t() -> None:
+    """Gains 5/6, 1/3, 5/6 sum to exactly T = 2 in cwl-eval's arithmetic (true division, then a
+    running sum): BPM stops after the third document. Scaled as 2.5 * (1/3) instead (polars'
+    division of a column by a scalar), the sum is 2 - 2^-52 and BPM read on (0.5, not 2/3)."""
+    run = {"query_id": ["q"] * 4, "doc_id": ["d", "c", "b", "a"], "score": [4.0, 3.0, 2.0, 1.0]}
+    qrels = {"query_id": ["q"] * 4, "doc_id": ["d", "c", "b", "a"], "relevance": [2.5, 1.0, 2.5, 0.0]}
+    labels = ["BPM(T=2,max_rel=3)@4", "INST(T=2,max_rel=3)"]
+    got = engine(run, qrels, labels)
+    assert got["q"]["BPM(T=2,max_rel=3)@4"] == pytest.approx(2 / 3, abs=1e-15)
+    assert_agree(got, expected(run, qrels, labels), "gain at T")

@@ -88,7 +88,10 @@ def _gains(m: Measure, unjudged: float) -> pl.Expr:
     """The ranked grades as gains in [0, 1] (ir_measures' scaling); ``unjudged`` for no judgment."""
     low, high = float(m.params["min_rel"]), float(m.params["max_rel"])
     g = pl.col(K.REL).clip(lower_bound=0.0).clip(low, high)
-    return ((g - low) / (high - low)).fill_null(unjudged)
+    # divided by a column: polars divides by a scalar as g * (1 / scale) from 3 rows on, and
+    # 2.5 * (1/3) != 2.5 / 3 flips BPM's "gain so far < T" where cwl-eval's sum is exactly T
+    scale = pl.repeat(high - low, pl.len(), dtype=pl.Float64)
+    return ((g - low) / scale).fill_null(unjudged)
 
 
 def _length(m: Measure) -> int:
