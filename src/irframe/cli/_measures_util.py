@@ -512,6 +512,7 @@ def measures_data() -> list[dict[str, object]]:
                 "type": p.type_name,
                 "aliases": list(p.aliases),
                 "doc": p.doc,
+                "required": p.required,  # no default: a measure must set it (SDCG's max_rel)
             }
             for p in fam.params
         ]
@@ -542,7 +543,10 @@ def measures_listing() -> str:
     rows = []
     for fam in data:
         cut = {"required": "@k", "optional": "[@k]", "none": ""}[str(fam["cutoff"])]
-        shown = [f"{p['name']}={p['default']}" for p in fam["params"]]  # type: ignore[attr-defined]
+        shown = [
+            str(p["name"]) if p["required"] else f"{p['name']}={p['default']}"
+            for p in fam["params"]  # type: ignore[attr-defined]
+        ]
         params = "(" + ",".join(shown) + ")" if shown else ""
         trec = ", ".join(str(t).replace("{k}", "k") for t in fam["trec_names"]) or "-"  # type: ignore[attr-defined]
         agg = str(fam["aggregate"])
