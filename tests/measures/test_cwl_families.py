@@ -286,3 +286,10 @@ def test_gain_exactly_at_t() -> None:
     got = engine(run, qrels, labels)
     assert got["q"]["BPM(T=2,max_rel=3)@4"] == pytest.approx(2 / 3, abs=1e-15)
     assert_agree(got, expected(run, qrels, labels), "gain at T")
+
+
+def test_inst_needs_t_of_a_quarter() -> None:
+    # T = 0.1 and relevant documents: C = ((2T - 1) / 2T)^2 = 16 > 1 (cwl-eval's weights overflow)
+    with pytest.raises(InvalidParameterError, match=r"INST needs T >= 0.25"):
+        parse_measure("INST(T=0.1,max_rel=1)")
+    parse_measure("INSQ(T=0.1,max_rel=1)")  # INSQ's C_i < 1 for any T > 0

@@ -84,6 +84,18 @@ def _check_scale(values: Mapping[str, object], source: str) -> None:
         raise InvalidParameterError(msg)
 
 
+def _check_inst(values: Mapping[str, object], source: str) -> None:
+    _check_scale(values, source)
+    t = cast("float", values["T"])
+    if t < 0.25:  # where i + T + T_i can fall below 1/2
+        msg = (
+            f"{source!r}: INST needs T >= 0.25 (got T={fmt_num(t)}): below, a run of relevant documents "
+            "makes its C_i exceed 1 (no user model; the weights overflow). "
+            "Hint: INSQ and NERR11 take any T > 0."
+        )
+        raise InvalidParameterError(msg)
+
+
 def _gains(m: Measure, unjudged: float) -> pl.Expr:
     """The ranked grades as gains in [0, 1] (ir_measures' scaling); ``unjudged`` for no judgment."""
     low, high = float(m.params["min_rel"]), float(m.params["max_rel"])
@@ -132,7 +144,15 @@ def _expected_gain(m: Measure, ctx: Ctx, cont: Continue, tail: Tail | None, fill
 
 def trigamma(x: pl.Expr) -> pl.Expr:
     """psi'(x) = sum_{u>=0} 1 / (x + u)^2 for x > 0: eight terms, then the asymptotic series at
-    x + 8 (its first omitted term is below 4e-15 of the value)."""
+    x + 8 (its first omitted term is below 4e-15 of the value).
+
+    Examples
+    --------
+    >>> import math
+    >>> v = pl.select(trigamma(pl.lit(1.0))).item()  # zeta(2)
+    >>> abs(v - math.pi**2 / 6) < 1e-14
+    True
+    """
     near = sum(((x + float(u)).pow(-2) for u in range(8)), start=pl.lit(0.0))
     y = x + 8.0
     series = [(1, 1), (1 / 2, 2), (1 / 6, 3), (-1 / 30, 5), (1 / 42, 7), (-1 / 30, 9), (5 / 66, 11),
@@ -232,10 +252,11 @@ _PEERS = (
 
 
 def _family(name: str, description: str, cont: Continue, formula: str, *, cutoff: CutoffRule,
-            extra: tuple[Param, ...] = (), peers: str = "", tail: Tail | None = None) -> None:  # fmt: skip
+            extra: tuple[Param, ...] = (), peers: str = "", tail: Tail | None = None,
+            check: Callable[[Mapping[str, object], str], None] = _check_scale) -> None:  # fmt: skip
     register(Family(
         name, description, _compile(cont, tail), Params((*extra, *_SCALE)), cutoff,
-        kind="graded", check=_check_scale, formula=_W + formula,
+        kind="graded", check=check, formula=_W + formula,
         ir_measures=f"{name}(max_rel=...)" + ("@k" if cutoff == "required" else ""),
         peers=f"{_PEERS} {peers}".strip(),
     ))  # fmt: skip
@@ -257,7 +278,8 @@ _family("NERR11", "not-but-nearly ERR (eq. 11): stops at relevant documents, INS
         extra=(T_PARAM,), tail=_nerr11_tail)  # fmt: skip
 _family("INST", "INST: an adaptive user who wants a gain of T and goes on while it is not found", _inst,
         r"C_i = \left(\frac{i + T + T_i - 1}{i + T + T_i}\right)^2,\ T_i = T - \sum_{j \le i} x_j",
-        cutoff="none", extra=(T_PARAM,), peers="Moffat et al. 2015.", tail=_inst_tail)  # fmt: skip
+        cutoff="none", extra=(T_PARAM,), peers="Moffat et al. 2015; T >= 0.25 (below, C_i can exceed 1).",
+        tail=_inst_tail, check=_check_inst)  # fmt: skip
 _family("INSQ", "INSQ: INST's ancestor, whose patience does not depend on the gain found", _insq,
         r"C_i = \left(\frac{i + 2T - 1}{i + 2T}\right)^2", cutoff="none", extra=(T_PARAM,),
         peers="Moffat et al. 2012.", tail=_insq_tail)  # fmt: skip
