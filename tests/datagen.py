@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from irframe.measures import FAMILIES, Measure
+from irframe.exceptions import InvalidParameterError
+from irframe.measures import FAMILIES, Measure, Param, parse_measure
+from irframe.measures._params import GAIN
 
 DOC_IDS = ["a", "b", "B", "c", "d", "9", "10", "100", "d1", "d10", "d2", "x", "Zz", "é"]
 QUERY_IDS = ["q1", "q2", "q3", "10", "9", "Q4"]
@@ -108,19 +111,28 @@ def _custom_gains() -> st.SearchStrategy[str]:
     ).map(lambda d: "{" + ",".join(f"{g}:{v}" for g, v in sorted(d.items())) + "}")
 
 
-_PARAM_VALUES: dict[str, Any] = {}  # param name -> strategy of its written value (else its default)
+_PARAM_VALUES: dict[str, Any] = {  # param name -> strategy of its written value (else its default)
+    "max_rel": st.sampled_from([1, 2, 3]),  # C/W/L: required
+    "T": st.sampled_from([0.5, 1, 2]),
+}
 
 
-def _param_text(draw: st.DrawFn, name: str, rels: tuple[float, ...], gains: tuple[str, ...]) -> str | None:
+def _param_text(draw: st.DrawFn, spec: Param, rels: tuple[float, ...], gains: tuple[str, ...]) -> str | None:
     """A drawn ``name=value`` for one declared parameter, or None to keep its default."""
+    name = spec.name
     if name == "rel":
-        rel = draw(st.sampled_from(rels))
-        return None if rel == 1 else f"rel={rel}"
-    if name == "gain":
+        rel = draw(st.sampled_from((*rels, None) if spec.default is None else rels))  # RBP: None is graded
+        return None if rel == spec.default else f"rel={rel}"
+    if spec is GAIN:
         g = draw(st.sampled_from(gains))
         return {"exp": None, "linear": "gain=linear"}.get(g, "gains=" + draw(_custom_gains()))
     if name in _PARAM_VALUES:
         return f"{name}={draw(_PARAM_VALUES[name])}"
+    if spec.choices:
+        value = draw(st.sampled_from(spec.choices))
+        return None if value == spec.default else f"{name}={value}"
+    if spec.type_name == "bool" and name != "judged_only":
+        return f"{name}={not spec.default}" if draw(st.booleans()) else None
     return None
 
 
@@ -137,11 +149,15 @@ def measure_strings(
     Read from the registry: the family's declared parameters and its cutoff rule.
     """
     fam = FAMILIES[draw(st.sampled_from(families))]
-    params = [t for p in fam.params if (t := _param_text(draw, p.name, rels, gains)) is not None]
+    params = [t for p in fam.params if (t := _param_text(draw, p, rels, gains)) is not None]
     text = fam.name + (f"({','.join(params)})" if params else "")
     k = draw(st.integers(1, 15))
     if fam.cutoff == "required" or (fam.cutoff == "optional" and draw(st.booleans())):
         text += f"@{k}"
+    try:
+        parse_measure(text)
+    except InvalidParameterError:  # a combination the family refuses (RBP(gain=linear,residual=True))
+        assume(False)
     return text
 
 

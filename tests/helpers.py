@@ -18,7 +18,10 @@ import pytest
 Data = Mapping[str, Sequence[Any]]
 Constructor = Callable[[Data], Any]
 
-TREC_EVAL_TEST_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval_test"
+# ../shared beside the repository; IRFRAME_SHARED_DIR points elsewhere (a worktree's ../shared is not there)
+SHARED_DIR = Path(os.environ.get("IRFRAME_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+TREC_EVAL_TEST_DIR = SHARED_DIR / "data" / "trec_eval_test"
+PEERS_DIR = SHARED_DIR / "data" / "peers"  # the peers' test data and pinned cases (never copied here)
 
 
 def _polars(data: Data) -> pl.DataFrame:

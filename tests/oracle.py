@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from irframe.measures import Measure, parse_measures
+from oracle_more import EXTRA_FAMILIES
 
 __all__ = ["gain_of", "oracle_evaluate", "oracle_mean", "oracle_query", "rank_docs"]
 
@@ -89,6 +90,8 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
         # trec_eval -J: drop documents without a judgment or with a negative grade
         ranking = [d for d in ranking if d in judged and judged[d] >= 0]
     top = ranking if k is None else ranking[:k]
+    if m.family in EXTRA_FAMILIES:  # issue 33's families (tests/oracle_more.py)
+        return EXTRA_FAMILIES[m.family](top, judged, m)
     is_rel = [d in judged and judged[d] >= t for d in top]
     n_rel = sum(1 for g in judged.values() if g >= t)  # R: all judged relevant
     fam = m.family
@@ -300,13 +303,6 @@ def _unjudged_at(top: list[str], judged: dict[str, float], m: Measure) -> float:
     return sum(1 for g in _labels(top, judged) if g < 0) / m.cutoff
 
 
-def _rbp(top: list[str], judged: dict[str, float], m: Measure) -> float:
-    p = float(m.p)
-    top_grade = max((g for g in judged.values() if g >= 0), default=0)
-    scale = top_grade if top_grade > 1 else 1
-    return (1 - p) * sum(max(g, 0) / scale * p**i for i, g in enumerate(_labels(top, judged)))
-
-
 def _rbp_resid(top: list[str], judged: dict[str, float], m: Measure) -> float:
     p = float(m.p)
     unj = [i for i, g in enumerate(_labels(top, judged)) if g < 0]
@@ -400,7 +396,6 @@ _TREC_FAMILIES: dict[str, Any] = {
     "RelP": _relp,
     "binG": _bing,
     "Unjudged": _unjudged_at,
-    "RBP": _rbp,
     "RBPResid": _rbp_resid,
     "infAP": _infap,
 }

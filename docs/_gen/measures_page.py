@@ -68,10 +68,13 @@ def _param(p: Any) -> dict[str, str]:
         if value is not None:
             type_name = getattr(value, "__name__", str(value))
             break
+    default = _show(getattr(p, "default", None))
+    if getattr(p, "required", False):  # no default: the measure must set it (SDCG's max_rel)
+        default = f"required (e.g. `{p.example}`)"
     return {
         "name": str(p.name),
         "type": type_name,
-        "default": _show(getattr(p, "default", None)),
+        "default": default,
         "doc": str(getattr(p, "doc", "") or ""),
     }
 
@@ -131,6 +134,10 @@ AGGREGATE = {
 
 def _examples(fam: Any) -> list[str]:
     cutoff = getattr(fam, "cutoff", "optional")
+    example = getattr(fam, "example", None)  # a measure with the family's required parameters set
+    if callable(example):
+        cuts = [K] if cutoff == "required" else [None] if cutoff == "none" else [None, K]
+        return [str(example(k)) for k in cuts]
     if cutoff == "required":
         return [f"{fam.name}@{K}"]
     if cutoff == "none":

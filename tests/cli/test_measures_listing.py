@@ -19,8 +19,8 @@ def test_text_lists_every_family_with_params_and_trec_names(capsys: pytest.Captu
     for name, fam in FAMILIES.items():
         after = r"\(" if fam.params else r"[\s\[@]"  # the whole name: 'G' is not 'GMAP(...)'
         line = next(ln for ln in lines if re.match(re.escape(name) + after, ln.strip()))
-        for p in fam.params:
-            assert f"{p.name}=" in line, (name, p.name)
+        for p in fam.params:  # a required parameter has no default to show: its name alone
+            assert (f"{p.name}," if p.required else f"{p.name}=") in line, (name, p.name)
         for t in fam.trec:
             assert t.pattern.replace("{k}", "k") in line, (name, t.pattern)
         assert fam.description in line
@@ -48,7 +48,9 @@ def test_json_is_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
         "type": "'exp' | 'linear' | {grade: gain}",
         "aliases": ["gains"],
         "doc": FAMILIES["nDCG"].params[0].doc,
+        "required": False,
     }
+    assert by_name["SDCG"]["params"][1]["required"] is True  # max_rel
     assert by_name["DCG"]["trec_names"] == ["dcg"]
     assert by_name["DCG"]["trec_groups"] == []
     assert by_name["P"]["trec_groups"] == ["all_trec", "official"]

@@ -16,7 +16,9 @@ import pytest
 
 import irframe
 from helpers import NamedConstructor, assert_close_dicts, per_query_dict
+from irframe.exceptions import InvalidParameterError
 from irframe.measures import FAMILIES, Measure
+from irframe.measures._params import GAIN
 from oracle import oracle_evaluate
 
 COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumQ", "NumNonRelJudgedRet"}
@@ -26,6 +28,7 @@ SIGNED_COUNTS = {"Utility"}  # a*hits + b*misses ...: whole numbers of any sign 
 
 def registry_measures(family: str) -> list[Measure]:
     fam = FAMILIES[family]
+    need = {p.name: p.example for p in fam.params if p.required}  # SDCG's max_rel ...
     cutoffs: list[int | None] = []
     if fam.cutoff in ("optional", "none"):
         cutoffs.append(None)
@@ -33,16 +36,37 @@ def registry_measures(family: str) -> list[Measure]:
         cutoffs += [1, 3, 20]
     out = []
     for k in cutoffs:
-        if "gain" in fam.params:
+        if fam.params.get("gain") is GAIN:
             for gain in ("exp", "linear", ((0, 0.5), (2, 5.0))):
-                out.append(Measure(family, k, gain=gain))
+                out.append(Measure(family, k, gain=gain, **need))
         elif "rel" in fam.params:
-            out += [Measure(family, k), Measure(family, k, rel=2)]
+            out += [Measure(family, k, **need), Measure(family, k, rel=2, **need)]
         else:
-            out.append(Measure(family, k))
+            out.append(Measure(family, k, **need))
+    # every other declared value: each choice (RBP's gain=linear), the other side of each flag
+    for spec in fam.params:
+        if spec.name == "judged_only" or spec is GAIN:
+            continue
+        others = [c for c in spec.choices if c != spec.default]
+        if spec.type_name == "bool":
+            others = [not spec.default]
+        out += [v for m in list(out) for value in others if (v := _variant(m, spec.name, value)) is not None]
     if "judged_only" in fam.params:
         out += [m(judged_only=True) for m in out]
     return out
+
+
+def _variant(m: Measure, name: str, value: object) -> Measure | None:
+    """``m`` with ``name=value``, or None where the family refuses the combination."""
+    try:
+        return m(**{name: value})
+    except InvalidParameterError:  # e.g. RBP(gain=linear,residual=True): no top gain
+        return None
+
+
+def unbounded(m: Measure) -> bool:
+    """Values >= 0 with no upper bound: DCG, IDCG, and RBP on raw grades."""
+    return m.family in UNBOUNDED or (m.family == "RBP" and m.params["gain"] == "linear")
 
 
 def seeded_data(seed: int) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
@@ -106,6 +130,7 @@ def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
         assert_close_dicts(
             got, expected, tol=1e-9, context=f" ({family}, seed {seed}, presorted={presorted})"
         )
+        by_label = dict(zip(labels, measures, strict=True))
         for q, vals in got.items():
             for label, v in vals.items():
                 if v is None:
@@ -117,7 +142,7 @@ def test_family_invariants(family: str, constructor: NamedConstructor) -> None:
                     assert v == int(v), (q, label, v)
                 elif family in SIGNED_COUNTS:
                     assert v == int(v), (q, label, v)
-                elif family in UNBOUNDED:
+                elif unbounded(by_label[label]):
                     assert v >= 0, (q, label, v)
                 else:
                     assert 0 <= v <= 1, (q, label, v)

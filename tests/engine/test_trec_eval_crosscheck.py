@@ -43,8 +43,10 @@ def trec_measures(cutoffs: tuple[int, ...] = (1, 2, 3, 5, 10, 20)) -> list[str]:
 def with_rel(label: str, rel: int) -> tuple[str, Measure]:
     """The ir_measures spelling of a trec measure at relevance level ``rel``."""
     m = parse_measure(label)
-    if rel != 1 and m.family != "nDCG":
-        m = Measure(m.family, m.cutoff, rel=rel, gain=m.gain)
+    # -l is a threshold where the family has one (not nDCG, NumRet); this passed rel and gain to
+    # every family, and Measure silently dropped what one did not declare: now that raises
+    if rel != 1 and "rel" in m.definition.params:
+        m = m(rel=rel)
     return str(m), m
 
 

@@ -126,12 +126,13 @@ def test_unregistered_family_is_gone(rbp_family: Family) -> None:
 @pytest.mark.parametrize("fam", families(), ids=lambda f: f.name)
 def test_every_family_round_trips_through_its_string(fam: Family) -> None:
     k = None if fam.cutoff == "none" else 7
-    m = Measure(fam.name, k)
+    m = fam.example(k)  # Measure(fam.name, k), with the required parameters (SDCG's max_rel) set
+    assert m == Measure(fam.name, k, **{p.name: p.example for p in fam.params if p.required})
     assert parse_measure(str(m)) == m
     assert hash(parse_measure(str(m))) == hash(m)
     assert pickle.loads(pickle.dumps(m)) == m
     for alias in fam.aliases:
-        assert parse_measure(alias + (f"@{k}" if k else "")) == m
+        assert parse_measure(alias + str(m)[len(fam.name) :]) == m
 
 
 @pytest.mark.parametrize("fam", [f for f in families() if f.trec], ids=lambda f: f.name)

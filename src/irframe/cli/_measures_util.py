@@ -166,17 +166,19 @@ def resolve_measures(
     [P(rel=2)@5, 'P(rel=3)@5', nDCG(gain=linear)@10, 'ndcg_cut_10']
     """
     from irframe.measures import FAMILIES, parse_measure
+    from irframe.measures._params import GAIN, REL
 
     out: list[str | Measure] = []
     for spec in expand_groups(specs):
         m = parse_measure(spec)
         explicit = _explicit_params(spec)
         new = m
-        if rel is not None and "rel" in FAMILIES[m.family].params.names and "rel" not in explicit:
+        # --rel is trec_eval's -l: a relevance threshold (RBP's rel makes a binary RBP, -l leaves rbp be)
+        if rel is not None and FAMILIES[m.family].params.get("rel") is REL and "rel" not in explicit:
             new = new(rel=rel)
         if (
             gain is not None
-            and "gain" in FAMILIES[m.family].params.names
+            and FAMILIES[m.family].params.get("gain") is GAIN  # nDCG's gain, not RBP's scaled/linear
             and not explicit & {"gain", "gains"}
             and not is_trec_name(spec)
         ):
@@ -510,6 +512,7 @@ def measures_data() -> list[dict[str, object]]:
                 "type": p.type_name,
                 "aliases": list(p.aliases),
                 "doc": p.doc,
+                "required": p.required,  # no default: a measure must set it (SDCG's max_rel)
             }
             for p in fam.params
         ]
@@ -540,7 +543,10 @@ def measures_listing() -> str:
     rows = []
     for fam in data:
         cut = {"required": "@k", "optional": "[@k]", "none": ""}[str(fam["cutoff"])]
-        shown = [f"{p['name']}={p['default']}" for p in fam["params"]]  # type: ignore[attr-defined]
+        shown = [
+            str(p["name"]) if p["required"] else f"{p['name']}={p['default']}"
+            for p in fam["params"]  # type: ignore[attr-defined]
+        ]
         params = "(" + ",".join(shown) + ")" if shown else ""
         trec = ", ".join(str(t).replace("{k}", "k") for t in fam["trec_names"]) or "-"  # type: ignore[attr-defined]
         agg = str(fam["aggregate"])

@@ -29,13 +29,16 @@ from irframe.measures import (  # noqa: F401 - registers the families
     binary,
     binary_trec,
     cascade,
+    compat,
     counts,
+    cwl,
     diversity,
     fscore,
     geometric,
     graded,
     graded_trec,
     interpolated,
+    rates,
     sets,
 )
 from irframe.measures._base import (
@@ -105,6 +108,7 @@ NumRet = Measure("NumRet")
 NumRel = Measure("NumRel")
 NumRelRet = Measure("NumRelRet")
 Judged = Measure("Judged")
+Success = Measure("Success")  # Success @ 10; alone, over the whole ranking (ranx's hit_rate)
 
 
 class _NeedsCutoff:
@@ -125,4 +129,3 @@ class _NeedsCutoff:
 
 
 P = _NeedsCutoff("P")
-Success = _NeedsCutoff("Success")

@@ -71,6 +71,9 @@ class Param:
     convert: Converter
     text: Callable[[object], tuple[str, str]] | None = None
     aliases: tuple[str, ...] = ()  # other keys accepted for it (``gains`` for ``gain``)
+    required: bool = False  # no usable default: a measure must set it (SDCG's ``max_rel``)
+    choices: tuple[object, ...] = ()  # the values it takes, when a few (RBP's gain: scaled, linear)
+    example: object = None  # a value the docs and error messages show for a required one
 
     def canonical(self, value: object) -> tuple[str, str]:
         """The ``key=text`` pair of the canonical string for ``value``."""
@@ -229,6 +232,15 @@ class Family:
     ir_measures: str | None = None
     peers: str = ""
     at_param: str | None = None  # the parameter ``@value`` sets (``IPrec@0.1``), for a family without cutoff
+    # checks between parameters, ``check(values, source)``: raises InvalidParameterError
+    check: Callable[[Mapping[str, Any], str], None] | None = None
+
+    def example(self, k: int | None = None) -> Measure:
+        """A measure of this family: cutoff ``k`` (ignored without one), required parameters
+        set to their examples (what the docs' worked example and the generic tests evaluate)."""
+        need = {p.name: p.example for p in self.params if p.required}
+        cut = None if self.cutoff == "none" else k if k is not None or self.cutoff == "optional" else 10
+        return Measure(self.name, cut, **need)
 
     @property
     def total(self) -> Aggregate:
@@ -428,7 +440,6 @@ class Measure:
 
     def _init(self, name: str, cutoff: int | None, params: Mapping[str, object], source: str | None) -> None:
         fam = family(name)
-        from_python = source is None
         if fam.at_param is not None and cutoff is not None:  # IPrec@0.1: @ sets a parameter
             params, cutoff = {**params, fam.at_param: cutoff}, None
         source = source or _source(fam.name, cutoff, params)
@@ -446,11 +457,12 @@ class Measure:
         values = {p.name: p.default for p in fam.params}
         for key, value in params.items():
             spec = fam.params.get(key)
-            if spec is None and from_python and key in _UNIVERSAL:
-                continue  # 0.1.0's Measure(family, k, rel=..., gain=...) took both for any family
-            if spec is None:
+            if spec is None:  # never dropped: Measure("ERR", 10, rel=2) raises (0.1.0 ignored it)
                 raise _unknown_param(fam, key, source)
             values[spec.name] = spec.convert(value, source)
+        _check_required(fam, params, source)
+        if fam.check is not None:
+            fam.check(values, source)
         object.__setattr__(self, "family", fam.name)
         object.__setattr__(self, "cutoff", cutoff)
         object.__setattr__(self, "params", _Frozen(values))
@@ -584,12 +596,42 @@ def _source(name: str, cutoff: int | None, params: Mapping[str, object]) -> str:
 
 
 def _unknown_param(fam: Family, key: str, source: str) -> UnknownMeasureError:
+    """A parameter ``fam`` does not declare: its parameters, the nearest spelling, and the
+    families that do have ``key`` (where the meaning the caller wants lives)."""
     allowed = ", ".join(fam.params.names) or "none"
     hint = closest(key, [n for p in fam.params for n in (p.name, *p.aliases)])
     msg = f"Unknown parameter {key!r} for measure {fam.name} in {source!r}. Its parameters: {allowed}."
     if hint:
         msg += f"\nHint: did you mean {hint[0]!r}?"
+    meanings: dict[str, list[str]] = {}  # what the key means elsewhere -> the families
+    for other in _REGISTRY.values():
+        spec = other.params.get(key)
+        if spec is not None:
+            meanings.setdefault(re.split(r"[:;]", spec.doc)[0].strip(), []).append(other.name)
+    if meanings:
+        parts = []
+        for doc, names in meanings.items():
+            more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+            parts.append(f"{doc} in {', '.join(names[:8])}{more}")
+        msg += f"\nHint: {key!r} is a parameter of other families: " + "; ".join(parts)
+        msg += f". {fam.name} has no such setting."
     return UnknownMeasureError(msg)
+
+
+def _check_required(fam: Family, given: Mapping[str, object], source: str) -> None:
+    """Every required parameter of ``fam`` is in ``given`` (by name or alias)."""
+    for p in fam.params:
+        if p.required and not any(k in given for k in (p.name, *p.aliases)):
+            example = Measure.__new__(Measure)
+            values = {q.name: (p.example if q is p else q.default) for q in fam.params}
+            object.__setattr__(example, "family", fam.name)
+            object.__setattr__(example, "cutoff", 10 if fam.cutoff == "required" else None)
+            object.__setattr__(example, "params", _Frozen(values))
+            msg = (
+                f"{fam.name} needs {p.name}= ({p.doc}); {source!r} does not set it. "
+                f"Hint: write e.g. {str(example)!r}."
+            )
+            raise InvalidParameterError(msg)
 
 
 # --- converters shared by the families' parameters --------------------------------------

@@ -13,8 +13,11 @@ _SHARED = "judged_only"  # declared by every ranked family: a footnote, not a co
 
 
 def family_signature(fam: Family) -> str:
-    """``nDCG(gain=exp)[@k]``: the family with its parameters' defaults and its cutoff rule."""
-    params = ",".join(f"{p.name}={_default(p.default)}" for p in fam.params if p.name != _SHARED)
+    """``nDCG(gain=exp)[@k]``: the family with its parameters' defaults and its cutoff rule
+    (a required parameter by its name alone: ``SDCG(min_rel=0,max_rel,...)@k``)."""
+    params = ",".join(
+        p.name if p.required else f"{p.name}={_default(p.default)}" for p in fam.params if p.name != _SHARED
+    )
     mark = "†" if _SHARED in fam.params.names else ""
     return fam.name + (f"({params})" if params else "") + _CUT[fam.cutoff] + mark
 

@@ -9,7 +9,7 @@ from irframe.exceptions import InvalidParameterError
 from irframe.kernels import Gain
 from irframe.measures._base import Param, fmt_num, number_param, to_number
 
-__all__ = ["GAIN", "JUDGED_ONLY", "REL", "bool_param", "parse_gains"]
+__all__ = ["GAIN", "JUDGED_ONLY", "REL", "bool_param", "choice_param", "optional_number", "parse_gains"]
 
 REL = number_param("rel", 1, "minimum grade counted as relevant (grade >= rel); trec_eval's -l")
 
@@ -89,3 +89,25 @@ JUDGED_ONLY = bool_param(
     "remove the unjudged documents (no judgment, or a negative grade) from the ranking before "
     "the cutoff, as trec_eval -J and ir_measures' judged_only",
 )
+
+
+def choice_param(name: str, choices: tuple[str, ...], doc: str) -> Param:
+    """A parameter that takes one of a few words; the first is the default."""
+
+    def convert(value: object, source: str) -> str:
+        text = str(value).strip()
+        if text not in choices:
+            expected = "one of " + ", ".join(repr(c) for c in choices)
+            raise InvalidParameterError.for_value(name, source, expected, value)
+        return text
+
+    return Param(name, choices[0], doc, " | ".join(repr(c) for c in choices), convert, choices=choices)
+
+
+def optional_number(base: Param) -> Param:
+    """``base`` (a number parameter) with no value by default: None means "not set"."""
+
+    def convert(value: object, source: str) -> object:
+        return None if value is None else base.convert(value, source)
+
+    return Param(base.name, None, base.doc, base.type_name + " | None", convert)

@@ -29,7 +29,19 @@ def from_ir_measures(obj: Any) -> Measure:
 
     ir_measures' nDCG is trec_eval's (linear gain) unless ``dcg='exp-log2'``; explicit
     ``gains`` are kept.  ``NumRet(rel=...)`` counts relevant retrieved documents
-    (NumRelRet).  Other parameters keep their names and are checked by irframe.
+    (NumRelRet).  ``RBP(rel=r)`` is the binary RBP (its cwl-eval provider), ``RBP`` without
+    ``rel`` the graded one on raw grades (its trectools provider): ``RBP(gain=linear)``.
+    Other parameters keep their names and are checked by irframe: one irframe does not
+    declare raises, it is never dropped.
+
+    Examples
+    --------
+    >>> class RBP:  # stands in for ir_measures' measure object
+    ...     __module__ = "ir_measures.measures.rbp"
+    ...     NAME = "RBP"
+    ...     def __init__(self, **params): self.params = params
+    >>> from_ir_measures(RBP(rel=2)), from_ir_measures(RBP())
+    (RBP(rel=2), RBP(gain=linear))
     """
     params = dict(getattr(obj, "params", {}) or {})
     name = str(obj.NAME)
@@ -43,6 +55,11 @@ def from_ir_measures(obj: Any) -> Measure:
             params["gain"] = "exp" if dcg == "exp-log2" else "linear"
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"
+    if name == "RBP" and "rel" not in params:
+        params["gain"] = "linear"  # ir_measures' graded RBP (trectools): the raw grades as gains
+    if name == "SDCG" and params.pop("dcg", "log2") != "log2":
+        msg = f"ir_measures {obj}: irframe's SDCG has the log2 discount only (dcg='log2')."
+        raise UnknownMeasureError(msg)
     family = aliases().get(name, name)
     if family not in registry():
         msg = (
@@ -50,5 +67,4 @@ def from_ir_measures(obj: Any) -> Measure:
             "for the families irframe computes."
         )
         raise UnknownMeasureError(msg)
-    m = Measure(family, cutoff)
-    return m(**params) if params else m
+    return Measure(family, cutoff, **params)  # (SDCG's max_rel is required: not set afterwards)

@@ -177,10 +177,12 @@ register(Family(
     peers="Unjudged documents and negative grades are skipped (trec_eval).",
 ))  # fmt: skip
 register(Family(
-    "Success", "1 if a relevant document is in the top k, else 0", _success, _REL, "required",
+    "Success", "1 if a relevant document is in the top k (the whole ranking without k), else 0", _success,
+    _REL,
     aliases=("Hit", "HitRate"), trec=(TrecName("success_{k}", cutoffs=(1.0, 5.0, 10.0)),),
     formula=r"Success@k = [\exists i \le k : g_i \ge rel]", ir_measures="Success@k",
-    peers="ranx calls it hit_rate; ranx's hits@k is NumRelRet@k.",
+    peers="ranx calls it hit_rate (hit_rate without @k is Success over the whole ranking); ranx's "
+    "hits@k is NumRelRet@k. trec_eval has success_1, success_5, success_10 only.",
 ))  # fmt: skip
 register(Family(
     "NumRelRet", "number of relevant retrieved documents (within k)", _numrelret, _REL,

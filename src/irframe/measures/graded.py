@@ -1,15 +1,22 @@
 """Graded families: DCG, its ideal IDCG, nDCG, RBP and its residual (``m_rbp.c``, ``m_rbp_resid.c``).
 
+RBP also has the binary form of ir_measures and cwl-eval (``rel``) and the raw grades of ranx
+(``gain=linear``).
+
 The gain is 2^rel - 1 by default; ``gain=linear`` (rel) is trec_eval's.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+
 import polars as pl
 
 from irframe import kernels as K
+from irframe.exceptions import InvalidParameterError
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, number_param, register
-from irframe.measures._params import GAIN, JUDGED_ONLY
+from irframe.measures._params import GAIN, JUDGED_ONLY, REL, bool_param, choice_param, optional_number
 from irframe.measures.binary import TREC_CUTOFFS, present, ranked, unjudged
 
 __all__: list[str] = []
@@ -85,14 +92,35 @@ def _weights(p: float) -> pl.Expr:
     return _powers(p).shift(1, fill_value=1.0)
 
 
-def _rbp(m: Measure, ctx: Ctx) -> pl.Expr:
-    p = float(m.params["p"])
+def _rbp_gains(m: Measure, ctx: Ctx) -> pl.Expr:
+    """Per ranked document, the gain RBP weighs (unjudged and negative grades gain 0).
+
+    gain=scaled: without rel, the grade over the query's top judged grade when that is above 1
+    (trec_eval); with rel, 1 for a grade >= rel (ir_measures, cwl-eval). gain=linear: the grade
+    itself (ranx, trectools), only where it is >= rel when rel is set.
+    """
+    rel, how = m.params["rel"], m.params["gain"]
+    grade = pl.col(K.REL)
+    if rel is not None:
+        hit = (grade >= float(rel)).fill_null(False)
+        return pl.when(hit).then(grade if how == "linear" else pl.lit(1.0)).otherwise(0.0)
+    g = pl.when(grade >= 0).then(grade).otherwise(0.0).fill_null(0.0)
+    if how == "linear":
+        return g
     key = Measure("NumRel")
     top = ctx.judgments_in_ranking(key, "gmax", pl.col(K.REL).filter(pl.col(K.REL) >= 0).max().fill_null(0))
-    g = pl.when(pl.col(K.REL) >= 0).then(pl.col(K.REL)).otherwise(0.0).fill_null(0.0)
     top = top.cast(pl.Float64)
-    g = pl.when(top > 1).then(g / top).otherwise(g)  # trec_eval rescales the grades into [0, 1]
-    total = ctx.over_ranking(m, "sum", (g * _weights(p)).sum())
+    return pl.when(top > 1).then(g / top).otherwise(g)  # trec_eval rescales the grades into [0, 1]
+
+
+def _rbp(m: Measure, ctx: Ctx) -> pl.Expr:
+    p = float(m.params["p"])
+    if m.params["residual"]:
+        # cwl-eval's residual: unjudged documents and the unseen ranks below the run gain 1
+        unj = pl.col(K.REL).is_null()
+        resid = _powers(p).last() + (1.0 - p) * _weights(p).filter(unj).sum()
+        return present(ctx.over_ranking(m, "resid", resid.clip(upper_bound=1.0)), ctx)
+    total = ctx.over_ranking(m, "sum", (_rbp_gains(m, ctx) * _weights(p)).sum())
     return present((1.0 - p) * total, ctx)
 
 
@@ -108,13 +136,49 @@ def _rbp_resid(m: Measure, ctx: Ctx) -> pl.Expr:
 P_PARAM = number_param(
     "p", 0.8, "persistence: chance of looking at the next document", low=0, high=1, closed="left"
 )
+RBP_REL = optional_number(
+    dataclasses.replace(REL, doc="binary RBP: a grade >= rel gains 1 (ir_measures' RBP(rel=r), cwl-eval); "
+                        "not set: graded (see gain)")
+)  # fmt: skip
+RBP_GAIN = choice_param(
+    "gain", ("scaled", "linear"),
+    "RBP's gain of a grade: scaled, gains in [0, 1] (without rel the grade over the query's top "
+    "judged grade, as trec_eval; with rel 1 or 0); linear: the grade itself (ranx's rbp, trectools; "
+    "with rel only grades >= rel)",
+)  # fmt: skip
+RESIDUAL = bool_param(
+    "residual", False, "the residual instead of the value: what unjudged documents and the ranks "
+    "below the run could add at most (cwl-eval's ResEU)",
+)  # fmt: skip
+
+
+def _check_rbp(values: Mapping[str, object], source: str) -> None:
+    if values["residual"] and values["gain"] == "linear":
+        msg = (
+            f"{source!r}: RBP(gain=linear) has no residual (raw grades have no top gain for an "
+            "unjudged document). Hint: RBP(rel=1,residual=True) is cwl-eval's residual of the binary "
+            "RBP, RBP(residual=True) of the scaled one; RBPResid is trec_eval's rbp_resid."
+        )
+        raise InvalidParameterError(msg)
+
 
 register(Family(
-    "RBP", "rank-biased precision (grades rescaled into [0, 1] by the query's top judged grade)", _rbp,
-    Params((P_PARAM,)), "none", trec=(TrecName("rbp", {"p": 0.9}),), kind="graded",
-    formula=r"(1-p) \sum_i \frac{g_i}{g_{max}} p^{i-1}", ir_measures="RBP(p=0.8)",
-    peers="Default p = 0.8 as ir_measures; trec_eval's rbp is RBP(p=0.9). Grades are divided by the "
-    "query's highest judged grade when it is above 1 (trec_eval); unjudged and negative grades gain 0.",
+    "RBP", "rank-biased precision: binary with rel, else graded (scaled into [0, 1], or linear)", _rbp,
+    Params((P_PARAM, RBP_REL, RBP_GAIN, RESIDUAL)), "none", trec=(TrecName("rbp", {"p": 0.9}),),
+    kind="graded", check=_check_rbp,
+    formula=r"(1-p) \sum_i gain_i\, p^{i-1},\quad gain_i = \frac{g_i}{g_{max}} \text{ (scaled)},\ "
+    r"[g_i \ge rel] \text{ (rel)},\ g_i \text{ (linear)}",
+    ir_measures="RBP(rel=r) is ir_measures' RBP(rel=r); RBP(gain=linear) its RBP without rel",
+    peers="Default p = 0.8 as ir_measures; trec_eval's rbp is RBP(p=0.9): grades divided by the "
+    "query's highest judged grade when it is above 1, and -l does not change it (irframe's --rel "
+    "leaves RBP alone too). ir_measures' RBP(rel=r) (computed by cwl-eval) is RBP(rel=r): cwl-eval "
+    "stops at rank 1000 and divides by 1 - p^1000 (a relative 1e-9 at p = 0.979). ranx's rbp.80 is "
+    "RBP(rel=1,gain=linear) (raw grades >= its rel_lvl), ir_measures' RBP without rel (trectools) "
+    "RBP(gain=linear), except that trectools averages the weights of tied scores. With grades 1, 2, 0 "
+    "and p = 0.8: RBP 0.26, RBP(rel=1) 0.36, RBP(rel=2) 0.16, RBP(gain=linear) 0.52. "
+    "residual=True counts only documents without a judgment as unjudged (a negative grade gains 0, "
+    "as ir_measures clips it) and always counts the tail p^n; trec_eval's rbp_resid (RBPResid) also "
+    "treats negative grades as unjudged and is 0 when every retrieved document is judged.",
 ))  # fmt: skip
 register(Family(
     "RBPResid", "RBP's residual: the most unjudged documents could add (0 when none retrieved)",
