@@ -47,6 +47,9 @@ class Compiler:
         self.inline_rn = inline_rn
         # cumulative sums: the cutoffs each is read at (from a first pass, see compile_all)
         self._planned = cutoffs or {}
+        # each sum's cutoffs in order, sorted once (not once per measure: N cutoffs of one
+        # sum would cost N^2)
+        self._cuts = {key: sorted(c for c in cs if c is not None) for key, cs in self._planned.items()}
         self.cutoffs: dict[str, set[int | None]] = {}
         self.dens: dict[str, pl.Expr] = {}  # over the judgments, any order
         self.ranked: dict[str, pl.Expr] = {}  # over the ranking, in order
@@ -102,7 +105,7 @@ class Compiler:
         key = f"{PREFIX}{base}:{name}:cum"
         self.cutoffs.setdefault(key, set()).add(k)
         planned = self._planned.get(key, {k})
-        cuts = sorted(c for c in planned if c is not None)
+        cuts = self._cuts[key] if key in self._cuts else [c for c in planned if c is not None]
         if len(cuts) > MAX_SCALAR_CUTOFFS:
             return key, None if None in planned else cuts[-1], True
         return (f"{PREFIX}{base}:{name}:sum" if k is None else f"{key}@{k}"), k, False
