@@ -131,8 +131,35 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
     _check_duplicates(plan, probes.get("run", 0))
     if plan.has_qrels:
         _check_qrels(plan, df, probes.get("qrels", 0), flags)
+    if flags["user_values"]:
+        _check_user_values(plan, df)
     if not plan.allow_empty:
         check_not_empty(int(flags["in_run"]), int(flags["judged"]) if plan.has_qrels else None)
+
+
+def _user_labels(plan: Plan) -> list[str]:
+    """The output columns of user-defined measures (:func:`irframe.define_measure`)."""
+    return [label for label, m in plan.measures if m.definition.kind == "user"]
+
+
+def _no_value(label: str) -> pl.Expr:
+    """A judged run query for which the measure's kernel gave null or NaN."""
+    value = pl.col(label)
+    return pl.col(IN_RUN) & pl.col(JUDGED) & (value.is_null() | value.is_nan())
+
+
+def _check_user_values(plan: Plan, df: pl.DataFrame) -> None:
+    """A user kernel's null or NaN has one meaning on every backend: an error."""
+    for label in _user_labels(plan):
+        bad = df.filter(_no_value(label).fill_null(False))
+        if bad.height:
+            msg = (
+                f"The kernel of measure {label!r} gave null or NaN for {bad.height} queries, e.g. "
+                f"{_examples(_keys_of(bad, list(plan.keys)))}: a measure needs a number for every "
+                "judged query. Hint: return one, e.g. expr.fill_null(0), or a defined value where "
+                "yours is undefined (an empty top k...)."
+            )
+            raise InvalidDataError(msg)
 
 
 def _flags(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
@@ -159,6 +186,10 @@ def _flags(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
         (in_run & pl.any_horizontal(row_problems)).fill_null(False).any().alias("run_rows"),
         qrels_problem.fill_null(False).any().alias("qrels"),
         (~in_run & judged).any().alias("missing"),
+        pl.any_horizontal([pl.lit(False), *(_no_value(c) for c in _user_labels(plan))])
+        .fill_null(False)
+        .any()
+        .alias("user_values"),
     ).row(0, named=True)
     return {k: int(v) for k, v in row.items()}
 

@@ -327,14 +327,18 @@ def finish(
     """The per-query table from the run's per-query rows and the judged queries': the
     missing queries joined in, the kernels run if they did not run in the group_by, the
     per-query columns (``post``, but those in ``computed``) and the measures."""
+    # A query missing from the run has no ranking: its counts and, when the kernels ran in
+    # the group_by, its kernels' values are 0; a run query's values stay as the kernels
+    # gave them (a user kernel's null is then reported by the checks, as on every path).
+    in_run = pl.col(IN_RUN).fill_null(False)
+    ranked = comp.scalar(comp.ranked) if kernels_ran else []
     table = with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
     ).with_columns(
-        pl.col(IN_RUN).fill_null(False),
+        in_run,
         pl.col(JUDGED).fill_null(False),
-        pl.col(
-            [N_ROWS, *comp.scalar(comp.dens), *(comp.scalar(comp.ranked) if kernels_ran else ())]
-        ).fill_null(0),
+        pl.col([N_ROWS, *comp.scalar(comp.dens)]).fill_null(0),
+        *(pl.when(in_run).then(pl.col(c)).otherwise(pl.col(c).fill_null(0)) for c in ranked),
     )
     if not kernels_ran:
         table = run_kernels(table, comp)

@@ -131,11 +131,43 @@ def _param(name: str, default: object) -> Param:
     raise InvalidParameterError(msg)
 
 
+# the summary's count columns: a measure of one of these names would make two columns
+RESERVED = ("n_queries", "n_missing", "n_unjudged")
+
+
 def _check_name(name: object) -> str:
+    """A free name: well formed, and no other spelling (a built-in family or alias, a
+    trec_eval name, a count column) that would shadow it or that it would shadow."""
     if not isinstance(name, str) or not name or not name[0].isalpha() or not set(name) <= _NAME_CHARS:
         msg = f"A measure name is letters, digits and _ starting with a letter (got {name!r})."
         raise InvalidParameterError(msg)
+    taken = _taken_by(name)
+    if taken is not None:
+        msg = (
+            f"define_measure({name!r}): {name!r} is already registered as {taken}, so the new "
+            f"measure could never be reached by that name. Hint: choose another name, e.g. "
+            f"{name + '_user'!r}."
+        )
+        raise InvalidParameterError(msg)
     return name
+
+
+def _taken_by(name: str) -> str | None:
+    """What else the name means, or None."""
+    from irframe.measures._parse import _from_trec, trec_dotted
+
+    fam = registry().get(name)
+    if fam is not None and not is_user_defined(fam):
+        return f"the built-in family {fam.name}"
+    owner = next((f for f in registry().values() if name in f.aliases), None)
+    if owner is not None:
+        return f"an alias of the family {owner.name}"
+    if name in RESERVED:
+        return "the name of a count column of the means"
+    found = _from_trec(name) if trec_dotted(name) is None else None
+    if found is not None:
+        return f"trec_eval's name of {found}"
+    return None
 
 
 def define_measure(
@@ -153,12 +185,17 @@ def define_measure(
     ----------
     name : str
         The family name (letters, digits, ``_``), used as ``name``, ``name@k`` and
-        ``name(param=value)@k``; it must not be taken.
+        ``name(param=value)@k``; it must not be taken: a built-in family or alias, a
+        trec_eval name (``map``, ``P_5``, ``recip_rank``...) or a count column
+        (``n_queries``...) is refused.
     kernel : callable
         ``kernel(q) -> pl.Expr`` with ``q`` a :class:`QueryView`: ``q.grades`` (ranked
         grades, null = unjudged, cut at k), ``q.judged`` (every judged grade of the
         query), ``q.k`` and ``q.params``.  The expression must aggregate to one number
         per query; it runs inside the engine's ``group_by`` (no Python call per query).
+        A null or NaN for a query is an error (:class:`~irframe.exceptions.InvalidDataError`
+        naming the measure and the queries), on every backend: return a number for every
+        query (e.g. ``.fill_null(0)``) or say what the value is when it is undefined.
     params : mapping, optional
         Parameter name -> default (bool, number or str; or a :class:`Param`).  Every user
         measure also takes ``judged_only``.
