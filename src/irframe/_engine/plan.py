@@ -36,6 +36,7 @@ from irframe._engine.keyed import combined_hash, surplus_rows
 from irframe._input.columns import RunColumns
 from irframe._input.frames import PolarsFrame as Frame  # a step runs eagerly or lazily, alike
 from irframe._input.options import Missing, Options
+from irframe.exceptions import InvalidDataError
 from irframe.measures import Measure
 
 __all__ = [
@@ -117,11 +118,24 @@ def ids_compare_as_is(run_dtype: pl.DataType, qrels_dtype: pl.DataType) -> bool:
 
 
 def _harmonize_ids(run: Frame, qrels: Frame, pairs: Sequence[tuple[str, str]]) -> tuple[Frame, Frame]:
-    """Give run and qrels id columns one dtype (:func:`ids_compare_as_is`, else str)."""
+    """Give run and qrels id columns one dtype (:func:`ids_compare_as_is`, else str).
+
+    Dates and times of two different dtypes (a Date and a Datetime, two time zones or
+    units) are refused: as text they would never match ("2026-01-01" is not
+    "2026-01-01 00:00:00"), and which conversion is meant is the caller's to say.
+    """
     rs, qs = run.collect_schema(), qrels.collect_schema()
     for rc, qc in pairs:
         if ids_compare_as_is(rs[rc], qs[qc]):
             continue
+        if rs[rc].is_temporal() or qs[qc].is_temporal():
+            msg = (
+                f"The run's id column {rc!r} is {rs[rc]} and the qrels' is {qs[qc]}: their values "
+                "cannot be matched without choosing a conversion (a date against a time, or two "
+                "time zones). Hint: give both one dtype, e.g. "
+                f"pl.col({rc!r}).cast(pl.{qs[qc]!r}) or .dt.date(), on the run or on the qrels."
+            )
+            raise InvalidDataError(msg)
         run = run.with_columns(pl.col(rc).cast(pl.String))
         qrels = qrels.with_columns(pl.col(qc).cast(pl.String))
     return run, qrels
