@@ -369,3 +369,30 @@ def test_pandas_not_imported_for_polars(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        ("q1 0 d1 1\nq2 0 d2 0\n".encode("utf-16"), "UTF-16"),  # with its byte-order mark
+        ("q1 0 d1 1\nq2 0 d2 0\n".encode("utf-16-le"), "UTF-16LE"),  # PowerShell's '>' without one
+        ("q1 0 d1 1\nq2 0 d2 0\n".encode("utf-16-be"), "UTF-16BE"),
+        ("q1 0 d1 1\n".encode("utf-32"), "UTF-32"),
+    ],
+)
+def test_utf16_and_utf32_are_named_not_called_binary(data: bytes, encoding: str) -> None:
+    """Issue 35, class 6: a UTF-16 file was reported as 'binary data'."""
+    import io
+
+    with pytest.raises(TrecFormatError, match=f"it is {encoding} text.*iconv -f {encoding} -t UTF-8"):
+        read_trec_qrels(io.BytesIO(data))
+
+
+def test_a_byte_order_mark_inside_the_file_is_no_part_of_an_id() -> None:
+    """Two files concatenated with cat: the second one's BOM starts a line."""
+    import io
+
+    data = "q1 0 d1 1\n\ufeffq2 0 d2 1\n".encode()
+    assert read_trec_qrels(io.BytesIO(data))["query_id"].to_list() == ["q1", "q2"]
+    run = "q1 Q0 d1 1 2.0 t\n\ufeffq2 Q0 d2 1 1.0 t\n".encode()
+    assert read_trec_run(io.BytesIO(run))["query_id"].to_list() == ["q1", "q2"]

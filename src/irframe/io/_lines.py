@@ -54,9 +54,43 @@ class Batch:
 
 
 def _normalise(part: bytes) -> bytes:
+    """Line ends as ``\n``; a byte-order mark at the start of a line (files concatenated
+    with ``cat``) is no part of the line's first id."""
     if b"\r" in part:
         part = part.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if _BOM in part:
+        part = part.replace(b"\n" + _BOM, b"\n")
     return part
+
+
+_WIDE_BOMS = {
+    b"\x00\x00\xfe\xff": "UTF-32", b"\xff\xfe\x00\x00": "UTF-32",
+    b"\xfe\xff": "UTF-16", b"\xff\xfe": "UTF-16",
+}  # fmt: skip
+
+
+def _wide_text(block: bytes) -> str | None:
+    """The name of a UTF-16/32 encoding that ``block`` (a stream's start) is in, or None:
+    by its byte-order mark, or by the NUL in every other byte that ASCII text in UTF-16
+    has."""
+    for bom, encoding in _WIDE_BOMS.items():
+        if block.startswith(bom):
+            return encoding
+    head = block[:512]
+    if len(head) >= 8 and head[1::2].count(0) >= 0.9 * len(head[1::2]) and not head[::2].count(0):
+        return "UTF-16LE"
+    if len(head) >= 8 and head[::2].count(0) >= 0.9 * len(head[::2]) and not head[1::2].count(0):
+        return "UTF-16BE"
+    return None
+
+
+def _refuse_wide(name: str, encoding: str) -> TrecFormatError:
+    msg = (
+        f"Cannot read {name!r}: it is {encoding} text, and TREC files are read as UTF-8. "
+        f"Hint: convert it first, e.g. iconv -f {encoding} -t UTF-8 < FILE > FILE.utf8 "
+        "(Windows' PowerShell writes UTF-16 with '>'; use Out-File -Encoding utf8)."
+    )
+    return TrecFormatError(msg)
 
 
 def _last_end(data: bytes, eof: bool) -> int:
@@ -105,6 +139,8 @@ def batches(stream: ByteReader, name: str) -> Iterator[Batch]:
     while True:
         block = _read(stream, name)
         eof = not block
+        if first and (encoding := _wide_text(block)) is not None:
+            raise _refuse_wide(name, encoding)
         if first and block.startswith(_BOM):  # a byte-order mark is not part of the first id
             block = block[len(_BOM) :]
         first = False
