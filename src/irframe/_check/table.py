@@ -14,7 +14,7 @@ and decides each row.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -32,6 +32,7 @@ from irframe._compare import (
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
 
 if TYPE_CHECKING:
+    from irframe._check.gate import _Gate
     from irframe._compare import Settings
     from irframe._input.options import Options
 
@@ -60,15 +61,6 @@ TABLE_SCHEMA: dict[str, Any] = {
     "ties": pl.Int64, "losses": pl.Int64, "regression": pl.Boolean, "status": pl.String,
     "note": pl.String,
 }  # fmt: skip
-
-
-class _Rule(Protocol):
-    """What :func:`decide` reads of the gate's rule (``irframe._check.gate._Gate``)."""
-
-    @property
-    def max_drop(self) -> float: ...
-    @property
-    def fail_on(self) -> str: ...
 
 
 # --- pairs --------------------------------------------------------------------------------
@@ -169,7 +161,7 @@ def comparisons(
     return rows
 
 
-def decide(rows: list[dict[str, Any]], rule: _Rule, settings: Settings) -> pl.DataFrame:
+def decide(rows: list[dict[str, Any]], rule: _Gate, settings: Settings) -> pl.DataFrame:
     """Correct the p-values over the whole table (compare's correction) and mark regressions."""
     correct_family(rows, settings)
     for r in rows:
