@@ -3,6 +3,7 @@
     python benchmarks/small.py                       # 1e3, 4e3, 1e4 rows, 7 rounds
     python benchmarks/small.py --rows 1e3 --rounds 9
     python benchmarks/small.py --no-save
+    python benchmarks/small.py --golden-only --no-save   # compare and check on the golden set
 
 How it measures
 ---------------
@@ -12,7 +13,10 @@ contender ``--calls`` times in a row (order rotated per round) and keeps the med
 call; ratios are taken within each round, then the median over rounds is reported.
 Before timing, every measuring contender's per-query values are checked against
 irframe-pandas's (to 1e-9).  The golden-set cases time one ``compare`` of the bundled
-set's three systems (default resamples) and one ``check`` against a snapshot.
+set's three systems (default resamples), one ``check`` against a snapshot and one against
+a run, and the statistics alone on the same per-query deltas (the floor they set: the
+randomization test with 10,000 sign vectors, exact up to 16 non-zero deltas, and a
+10,000-resample bootstrap CI per comparison).
 
 Targets (issue 36): pandas in, 5 measures, <= 1.5x pytrec_eval at 1e3 rows and <= 1.0x at
 1e4; polars in at 1e3 <= 3x polars-floor-grouped; the 47 classic measures at 1e3 <= 2x
@@ -59,18 +63,54 @@ def _contender(name: str) -> tuple[Callable[[Any, Any], Any], Callable[[Any], An
     return c.prepare, c.call, c.normalize
 
 
+GOLDEN_MEASURES = ["nDCG@10", "RR", "R@10"]
+
+
 def _golden_cases() -> dict[str, Callable[[], Any]]:
-    """compare of the golden set's three systems, and check against a snapshot (in process)."""
+    """compare of the golden set's three systems, check against a snapshot and against a run
+    (in process), and the floor their statistics set: the paired tests and bootstrap CIs
+    alone on the same per-query deltas (6 comparisons for compare, 3 for check)."""
     import irframe
     from irframe.datasets import golden
 
     g = golden()
     runs = {s: g.runs.filter(system=s).drop("system") for s in ("bm25", "dense", "hybrid")}
-    snap = irframe.snapshot(runs["bm25"], g.qrels, ["nDCG@10", "RR", "R@10"])
+    snap = irframe.snapshot(runs["bm25"], g.qrels, GOLDEN_MEASURES)
+    compare_deltas = _golden_deltas(g, [("dense", "bm25"), ("hybrid", "bm25")])
+    check_deltas = _golden_deltas(g, [("hybrid", "bm25")])
     return {
-        "compare-golden-3-systems": lambda: irframe.compare(runs, g.qrels, ["nDCG@10", "RR", "R@10"]),
+        "compare-golden-3-systems": lambda: irframe.compare(runs, g.qrels, GOLDEN_MEASURES),
         "check-golden-vs-snapshot": lambda: irframe.check(runs["hybrid"], g.qrels, baseline=snap),
+        "check-golden-vs-run": lambda: irframe.check(runs["hybrid"], g.qrels, baseline=runs["bm25"]),
+        "stats-floor-of-compare": lambda: _statistics(compare_deltas),
+        "stats-floor-of-check": lambda: _statistics(check_deltas),
     }
+
+
+def _golden_deltas(g: Any, pairs: list[tuple[str, str]]) -> list[Any]:
+    """Per-query deltas (system - baseline, ties under 1e-12 at 0) of every pair and measure."""
+    import numpy as np
+    import polars as pl
+
+    import irframe
+
+    pq = irframe.evaluate(g.runs, GOLDEN_MEASURES, g.qrels, by="system", per_query=True)
+    out = []
+    for system, base in pairs:
+        a, b = (pq.filter(pl.col("system") == s).sort("query_id") for s in (system, base))
+        for m in GOLDEN_MEASURES:
+            d = a[m].to_numpy() - b[m].to_numpy()
+            out.append(np.where(np.abs(d) <= 1e-12, 0.0, d))
+    return out
+
+
+def _statistics(deltas: list[Any]) -> None:
+    """compare's and check's statistics of each comparison, with their default resamples."""
+    from irframe.stats import bootstrap_ci, paired_test
+
+    for d in deltas:
+        paired_test(d, test="randomization", n_permutations=10_000, n_bootstrap=10_000, seed=0)
+        bootstrap_ci(d, n_bootstrap=10_000, seed=0)
 
 
 def _bound(call: Callable[[Any], Any], state: Any) -> Callable[[], Any]:
@@ -151,6 +191,9 @@ def report(result: dict[str, Any]) -> str:
             lines.append(f"| {label} | {int(rows):,} | {x:.2f}x | {most}x | {'yes' if x <= most else 'NO'} |")
     for name, times in result.get("golden", {}).items():
         t = statistics.median(times)
+        if name.startswith("stats-floor"):  # (no target: what the statistics alone cost)
+            lines.append(f"| {name} | 40 queries | {t:.3f} s | - | - |")
+            continue
         lines.append(f"| {name} | 40 queries | {t:.3f} s | 0.3 s | {'yes' if t <= 0.3 else 'NO'} |")
     return "\n".join(lines) + "\n"
 
@@ -163,10 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=15, help="calls per contender per round (median kept)")
     parser.add_argument("--no-golden", action="store_true", help="skip the compare/check cases")
+    parser.add_argument("--golden-only", action="store_true", help="only the compare/check cases")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
-    sizes = [bench_size(float(r), args.rounds, args.calls) for r in args.rows.split(",")]
+    rows = [] if args.golden_only else [float(r) for r in args.rows.split(",")]
+    sizes = [bench_size(r, args.rounds, args.calls) for r in rows]
     result: dict[str, Any] = {
         "when": datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},

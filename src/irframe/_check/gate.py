@@ -13,9 +13,13 @@ paired two-sided test and a multiple-testing correction (the statistics of
 
 Every row of the comparison table is gated: the overall rows and, with ``by``, the
 rows of each segment.  The correction family is the whole table (measures x (overall
-+ segments)).  Queries are paired as :func:`irframe.compare` pairs them: on the queries
-with a value on both sides, judged queries absent from a run counting 0 under
-``missing="zero"``; per-query deltas under 1e-12 count as ties.
++ segments)).  The table is :func:`irframe.compare`'s for the pair {baseline, candidate}
+(:mod:`irframe._check.table`): each run is evaluated once, as the caller gave it, and a
+snapshot's stored values enter compare's pairing as an evaluated run's would; queries
+are paired on those with a value on both sides, judged queries absent from a run counting
+0 under ``missing="zero"``; per-query deltas under 1e-12 count as ties.  As for
+:func:`irframe.moved`, a baseline and a candidate that share no judged query are refused
+when the report lists top documents (``n_moved`` and ``docs_top`` > 0).
 
 When the baseline is a snapshot and the judgments changed since it was taken (queries
 added, removed or regraded), :func:`check` refuses with
@@ -40,14 +44,16 @@ PASS: no regression on 2 measures (nDCG@10, R@100) over 40 queries.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
 
+from irframe._check import table as gate_table
 from irframe._check.snapshot import (
     Snapshot,
     combined,
@@ -57,14 +63,9 @@ from irframe._check.snapshot import (
     queries_fingerprint,
     run_fingerprint,
 )
-from irframe._input.options import COLUMN_OPTIONS, DEFAULT_RANK, Missing, Options
-from irframe.exceptions import (
-    ColumnNotFoundError,
-    InvalidDataError,
-    InvalidParameterError,
-    JudgmentsChangedError,
-    closest,
-)
+from irframe._compare import LONG, Settings, check_choice, check_missing
+from irframe._input.options import DEFAULT_RANK, Missing, Options
+from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, JudgmentsChangedError
 
 if TYPE_CHECKING:
     from irframe._input.frames import Origin
@@ -81,46 +82,32 @@ __all__ = [
 
 DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
 FAIL_ON = ("significant", "any-drop")
-TIE_TOLERANCE = 1e-12  # as irframe.compare: smaller per-query deltas are float noise
 _Q = "query_id"
-_COLUMN_KEYS = COLUMN_OPTIONS | {"order"}  # columns= is expanded into the *_col names first
 
 MeasureLike = str | Any  # a measure string or an irframe Measure
+Frame = pl.DataFrame | pl.LazyFrame
 
 
 # --- inputs -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Run:
-    """One run as a LazyFrame without a system column, with its name and origin."""
+    """One run without a system column, with its name and origin: a polars frame as the
+    caller gave it (a pandas or Arrow run converted once), so the engine's in-memory path
+    evaluates an in-memory run."""
 
-    lf: pl.LazyFrame
+    frame: Frame
     name: str
     origin: Origin
 
-
-def _columns(kw: Mapping[str, Any]) -> dict[str, str]:
-    """Run and qrels column names from the column keywords (the one Options value's defaults)."""
-    opts = Options.build("check", **kw)
-    qq, qd, qr = opts.qrels_columns
-    return {
-        "query": opts.query_col,
-        "doc": opts.doc_col,
-        "rank": opts.rank_col or DEFAULT_RANK,
-        "score": opts.score_col,
-        "qrels_query": qq,
-        "qrels_doc": qd,
-        "qrels_relevance": qr,
-    }
+    @property
+    def lf(self) -> pl.LazyFrame:
+        return self.frame.lazy()
 
 
-def _check_column_kwargs(kw: dict[str, Any], where: str) -> None:
-    """Unknown keywords raise with a did-you-mean (the options value validates them);
-    ``columns=`` (a preset or a mapping) is expanded in place into explicit names."""
-    opts = Options.build(where, **kw)
-    if kw.get("columns") is not None:
-        given = {k: v for k, v in opts.column_kwargs().items() if k in kw or v != getattr(Options(), k)}
-        kw.clear()
-        kw.update(given)
+def _options(where: str, column_kwargs: Mapping[str, Any], **rules: Any) -> Options:
+    """The one options value of a call: unknown keywords raise with a did-you-mean, and
+    ``columns=`` (a preset or a mapping) becomes explicit column names."""
+    return dataclasses.replace(Options.build(where, **rules, **column_kwargs), columns=None)
 
 
 def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
@@ -131,23 +118,26 @@ def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
     return load(str(path), "qrels" if kind == "qrels" else "run", {}, None)[0]
 
 
-def _lazy(obj: Any, kind: str) -> tuple[pl.LazyFrame, Origin, str]:
-    """A frame or a file path as a LazyFrame, its origin and a display name."""
+def _frame(obj: Any, kind: str) -> tuple[Frame, Origin, str]:
+    """A frame or a file path as a polars frame (converted at most once), its origin and a
+    display name; a polars frame is kept as it is."""
     from irframe._input.frames import Origin, to_lazy
 
     if isinstance(obj, str | os.PathLike):
         from irframe.io._source import strip_suffixes
 
-        return _read_path(obj, kind).lazy(), Origin("polars"), strip_suffixes(str(obj))
+        return _read_path(obj, kind), Origin("polars"), strip_suffixes(str(obj))
     lf, origin = to_lazy(obj, role=kind)
-    return lf, origin, kind
+    if isinstance(obj, pl.DataFrame | pl.LazyFrame):
+        return obj, origin, kind
+    return lf.collect(), origin, kind
 
 
 def _as_run(obj: Any, kind: str) -> _Run:
     """One system's run; a ``system`` column with one value names it."""
-    lf, origin, name = _lazy(obj, kind)
-    if "system" in lf.collect_schema():
-        systems = lf.select(pl.col("system").unique()).collect()["system"].to_list()
+    frame, origin, name = _frame(obj, kind)
+    if "system" in frame.collect_schema():
+        systems = frame.lazy().select(pl.col("system").unique()).collect()["system"].to_list()
         if len(systems) > 1:
             shown = sorted(str(s) for s in systems)[:5]
             msg = (
@@ -157,8 +147,8 @@ def _as_run(obj: Any, kind: str) -> _Run:
             raise InvalidParameterError(msg)
         if systems and systems[0] is not None and not isinstance(obj, str | os.PathLike):
             name = str(systems[0])
-        lf = lf.drop("system")
-    return _Run(lf, name, origin)
+        frame = frame.drop("system")
+    return _Run(frame, name, origin)
 
 
 def _labels(measures: MeasureLike | Iterable[MeasureLike] | None, default: Sequence[str]) -> list[str]:
@@ -174,35 +164,32 @@ def _labels(measures: MeasureLike | Iterable[MeasureLike] | None, default: Seque
     return list(dict.fromkeys(str(parse_measure(m)) for m in items))
 
 
-def _per_query(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, labels: Sequence[str], missing: str, kw: Mapping[str, Any]
-) -> pl.DataFrame:
-    """``query_id`` (string) and one column per measure label."""
-    from irframe.functions import evaluate
+def _per_query(run: _Run, qrels: Frame, labels: Sequence[str], opts: Options) -> pl.DataFrame:
+    """``query_id`` (string) and one column per measure label: one pass of the engine."""
+    from irframe._backends.local import evaluate_options
 
-    out = evaluate(run, list(labels), qrels, per_query=True, **{"missing": missing, **kw})
+    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
-    qcol = _columns(kw)["query"]
-    return df.select(pl.col(qcol).cast(pl.String).alias(_Q), *labels)
+    return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 
 
-def _qrels_hashes(qrels: pl.LazyFrame, kw: Mapping[str, Any]) -> dict[str, str]:
-    cols = _columns(kw)
+def _qrels_hashes(qrels: pl.LazyFrame, opts: Options) -> dict[str, str]:
     schema = qrels.collect_schema()
+    names = dict(zip(("qrels_query", "qrels_doc", "qrels_relevance"), opts.qrels_columns, strict=True))
     for role, key in (("query_id", "qrels_query"), ("doc_id", "qrels_doc"), ("relevance", "qrels_relevance")):
-        if cols[key] not in schema:
+        if names[key] not in schema:
             raise ColumnNotFoundError.from_missing(
-                role=role, missing=cols[key], available=list(schema), frame="qrels", parameter=f"{key}_col"
+                role=role, missing=names[key], available=list(schema), frame="qrels", parameter=f"{key}_col"
             )
-    return qrels_fingerprints(qrels, cols["qrels_query"], cols["qrels_doc"], cols["qrels_relevance"])
+    return qrels_fingerprints(qrels, *opts.qrels_columns)
 
 
-def _queries_frame(queries: Any, kw: Mapping[str, Any]) -> pl.DataFrame | None:
+def _queries_frame(queries: Any, opts: Options) -> pl.DataFrame | None:
     """The queries table as polars with a string ``query_id`` column."""
     if queries is None:
         return None
-    lf, _, _ = _lazy(queries, "queries")
-    qcol = _columns(kw)["query"]
+    lf = _frame(queries, "queries")[0].lazy()
+    qcol = opts.query_col
     names = lf.collect_schema().names()
     if qcol not in names:
         raise ColumnNotFoundError.from_missing(
@@ -261,19 +248,17 @@ def snapshot(
     >>> print(snap.to_json().splitlines()[7])
         "q01": {"qrels": "...", "nDCG(gain=linear)@10": 0.49588..., "RR": 0.3333...},
     """
-    column_kwargs = dict(column_kwargs)
-    _check_column_kwargs(column_kwargs, "snapshot")
-    kw = {"duplicates": duplicates, **column_kwargs}
+    opts = _options("snapshot", column_kwargs, missing=missing, duplicates=duplicates)
     labels = _labels(measures, DEFAULT_MEASURES)
     the_run = _as_run(run, "run")
-    qrels_lf, _, _ = _lazy(qrels, "qrels")
-    values = _per_query(the_run.lf, qrels_lf, labels, missing, kw)
-    per_query = _qrels_hashes(qrels_lf, column_kwargs)
-    cols = _columns(column_kwargs)
+    qrels_frame = _frame(qrels, "qrels")[0]
+    values = _per_query(the_run, qrels_frame, labels, opts)
+    per_query = _qrels_hashes(qrels_frame.lazy(), opts)
+    run_cols = [opts.query_col, opts.doc_col, opts.rank_col or DEFAULT_RANK, opts.score_col]
     fingerprints = {
         "qrels": combined(per_query),
-        "queries": queries_fingerprint(_queries_frame(queries, column_kwargs)),
-        "run": run_fingerprint(the_run.lf, [cols["query"], cols["doc"], cols["rank"], cols["score"]]),
+        "queries": queries_fingerprint(_queries_frame(queries, opts)),
+        "run": run_fingerprint(the_run.lf, run_cols),
     }
     snap = Snapshot(
         measures=tuple(labels),
@@ -352,7 +337,7 @@ def _judgment_changes(snap: Snapshot, current: Mapping[str, str], allow: bool) -
     return changes
 
 
-# --- pairing and statistics ---------------------------------------------------------------
+# --- the rule -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Gate:
     """The decision rule and the statistics settings, validated once."""
@@ -379,13 +364,19 @@ class _Gate:
             raise InvalidParameterError.for_value(
                 "fail_on", "check", "'significant' or 'any-drop'", values["fail_on"]
             )
-        for name, table in (("test", TESTS), ("correction", CORRECTIONS)):
-            got = values[name]
-            if not isinstance(got, str) or got.lower() not in table:
-                expected = "one of " + ", ".join(repr(v) for v in dict.fromkeys(table.values()))
-                raise InvalidParameterError.for_value(name, "check", expected, got)
-            values[name] = table[got.lower()]
+        values["test"] = check_choice("test", values["test"], TESTS, "check")
+        values["correction"] = check_choice("correction", values["correction"], CORRECTIONS, "check")
         return cls(**{**values, "max_drop": float(max_drop), "alpha": float(alpha)})
+
+    def settings(self, by: Sequence[str], missing: str) -> Settings:
+        """compare's settings for these statistics (95% percentile bootstrap CIs).
+
+        ``n_permutations``, ``n_bootstrap`` and ``seed`` are checked where they are used
+        (:mod:`irframe.stats`), as they always were for check.
+        """
+        return Settings(test=self.test, correction=self.correction, by=list(by), alpha=self.alpha,
+                        n_permutations=self.n_permutations, n_bootstrap=self.n_bootstrap, ci=0.95,
+                        ci_method="percentile", seed=self.seed, missing=missing)  # fmt: skip
 
     def describe(self) -> str:
         """The rule in words."""
@@ -397,196 +388,6 @@ class _Gate:
             f"fails on {drop} with p_adj < {self.alpha:g} ({self.test} test, "
             f"{corr[self.correction]} correction over the table)"
         )
-
-
-def _attributes(
-    by: Sequence[str], queries: pl.DataFrame | None, qrels: pl.LazyFrame, kw: Mapping[str, Any]
-) -> pl.DataFrame | None:
-    """``query_id`` and the ``by`` columns, from the queries table or the qrels."""
-    if not by:
-        return None
-    qcol = _columns(kw)["qrels_query"]
-    qschema = qrels.collect_schema().names()
-    out = pl.DataFrame({_Q: []}, schema={_Q: pl.String})
-    for col in by:
-        if queries is not None and col in queries.columns:
-            table = queries.select(_Q, col)
-        elif col in qschema:
-            table = qrels.select(pl.col(qcol).cast(pl.String).alias(_Q), col).unique().collect()
-        else:
-            avail = [*(queries.columns if queries is not None else []), *qschema]
-            near = closest(col, avail)
-            msg = f"The by column {col!r} is neither in the queries table nor in the qrels."
-            msg += (
-                f" Hint: did you mean {near[0]!r}?"
-                if near
-                else " Hint: give a queries table (--queries FILE)."
-            )
-            raise ColumnNotFoundError(msg)
-        dup = table[_Q].is_duplicated()
-        if dup.any():
-            q = table.filter(dup)[_Q][0]
-            msg = f"by={col!r}: query {q!r} has several values; a query attribute needs one per query."
-            raise InvalidDataError(msg)
-        out = out.join(table, on=_Q, how="full", coalesce=True)
-    return out
-
-
-def _pairs(
-    base: pl.DataFrame, cand: pl.DataFrame, labels: Sequence[str], keep: set[str] | None
-) -> pl.DataFrame:
-    """Long (query_id, measure, baseline, value, delta) over the queries valued on both sides."""
-    long_b = base.unpivot(index=_Q, on=list(labels), variable_name="measure", value_name="baseline")
-    long_c = cand.unpivot(index=_Q, on=list(labels), variable_name="measure", value_name="value")
-    delta = pl.col("value") - pl.col("baseline")
-    out = (
-        long_b.join(long_c, on=[_Q, "measure"], how="inner")
-        .filter(pl.col("baseline").is_not_null() & pl.col("value").is_not_null())
-        .with_columns(pl.when(delta.abs() <= TIE_TOLERANCE).then(0.0).otherwise(delta).alias("delta"))
-    )
-    if keep is not None:
-        out = out.filter(pl.col(_Q).is_in(sorted(keep)))
-    return out
-
-
-def _groups(
-    pairs: pl.DataFrame, attrs: pl.DataFrame | None, by: Sequence[str]
-) -> list[tuple[str, pl.DataFrame]]:
-    """``("all", pairs)`` then one entry per segment, labelled ``col=value``."""
-    out = [("all", pairs)]
-    if attrs is None:
-        return out
-    joined = pairs.join(attrs, on=_Q, how="left")
-    keys = joined.select(by).unique().rows()
-    for key in sorted(keys, key=lambda k: tuple(natural_key("" if v is None else str(v)) for v in k)):
-        cond = pl.lit(True)
-        for col, val in zip(by, key, strict=True):
-            cond = cond & (pl.col(col).is_null() if val is None else pl.col(col) == val)
-        label = ", ".join(f"{c}={'(none)' if v is None else v}" for c, v in zip(by, key, strict=True))
-        out.append((label, joined.filter(cond)))
-    return out
-
-
-def _finite(x: float | None) -> float | None:
-    import math
-
-    return None if x is None or not math.isfinite(x) else float(x)
-
-
-def _stat_row(group: str, measure: str, sub: pl.DataFrame, gate: _Gate) -> dict[str, Any]:
-    import numpy as np
-
-    from irframe.stats import bootstrap_ci, paired_test
-
-    d = sub["delta"].to_numpy().astype(np.float64)
-    row: dict[str, Any] = {"group": group, "measure": measure, "n_queries": int(d.size)}
-    if d.size == 0:
-        return {**row, "note": "no query valued on both sides"}
-    res = paired_test(d, test=gate.test, n_permutations=gate.n_permutations, n_bootstrap=gate.n_bootstrap,
-                      seed=gate.seed)  # fmt: skip
-    ci = bootstrap_ci(d, n_bootstrap=gate.n_bootstrap, seed=gate.seed)
-    return {
-        **row,
-        "baseline_mean": float(sub["baseline"].mean()),  # type: ignore[arg-type]
-        "mean": float(sub["value"].mean()),  # type: ignore[arg-type]
-        "delta": float(d.mean()),
-        "ci_low": _finite(ci.low),
-        "ci_high": _finite(ci.high),
-        "p_value": _finite(res.p_value),
-        "wins": int(np.count_nonzero(d > 0)),
-        "ties": int(np.count_nonzero(d == 0)),
-        "losses": int(np.count_nonzero(d < 0)),
-        "note": res.note,
-    }
-
-
-_TABLE_SCHEMA: dict[str, Any] = {
-    "group": pl.String, "measure": pl.String, "n_queries": pl.Int64, "baseline_mean": pl.Float64,
-    "mean": pl.Float64, "delta": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-    "p_value": pl.Float64, "p_adjusted": pl.Float64, "significant": pl.Boolean, "wins": pl.Int64,
-    "ties": pl.Int64, "losses": pl.Int64, "regression": pl.Boolean, "status": pl.String,
-    "note": pl.String,
-}  # fmt: skip
-
-
-def _decide(rows: list[dict[str, Any]], gate: _Gate) -> pl.DataFrame:
-    """Correct the p-values over the table and mark regressions."""
-    import numpy as np
-
-    from irframe.stats import adjust_p_values
-
-    raw = np.array([np.nan if r.get("p_value") is None else r["p_value"] for r in rows], dtype=np.float64)
-    adjusted = adjust_p_values(raw, gate.correction) if rows else raw
-    for r, p_adj in zip(rows, adjusted, strict=True):
-        r["p_adjusted"] = float(p_adj) if np.isfinite(p_adj) else None
-        r["significant"] = bool(np.isfinite(p_adj) and p_adj < gate.alpha)
-        delta = r.get("delta")
-        dropped = delta is not None and -delta > gate.max_drop
-        r["regression"] = bool(dropped and (gate.fail_on == "any-drop" or r["significant"]))
-        r["status"] = _status(r, delta)
-    return pl.DataFrame(rows, schema=_TABLE_SCHEMA)
-
-
-def _status(r: Mapping[str, Any], delta: float | None) -> str:
-    if r["regression"]:
-        return "regression"
-    if r["significant"] and delta is not None and delta != 0:
-        return "better" if delta > 0 else "worse"
-    return ""
-
-
-# --- the queries that moved ---------------------------------------------------------------
-def _top_documents(
-    base: _Run | None,
-    *,
-    cand: _Run,
-    qrels: pl.LazyFrame,
-    measure: str,
-    k: int,
-    missing: str,
-    kw: Mapping[str, Any],
-) -> pl.DataFrame | None:
-    """Top ``k`` documents (with grades) of both runs per query, through :func:`irframe.moved`.
-
-    With a snapshot baseline there is no baseline ranking: the candidate is listed
-    against itself and only its documents are kept.
-    """
-    from irframe._compare import moved
-
-    if k <= 0:
-        return None
-    runs = {"__baseline": (base or cand).lf, "__candidate": cand.lf}
-    rule: Any = missing
-    out = moved(runs, qrels, measure, baseline="__baseline", n=None, docs_top=k, missing=rule, **kw)
-    df = out.collect() if isinstance(out, pl.LazyFrame) else out
-    if "system_docs" not in df.columns:
-        return None
-    qcol = _columns(kw)["query"]
-    cols = [pl.col(qcol).cast(pl.String).alias(_Q)]
-    if base is not None:
-        cols.append(pl.col("baseline_docs"))
-    cols.append(pl.col("system_docs").alias("candidate_docs"))
-    return df.select(cols)
-
-
-def _moved_queries(
-    pairs: pl.DataFrame, measure: str, n: int, queries: pl.DataFrame | None, docs: pl.DataFrame | None
-) -> pl.DataFrame:
-    """The ``n`` queries whose ``measure`` changed most (ties: natural query order)."""
-    sub = pairs.filter((pl.col("measure") == measure) & (pl.col("delta") != 0))
-    rows = sorted(sub.iter_rows(named=True), key=lambda r: (-abs(r["delta"]), natural_key(r[_Q])))[:n]
-    out = pl.DataFrame(
-        [{_Q: r[_Q], "baseline": r["baseline"], "value": r["value"], "delta": r["delta"]} for r in rows],
-        schema={_Q: pl.String, "baseline": pl.Float64, "value": pl.Float64, "delta": pl.Float64},
-    )
-    if queries is not None and "text" in queries.columns:
-        text = queries.select(_Q, pl.col("text").cast(pl.String)).unique(_Q, keep="first")
-        out = out.join(text, on=_Q, how="left", maintain_order="left").select(
-            _Q, "text", pl.exclude(_Q, "text")
-        )
-    if docs is not None:
-        out = out.join(docs, on=_Q, how="left", maintain_order="left")
-    return out
 
 
 # --- the result ---------------------------------------------------------------------------
@@ -733,9 +534,7 @@ def _measures_and_missing(measures: Any, missing: str | None, base: Snapshot | _
             )
             raise InvalidParameterError(msg)
         rule = base.missing
-    if rule not in ("zero", "drop", "error"):
-        raise InvalidParameterError.for_value("missing", "check", "one of 'zero', 'drop', 'error'", rule)
-    return labels, rule
+    return labels, check_missing(rule, "check")
 
 
 def _snapshot_notes(
@@ -759,27 +558,57 @@ def _snapshot_notes(
     return changes, keep, notes
 
 
-def _paired_values(
+def _long_values(
     base: Snapshot | _Run,
     cand: _Run,
-    qrels: pl.LazyFrame,
+    qrels: Frame,
     labels: Sequence[str],
-    rule: str,
+    opts: Options,
     *,
     allow: bool,
     queries: pl.DataFrame | None,
-    kw: Mapping[str, Any],
-) -> tuple[pl.DataFrame, JudgmentChanges, list[str]]:
-    """Both sides' per-query values paired (see :func:`_pairs`), the judgment changes and notes."""
-    column_kwargs = {k: v for k, v in kw.items() if k in _COLUMN_KEYS}
+) -> tuple[pl.DataFrame, set[str] | None, JudgmentChanges, list[str]]:
+    """Both sides' per-query values as compare's long table (each run evaluated once; a
+    snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
     changes, keep, notes = JudgmentChanges(), None, list[str]()
     if isinstance(base, Snapshot):
-        current = _qrels_hashes(qrels, column_kwargs)
+        current = _qrels_hashes(qrels.lazy(), opts)
         changes, keep, notes = _snapshot_notes(base, current, allow, queries)
         base_values = base.values.select(_Q, *labels)
     else:
-        base_values = _per_query(base.lf, qrels, labels, rule, kw)
-    return _pairs(base_values, _per_query(cand.lf, qrels, labels, rule, kw), labels, keep), changes, notes
+        base_values = _per_query(base, qrels, labels, opts)
+    long = gate_table.long_table(base_values, _per_query(cand, qrels, labels, opts), labels)
+    return long, keep, changes, notes
+
+
+def _moved(
+    base: Snapshot | _Run,
+    cand: _Run,
+    qrels: Frame,
+    tables: tuple[pl.DataFrame, pl.DataFrame],
+    measure: str,
+    *,
+    n: int,
+    k: int,
+    queries: pl.DataFrame | None,
+    opts: Options,
+) -> pl.DataFrame:
+    """The ``n`` queries that moved most on ``measure``, with their text and the top ``k``
+    documents of both runs (of the candidate only, for a snapshot baseline)."""
+    long, pairs = tables
+    out = gate_table.moved_queries(pairs, measure, n, queries)
+    if isinstance(base, Snapshot):  # no ranking: as if the candidate were listed against itself
+        runs, base_queries = (
+            {gate_table.CAND: cand.lf},
+            base.values.lazy().select(pl.col(_Q).alias(opts.query_col)),
+        )
+        valued = long.filter((pl.col(LONG.system) == gate_table.CAND) & pl.col(LONG.value).is_not_null())
+    else:
+        runs, base_queries = {gate_table.BASE: base.lf, gate_table.CAND: cand.lf}, base.lf
+        valued = pairs
+    shown = valued.filter(pl.col(LONG.measure) == measure).height > 0
+    docs = gate_table.documents(runs, base_queries, qrels, shown, out[_Q].to_list(), k=k, opts=opts)
+    return out if docs is None else out.join(docs, on=_Q, how="left", maintain_order="left")
 
 
 def _count(name: str, value: object) -> int:
@@ -866,32 +695,28 @@ def check(
     >>> result.regressions.select("group", "measure", "delta").rows()
     [('all', 'R@100', -0.17916...)]
     """
-    column_kwargs = dict(column_kwargs)
-    _check_column_kwargs(column_kwargs, "check")
+    opts = _options("check", column_kwargs, duplicates=duplicates)
     gate = _Gate.build(max_drop=max_drop, alpha=alpha, fail_on=fail_on, test=test, correction=correction,
                        n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed)  # fmt: skip
     n_moved, docs_top = _count("n_moved", n_moved), _count("docs_top", docs_top)
     by_cols = [by] if isinstance(by, str) else list(by or [])
     cand = _as_run(candidate, "candidate")
-    qrels_lf = _lazy(qrels, "qrels")[0]
+    qrels_frame = _frame(qrels, "qrels")[0]
     base = _baseline(baseline)
     labels, rule = _measures_and_missing(measures, missing, base)
-    kw = {"duplicates": duplicates, **column_kwargs}
-    queries_df = _queries_frame(queries, column_kwargs)
-    pairs, changes, notes = _paired_values(
-        base, cand, qrels_lf, labels, rule, allow=allow_changed_qrels, queries=queries_df, kw=kw
+    opts = dataclasses.replace(opts, missing=cast("Missing", rule))
+    queries_df = _queries_frame(queries, opts)
+    long, keep, changes, notes = _long_values(
+        base, cand, qrels_frame, labels, opts, allow=allow_changed_qrels, queries=queries_df
     )
-    attrs = _attributes(by_cols, queries_df, qrels_lf, column_kwargs)
-    groups = _groups(pairs, attrs, by_cols)
-    rows = [_stat_row(g, m, sub.filter(pl.col("measure") == m), gate) for g, sub in groups for m in labels]
-    table = _decide(rows, gate)
+    attrs = gate_table.attributes(by_cols, queries_df, qrels_frame.lazy(), opts)
+    pairs = gate_table.paired(long, keep, attrs)
+    settings = gate.settings(by_cols, rule)
+    table = gate_table.decide(gate_table.comparisons(pairs, labels, by_cols, settings), gate, settings)
     failed = table.filter(pl.col("regression"))["measure"].to_list()
     moved_measure = failed[0] if failed else labels[0]
-    run_base = None if isinstance(base, Snapshot) else base
-    k = docs_top if n_moved else 0
-    docs = _top_documents(
-        run_base, cand=cand, qrels=qrels_lf, measure=moved_measure, k=k, missing=rule, kw=kw
-    )
+    moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
+                   k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
     return CheckResult(
         passed=not failed,
         candidate=cand.name,
@@ -905,6 +730,6 @@ def check(
         left_out=changes.queries,
         notes=notes,
         _table=table,
-        _moved=_moved_queries(pairs, moved_measure, n_moved, queries_df, docs),
+        _moved=moved,
         _origin=cand.origin,
     )

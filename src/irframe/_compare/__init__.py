@@ -5,6 +5,15 @@ The package is split by job: :mod:`.pairing` stacks the runs and pairs them per 
 :class:`ComparisonReport` model (shared with the CLI) and its renderings, and :mod:`.movers`
 lists the queries that moved.
 
+Its steps are also the golden-set gate's (:func:`irframe.check`), written once: per-query
+values computed elsewhere (a snapshot's) enter as a long table (:func:`long_values`), next
+to evaluated runs; :func:`pair_values` pairs them (ties under :data:`TIE_TOLERANCE`),
+:func:`group_pairs` groups the pairs (overall or per ``by`` group), :func:`compare_one`
+computes one comparison's statistics with compare's :class:`Settings`, and
+:func:`correct_family` corrects the p-values over a family; :func:`check_shared_queries`
+refuses two systems that share no judged query and :func:`top_documents` lists a run's top
+documents with their grades.
+
 Everything is built on :func:`irframe.evaluate` (``per_query=True``) and the plain numpy
 statistics of :mod:`irframe.stats`.  Runs are given as a ``{name: frame}`` mapping or as
 one stacked frame with a system column; results come back in the caller's frame type.
@@ -53,20 +62,50 @@ shape: (1, 8)
 
 from __future__ import annotations
 
-from irframe._compare.movers import moved, moved_frame
-from irframe._compare.pairing import TIE_TOLERANCE, MeasureLike, system_means, system_names
+from irframe._compare.movers import moved, moved_frame, top_documents
+from irframe._compare.pairing import (
+    LONG,
+    TIE_TOLERANCE,
+    MeasureLike,
+    check_missing,
+    check_shared_queries,
+    long_values,
+    pair_values,
+    system_means,
+    system_names,
+)
 from irframe._compare.report import ComparisonReport
-from irframe._compare.table import DEFAULT_MEASURES, compare, compare_report
+from irframe._compare.table import (
+    DEFAULT_MEASURES,
+    Settings,
+    check_choice,
+    compare,
+    compare_one,
+    compare_report,
+    correct_family,
+    group_pairs,
+)
 
 __all__ = [
     "DEFAULT_MEASURES",
+    "LONG",
     "TIE_TOLERANCE",
     "ComparisonReport",
     "MeasureLike",
+    "Settings",
+    "check_choice",
+    "check_missing",
+    "check_shared_queries",
     "compare",
+    "compare_one",
     "compare_report",
+    "correct_family",
+    "group_pairs",
+    "long_values",
     "moved",
     "moved_frame",
+    "pair_values",
     "system_means",
     "system_names",
+    "top_documents",
 ]

@@ -18,13 +18,13 @@ from irframe._compare.pairing import (
     _SYS,
     _VAL,
     MeasureLike,
-    _check_shared_queries,
-    _paired,
     _per_query_long,
     _resolve_baseline,
     _resolve_columns,
     _stack,
     _Stacked,
+    check_shared_queries,
+    pair_values,
 )
 from irframe._input.columns import ranking_order
 from irframe._input.frames import Origin, from_lazy, to_lazy
@@ -32,7 +32,7 @@ from irframe._input.options import Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
 from irframe.measures import parse_measures
 
-__all__ = ["moved", "moved_frame"]
+__all__ = ["moved", "moved_frame", "top_documents"]
 
 
 def _top_docs(
@@ -254,7 +254,7 @@ def _largest_moves(
     """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
     sys_rank = {s: i for i, s in enumerate(stacked.systems)}
     pairs = (
-        _paired(long, [(s, base_name) for s in others], [query_col])
+        pair_values(long, [(s, base_name) for s in others], [query_col])
         .with_columns(
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_DELTA).abs().alias("__ir_abs"),
@@ -334,6 +334,45 @@ def _with_top_docs(
     )
 
 
+def top_documents(
+    runs: Mapping[str, pl.LazyFrame], qrels: Any, query_ids: Sequence[str], *, k: int, opts: Options
+) -> pl.DataFrame | None:
+    """The top ``k`` documents of each run for ``query_ids``, with their grades, as :func:`moved`
+    shows them: the query id (as text) in ``query_col`` and one column ``<name>_docs`` per run.
+
+    Each run is ranked by its own rank or score column (see :func:`_top_docs`); a query a
+    run lacks has null documents.  None when a run has no document or ordering column.
+
+    Examples
+    --------
+    >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [2]})
+    >>> run = pl.LazyFrame({"query_id": ["q1", "q1"], "doc_id": ["x", "a"], "score": [2.0, 1.0]})
+    >>> top_documents({"old": run}, qrels, ["q1", "q2"], k=2, opts=Options()).rows()
+    [('q1', 'x (?), a (2)'), ('q2', None)]
+    """
+    query_col = opts.query_col
+    out = pl.DataFrame({query_col: list(query_ids)}, schema={query_col: pl.String})
+    stacked = pl.concat(list(runs.values()), how="diagonal_relaxed")  # (its grades: without qrels)
+    grades = _grades(stacked, qrels, query_col, opts.doc_col, opts)
+    for name, run in runs.items():
+        keys = out.select(pl.lit(name, dtype=pl.String).alias(_SYS), pl.col(query_col).alias(_QKEY))
+        top = _top_docs(
+            run.with_columns(pl.lit(name, dtype=pl.String).alias(_SYS)),
+            keys,
+            grades,
+            query_col=query_col,
+            doc_col=opts.doc_col,
+            rank_col=opts.rank_col,
+            score_col=opts.score_col,
+            k=k,
+        )
+        if top is None:
+            return None
+        docs = top.select(pl.col(_QKEY).alias(query_col), pl.col("__ir_docs").alias(f"{name}_docs"))
+        out = out.join(docs, on=query_col, how="left", maintain_order="left")
+    return out
+
+
 def _moved(
     runs: Any,
     qrels: Any = None,
@@ -357,7 +396,7 @@ def _moved(
     base_name = _resolve_baseline(baseline, stacked.systems, where)
     others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
     pairs = [(s, base_name) for s in others]
-    _check_shared_queries(stacked, qrels, pairs, where=where, opts=opts)
+    check_shared_queries(stacked.lf, qrels, pairs, where=where, opts=opts)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,

@@ -239,7 +239,8 @@ def _check_by(by: object, where: str, system_col: str) -> list[str]:
     return list(by)
 
 
-def _check_missing(missing: object, where: str) -> str:
+def check_missing(missing: object, where: str) -> str:
+    """The ``missing`` rule, checked (one of "zero", "drop", "error")."""
     if missing not in ("zero", "drop", "error"):
         err = InvalidParameterError.for_value("missing", where, "one of 'zero', 'drop', 'error'", missing)
         raise err
@@ -272,8 +273,8 @@ def _per_query_long(
     return long, query_col
 
 
-def _check_shared_queries(
-    stacked: _Stacked,
+def check_shared_queries(
+    runs: pl.LazyFrame,
     qrels: Any,
     pairs: Sequence[tuple[str, str]],
     *,
@@ -282,12 +283,13 @@ def _check_shared_queries(
 ) -> None:
     """Raise when a (system, baseline) pair has no judged query in both runs: nothing to pair.
 
+    ``runs`` are the stacked runs (their query column and the internal system column).
     A query is judged when the qrels have it (without qrels: when the runs have it).
     """
     query_col = opts.query_col
-    if query_col not in stacked.lf.collect_schema():
+    if query_col not in runs.collect_schema():
         return  # evaluate() names the missing column
-    judged = stacked.lf.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY)).unique().collect()
+    judged = runs.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY)).unique().collect()
     if judged.get_column(_QKEY).has_nulls():
         return  # evaluate() names the rows with a null query id
     if qrels is not None:
@@ -329,7 +331,7 @@ def _disjoint_error(
     return InvalidParameterError(msg)
 
 
-def _paired(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:
+def pair_values(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:
     """Join each (system, baseline) pair's values on (*by, query, measure); drop nulls.
 
     Columns: those of ``long`` (the system's value in _VAL), _BSYS (the baseline's name),
@@ -346,6 +348,42 @@ def _paired(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence
         .join(base, on=[_BSYS, *keys, _MEAS], how="inner", maintain_order="left")
         .filter(pl.col(_VAL).is_not_null() & pl.col(_BASE).is_not_null())
         .with_columns(pl.when(delta.abs() <= TIE_TOLERANCE).then(0.0).otherwise(delta).alias(_DELTA))
+    )
+
+
+@dataclass(frozen=True)
+class LongColumns:
+    """The columns of compare's long and paired tables, for code that reads them (check)."""
+
+    system: str = _SYS
+    measure: str = _MEAS
+    value: str = _VAL
+    baseline: str = _BSYS  # the name of the system a paired row is compared with
+    baseline_value: str = _BASE
+    delta: str = _DELTA
+
+
+LONG = LongColumns()
+
+
+def long_values(system: str, per_query: pl.DataFrame, labels: Sequence[str], query_col: str) -> pl.DataFrame:
+    """One system's per-query values in compare's long layout ``[system, query, measure, value]``.
+
+    The way into compare for values computed elsewhere, such as a snapshot's: ``per_query``
+    has a query column and one Float64 column per measure label (null: no value), as
+    ``evaluate(..., per_query=True)`` gives them.  Stacked with other systems' long values,
+    :func:`pair_values` pairs them and compare's statistics, correction and groups treat the
+    system as they treat an evaluated run.
+
+    Examples
+    --------
+    >>> values = pl.DataFrame({"query_id": ["q1", "q2"], "RR": [1.0, None], "P@1": [1.0, 0.0]})
+    >>> long_values("old", values, ["RR", "P@1"], "query_id").rows()  # doctest: +NORMALIZE_WHITESPACE
+    [('old', 'q1', 'RR', 1.0), ('old', 'q2', 'RR', None),
+     ('old', 'q1', 'P@1', 1.0), ('old', 'q2', 'P@1', 0.0)]
+    """
+    return per_query.select(pl.lit(system, dtype=pl.String).alias(_SYS), query_col, *labels).unpivot(
+        index=[_SYS, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL
     )
 
 

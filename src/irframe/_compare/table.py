@@ -19,14 +19,14 @@ from irframe._compare.pairing import (
     MeasureLike,
     _align_query_attributes,
     _check_by,
-    _check_missing,
-    _check_shared_queries,
-    _paired,
     _per_query_long,
     _resolve_columns,
     _resolve_pairs,
     _stack,
     _with_queries,
+    check_missing,
+    check_shared_queries,
+    pair_values,
 )
 from irframe._compare.report import ComparisonReport
 from irframe._input.options import Missing, Options
@@ -42,7 +42,14 @@ FrameT = TypeVar("FrameT")
 _WHERE = "compare"
 
 
-def _check_choice(name: str, value: object, table: Mapping[str, str], where: str) -> str:
+def check_choice(name: str, value: object, table: Mapping[str, str], where: str) -> str:
+    """The canonical name of ``value`` in ``table`` (case-insensitive; e.g. a test or a correction).
+
+    Examples
+    --------
+    >>> check_choice("correction", "BH", {"bh": "bh", "fdr_bh": "bh"}, "compare")
+    'bh'
+    """
     got = table.get(value.lower()) if isinstance(value, str) else None
     if got is None:
         expected = "one of " + ", ".join(repr(v) for v in dict.fromkeys(table.values()))
@@ -56,7 +63,7 @@ def _nan_to_none(x: float) -> float | None:
 
 
 @dataclass(frozen=True)
-class _Settings:
+class Settings:
     """compare's statistical settings, checked once."""
 
     test: str
@@ -85,11 +92,11 @@ class _Settings:
         seed: int,
         missing: object,
         system_col: str,
-    ) -> _Settings:
+    ) -> Settings:
         from irframe.stats import CORRECTIONS, TESTS
 
-        test_name = _check_choice("test", test, TESTS, _WHERE)
-        corr_name = _check_choice("correction", correction, CORRECTIONS, _WHERE)
+        test_name = check_choice("test", test, TESTS, _WHERE)
+        corr_name = check_choice("correction", correction, CORRECTIONS, _WHERE)
         if ci_method not in ("percentile", "bca"):
             err = InvalidParameterError.for_value("ci_method", _WHERE, "'percentile' or 'bca'", ci_method)
             raise err
@@ -103,11 +110,11 @@ class _Settings:
             ci=check_level(ci, "ci", _WHERE),
             ci_method=str(ci_method),
             seed=check_seed(seed, _WHERE),
-            missing=_check_missing(missing, _WHERE),
+            missing=check_missing(missing, _WHERE),
         )
 
 
-def _grouped(
+def group_pairs(
     pairs: pl.DataFrame, systems: Sequence[str], labels: Sequence[str], by: Sequence[str]
 ) -> pl.DataFrame:
     """One row per (baseline, system, *by, measure) with the paired vectors, in input order."""
@@ -125,7 +132,7 @@ def _grouped(
     )
 
 
-def _compare_one(row: Mapping[str, Any], by: Sequence[str], s: _Settings) -> dict[str, Any]:
+def compare_one(row: Mapping[str, Any], by: Sequence[str], s: Settings) -> dict[str, Any]:
     """Means, delta, CI, p-value, effect size and W/T/L of one (system, measure[, group])."""
     import numpy as np
 
@@ -159,18 +166,18 @@ def _compare_one(row: Mapping[str, Any], by: Sequence[str], s: _Settings) -> dic
 
 
 def _compare_all(
-    paired: pl.DataFrame, by: Sequence[str], s: _Settings, progress: Progress
+    paired: pl.DataFrame, by: Sequence[str], s: Settings, progress: Progress
 ) -> list[dict[str, Any]]:
     """Every comparison of the table, one progress step each."""
     records = []
     with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step:
         for row in paired.iter_rows(named=True):
-            records.append(_compare_one(row, by, s))
+            records.append(compare_one(row, by, s))
             step(f"{row[_SYS]} {row[_MEAS]}")
     return records
 
 
-def _correct(records: list[dict[str, Any]], s: _Settings) -> int:
+def correct_family(records: list[dict[str, Any]], s: Settings) -> int:
     """Adjust the p-values of ``records`` over the whole family, in place; return the family size."""
     import numpy as np
 
@@ -270,7 +277,7 @@ def compare_report(
     over a family of 1 comparisons (1 system(s) x 1 measure(s)); alpha = 0.05. CI: 95% paired
     bootstrap (percentile, 10,000 resamples) of the mean delta.
     """
-    settings = _Settings.check(
+    settings = Settings.check(
         test=test,
         correction=correction,
         by=by,
@@ -292,7 +299,7 @@ def compare_report(
         stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
-    _check_shared_queries(stacked, qrels, pair_list, where=_WHERE, opts=opts)
+    check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
     long, query_col = _per_query_long(
         stacked,
         qrels=qrels,
@@ -303,9 +310,10 @@ def compare_report(
         system_col=system_col,
         opts=opts,
     )
-    paired = _grouped(_paired(long, pair_list, [*by_cols, query_col]), stacked.systems, labels, by_cols)
+    pair_rows = pair_values(long, pair_list, [*by_cols, query_col])
+    paired = group_pairs(pair_rows, stacked.systems, labels, by_cols)
     records = _compare_all(paired, by_cols, settings, progress)
-    family = _correct(records, settings)
+    family = correct_family(records, settings)
     return ComparisonReport(
         baseline=base_name,
         systems=stacked.systems,

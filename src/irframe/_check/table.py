@@ -1,0 +1,230 @@
+"""The gate's table: compare's comparisons of {baseline, candidate}, overall and per segment, decided.
+
+The baseline (a run's per-query values, or a snapshot's) and the candidate enter
+:mod:`irframe._compare` as long tables (:func:`~irframe._compare.long_values`); pairing (the
+queries valued on both sides, per-query deltas under the tie tolerance counting 0), each
+comparison's statistics, the correction over the whole table, the shared-query rule and
+the top documents are compare's code.  This module puts the rows in the report's order
+(``"all"``, then each segment in natural order, the measures as asked; a comparison
+without a paired query gets a row saying so), takes each row's means as polars computes
+them (as the gate always has: compare's are numpy's, which can differ in the last bit),
+and decides each row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from irframe._check.snapshot import natural_key
+from irframe._compare import (
+    LONG,
+    check_shared_queries,
+    compare_one,
+    correct_family,
+    group_pairs,
+    long_values,
+    pair_values,
+    top_documents,
+)
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
+
+if TYPE_CHECKING:
+    from irframe._check.gate import _Gate
+    from irframe._compare import Settings
+    from irframe._input.options import Options
+
+__all__ = [
+    "BASE",
+    "CAND",
+    "TABLE_SCHEMA",
+    "attributes",
+    "comparisons",
+    "decide",
+    "documents",
+    "long_table",
+    "moved_queries",
+    "paired",
+]
+
+BASE, CAND = "baseline", "candidate"  # the two systems of compare's long table
+NO_PAIRS = "no query valued on both sides"
+_Q = "query_id"
+_STATS = ("delta", "ci_low", "ci_high", "p_value", "wins", "ties", "losses", "note")
+
+TABLE_SCHEMA: dict[str, Any] = {
+    "group": pl.String, "measure": pl.String, "n_queries": pl.Int64, "baseline_mean": pl.Float64,
+    "mean": pl.Float64, "delta": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+    "p_value": pl.Float64, "p_adjusted": pl.Float64, "significant": pl.Boolean, "wins": pl.Int64,
+    "ties": pl.Int64, "losses": pl.Int64, "regression": pl.Boolean, "status": pl.String,
+    "note": pl.String,
+}  # fmt: skip
+
+
+# --- pairs --------------------------------------------------------------------------------
+def long_table(base: pl.DataFrame, cand: pl.DataFrame, labels: Sequence[str]) -> pl.DataFrame:
+    """Both sides' per-query values (``query_id`` and one column per measure) as compare's
+    long table: a snapshot's values enter exactly as an evaluated run's."""
+    parts = [long_values(BASE, base, labels, _Q), long_values(CAND, cand, labels, _Q)]
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def paired(long: pl.DataFrame, keep: set[str] | None, attrs: pl.DataFrame | None) -> pl.DataFrame:
+    """compare's pairs of the candidate with the baseline (one row per query and measure), on
+    the ``keep`` queries (None: all), with the segment attributes ``attrs`` joined on."""
+    out = pair_values(long, [(CAND, BASE)], [_Q])
+    if keep is not None:
+        out = out.filter(pl.col(_Q).is_in(sorted(keep)))
+    if attrs is not None:
+        out = out.join(attrs, on=_Q, how="left", maintain_order="left")
+    return out
+
+
+def attributes(
+    by: Sequence[str], queries: pl.DataFrame | None, qrels: pl.LazyFrame, opts: Options
+) -> pl.DataFrame | None:
+    """``query_id`` and the ``by`` columns, from the queries table or the qrels."""
+    if not by:
+        return None
+    qcol = opts.qrels_columns[0]
+    qschema = qrels.collect_schema().names()
+    out = pl.DataFrame({_Q: []}, schema={_Q: pl.String})
+    for col in by:
+        if queries is not None and col in queries.columns:
+            table = queries.select(_Q, col)
+        elif col in qschema:
+            table = qrels.select(pl.col(qcol).cast(pl.String).alias(_Q), col).unique().collect()
+        else:
+            avail = [*(queries.columns if queries is not None else []), *qschema]
+            near = closest(col, avail)
+            msg = f"The by column {col!r} is neither in the queries table nor in the qrels."
+            msg += (
+                f" Hint: did you mean {near[0]!r}?"
+                if near
+                else " Hint: give a queries table (--queries FILE)."
+            )
+            raise ColumnNotFoundError(msg)
+        dup = table[_Q].is_duplicated()
+        if dup.any():
+            q = table.filter(dup)[_Q][0]
+            msg = f"by={col!r}: query {q!r} has several values; a query attribute needs one per query."
+            raise InvalidDataError(msg)
+        out = out.join(table, on=_Q, how="full", coalesce=True)
+    return out
+
+
+# --- the comparisons ----------------------------------------------------------------------
+def _segment_order(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(natural_key("" if v is None else str(v)) for v in key)
+
+
+def _cells(
+    pairs: pl.DataFrame, labels: Sequence[str], by: Sequence[str]
+) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """(group, measure, compare's group of paired values or None), in the report's order."""
+    systems = [BASE, CAND]
+    overall = {r[LONG.measure]: r for r in group_pairs(pairs, systems, labels, []).iter_rows(named=True)}
+    cells = [("all", m, overall.get(m)) for m in labels]
+    if not by:
+        return cells
+    segments: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    for r in group_pairs(pairs, systems, labels, by).iter_rows(named=True):
+        segments.setdefault(tuple(r[b] for b in by), {})[r[LONG.measure]] = r
+    for key in sorted(segments, key=_segment_order):
+        label = ", ".join(f"{c}={'(none)' if v is None else v}" for c, v in zip(by, key, strict=True))
+        cells += [(label, m, segments[key].get(m)) for m in labels]
+    return cells
+
+
+def _mean(values: Sequence[float]) -> float:
+    """The mean as polars computes it (the gate's means; see the module's docstring)."""
+    return float(pl.Series(values, dtype=pl.Float64).mean())  # type: ignore[arg-type]
+
+
+def comparisons(
+    pairs: pl.DataFrame, labels: Sequence[str], by: Sequence[str], settings: Settings
+) -> list[dict[str, Any]]:
+    """One row per (group, measure) with compare's statistics, in the report's order
+    (the Monte-Carlo steps run in that order too)."""
+    rows = []
+    for group, measure, cell in _cells(pairs, labels, by):
+        row: dict[str, Any] = {"group": group, "measure": measure}
+        if cell is None:
+            rows.append({**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS})
+            continue
+        stats = compare_one(cell, [], settings)
+        row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
+                "mean": _mean(cell[LONG.value])}  # fmt: skip
+        rows.append(row | {k: stats[k] for k in _STATS})
+    return rows
+
+
+def decide(rows: list[dict[str, Any]], rule: _Gate, settings: Settings) -> pl.DataFrame:
+    """Correct the p-values over the whole table (compare's correction) and mark regressions."""
+    correct_family(rows, settings)
+    for r in rows:
+        delta = r.get("delta")
+        dropped = delta is not None and -delta > rule.max_drop
+        r["regression"] = bool(dropped and (rule.fail_on == "any-drop" or r["significant"]))
+        r["status"] = _status(r, delta)
+    return pl.DataFrame([{k: r.get(k) for k in TABLE_SCHEMA} for r in rows], schema=TABLE_SCHEMA)
+
+
+def _status(r: Mapping[str, Any], delta: float | None) -> str:
+    if r["regression"]:
+        return "regression"
+    if r["significant"] and delta is not None and delta != 0:
+        return "better" if delta > 0 else "worse"
+    return ""
+
+
+# --- the queries that moved ---------------------------------------------------------------
+def moved_queries(pairs: pl.DataFrame, measure: str, n: int, queries: pl.DataFrame | None) -> pl.DataFrame:
+    """The ``n`` queries whose ``measure`` changed most (ties: natural query order), with text."""
+    sub = pairs.filter((pl.col(LONG.measure) == measure) & (pl.col(LONG.delta) != 0))
+    rows = sorted(sub.iter_rows(named=True), key=lambda r: (-abs(r[LONG.delta]), natural_key(r[_Q])))[:n]
+    out = pl.DataFrame(
+        [{_Q: r[_Q], "baseline": r[LONG.baseline_value], "value": r[LONG.value], "delta": r[LONG.delta]}
+         for r in rows],
+        schema={_Q: pl.String, "baseline": pl.Float64, "value": pl.Float64, "delta": pl.Float64},
+    )  # fmt: skip
+    if queries is not None and "text" in queries.columns:
+        text = queries.select(_Q, pl.col("text").cast(pl.String)).unique(_Q, keep="first")
+        out = out.join(text, on=_Q, how="left", maintain_order="left").select(
+            _Q, "text", pl.exclude(_Q, "text")
+        )
+    return out
+
+
+def documents(
+    runs: Mapping[str, pl.LazyFrame],
+    baseline_queries: pl.LazyFrame,
+    qrels: Any,
+    shown: bool,
+    query_ids: Sequence[str],
+    *,
+    k: int,
+    opts: Options,
+) -> pl.DataFrame | None:
+    """``query_id`` and the top ``k`` documents (with grades) of each of ``runs`` (``BASE``
+    and ``CAND``, or ``CAND`` alone for a snapshot baseline) as ``<name>_docs``.
+
+    First compare's rule: the baseline (``baseline_queries``: its query column) and the
+    candidate must share a judged query.  None when no documents are shown: ``k`` is 0 or
+    nothing is ``shown`` (no query is paired on the measure).
+    """
+    if k <= 0:
+        return None
+    q = opts.query_col
+    sides = [(BASE, baseline_queries), (CAND, runs[CAND])]
+    stacked = pl.concat(
+        [lf.select(pl.lit(name, dtype=pl.String).alias(LONG.system), pl.col(q).cast(pl.String))
+         for name, lf in sides]
+    )  # fmt: skip
+    check_shared_queries(stacked, qrels, [(CAND, BASE)], where="check", opts=opts)
+    if not shown:
+        return None
+    docs = top_documents(runs, qrels, query_ids, k=k, opts=opts)
+    return None if docs is None else docs.rename({q: _Q} if q != _Q else {})
