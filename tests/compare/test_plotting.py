@@ -85,7 +85,7 @@ def test_plot_comparison_forest(tmp_path: Path) -> None:
 def test_importing_irframe_does_not_import_matplotlib() -> None:
     import subprocess
 
-    code = "import irframe, irframe.compare, irframe.stats, irframe.plotting, sys; "
+    code = "import irframe, irframe.stats, irframe.plotting, sys; irframe.compare; irframe.check; "
     code += "print('matplotlib' in sys.modules, 'scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
