@@ -1,0 +1,34 @@
+"""CONTRIBUTING.md's recipe for a measure family still works end to end."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+import irframe
+from irframe.measures import unregister
+
+CONTRIBUTING = Path(__file__).resolve().parents[2] / "CONTRIBUTING.md"
+
+
+def test_the_measure_recipe_registers_a_family_that_evaluates() -> None:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    block = re.search(r"<!-- recipe:measure -->\n```python\n(.*?)```\n<!-- recipe:end -->", text, re.S)
+    assert block is not None, "CONTRIBUTING.md lost its recipe:measure block"
+    exec(compile(block[1], "CONTRIBUTING.md", "exec"), {})
+    try:
+        run = pl.DataFrame({
+            "query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "x", "y"],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+        })  # fmt: skip
+        qrels = pl.DataFrame(
+            {"query_id": ["q1"] * 3 + ["q2"], "doc_id": ["b", "c", "d", "x"], "relevance": [1] * 4}
+        )
+        got = irframe.evaluate(run, ["CappedP@2"], qrels, per_query=True)
+        # q1: b is the one relevant document in the top 2, R = 3: 1 / min(2, 3); q2: 1 / min(2, 1)
+        assert dict(got.iter_rows()) == {"q1": 0.5, "q2": 1.0}
+        assert "CappedP" in irframe.measures.registry()
+    finally:
+        unregister("CappedP")
