@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from test_expr_properties import assert_same, family_measures
+from test_expr_properties import MANY_CUTOFFS, assert_same, family_measures
 
 import irframe
 from irframe.exceptions import (
@@ -37,7 +37,7 @@ LOG: dict[str, list[Any]] = {
 }
 GAINS: dict[float, float] = {0: -1, 1: 1, 2: 5}
 LIN = "linear"
-EVERY = list(dict.fromkeys(str(m) for fam in FAMILIES for m in family_measures(fam)))
+EVERY = list(dict.fromkeys([*(str(m) for fam in FAMILIES for m in family_measures(fam)), *MANY_CUTOFFS]))
 
 
 def by_query(frame: pl.DataFrame, labels: list[str]) -> dict[str, dict[str, float | None]]:

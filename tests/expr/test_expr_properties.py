@@ -50,10 +50,18 @@ def family_measures(family: str) -> list[Measure]:
     return out
 
 
+# a sum read at more than 3 cutoffs is one cumulative list read at each (as in the engine)
+MANY_CUTOFFS = [
+    f"{fam}@{k}" for fam in ("P", "nDCG(gain=linear)", "AP", "IDCG", "ERR", "Judged") for k in (1, 2, 3, 5)
+] + ["AP", "nDCG(gain=linear)", "IDCG", "ERR", "Judged"]
+
+
 @st.composite
 def one_per_family(draw: st.DrawFn) -> list[str]:
-    """Every registered family, each in one of its variants (drawn per example)."""
-    return list(dict.fromkeys(str(draw(st.sampled_from(family_measures(fam)))) for fam in FAMILIES))
+    """Every registered family, each in one of its variants (drawn per example), and
+    families read at many cutoffs."""
+    drawn = [str(draw(st.sampled_from(family_measures(fam)))) for fam in FAMILIES]
+    return list(dict.fromkeys([*drawn, *MANY_CUTOFFS]))
 
 
 @st.composite

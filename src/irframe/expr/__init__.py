@@ -52,7 +52,7 @@ shape: (2, 4)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 import polars as pl
@@ -120,18 +120,21 @@ def _grade_expr(grade: str | pl.Expr, where: str) -> pl.Expr:
     raise InvalidParameterError.for_value("grade", where, "a column name or a polars expression", grade)
 
 
-def _check_list_only(label: str, m: Measure, expr: pl.Expr) -> None:
-    """A measure whose expression reads a column itself (a user kernel naming one) cannot
-    run over the list of a query's grades."""
-    cols = expr.meta.root_names()
-    if cols:
-        msg = (
-            f"Measure {label!r} ({m.family}) reads the column(s) {cols} itself, so it cannot be "
-            "computed from the list of a query's grades that irframe.expr aggregates. Hint: a "
-            "user kernel reads q.grades and q.judged only; or compute it with "
-            "irframe.evaluate(run, measures, qrels, per_query=True) and join."
-        )
-        raise InvalidParameterError(msg)
+def _check_list_only(pairs: Sequence[tuple[str, Measure]], first: pl.Expr) -> None:
+    """A measure whose expression reads a column itself (a user kernel naming the
+    engine's prepared column) cannot run over the list of a query's grades."""
+    if not first.meta.root_names():
+        return
+    for label, m in pairs:
+        cols = compile_list([(label, m)], attached=False)[1].meta.root_names()
+        if cols:
+            msg = (
+                f"Measure {label!r} ({m.family}) reads the column(s) {sorted(set(cols))} itself, so it "
+                "cannot be computed from the list of a query's grades that irframe.expr aggregates. "
+                "Hint: a user kernel reads q.grades and q.judged only; or compute it with "
+                "irframe.evaluate(run, measures, qrels, per_query=True) and join."
+            )
+            raise InvalidParameterError(msg)
 
 
 def measures(
@@ -202,15 +205,14 @@ def measures(
     if judgments is not None and not isinstance(judgments, str):
         raise InvalidParameterError.for_value("judgments", where, "a column name (str) or None", judgments)
     pairs = parse_measures(measures)
-    finals = compile_list(pairs, attached=judgments is not None)
-    for (label, m), (_, expr) in zip(pairs, finals, strict=True):
-        _check_list_only(label, m, expr)
+    _, first, second = compile_list(pairs, attached=judgments is not None)
+    _check_list_only(pairs, first)
     g = _grade_expr(grade, where).cast(pl.Float64).fill_nan(None)
     if judgments is not None:
         g = pl.struct(g.alias(GRADE), pl.col(judgments).alias(JUDGMENTS))
     by, descending = ranking_order(order, order_col, doc)
     ranked = g.sort_by(by, descending=descending).implode()
-    return ranked.list.agg(pl.struct([expr for _, expr in finals])).alias(OUTPUT)
+    return ranked.list.agg(first).implode().list.agg(second).alias(OUTPUT)
 
 
 def _one(m: Measure, kwargs: Columns) -> pl.Expr:

@@ -29,8 +29,18 @@ from irframe import kernels as K
 from irframe.measures import Measure
 from irframe.measures._base import PerRow, per_registry
 
-__all__ = ["GRADE", "JUDGED", "JUDGMENTS", "JudgmentsCtx", "ListCtx", "compile_list", "key"]
+__all__ = [
+    "GRADE",
+    "JUDGED",
+    "JUDGMENTS",
+    "MAX_SCALAR_CUTOFFS",
+    "JudgmentsCtx",
+    "ListCtx",
+    "compile_list",
+    "key",
+]
 
+MAX_SCALAR_CUTOFFS = 3  # a sum read at more cutoffs is one cumulative list (as the engine's)
 GRADE = "grade"  # the field of a list element holding the row's grade (attached judgments)
 JUDGMENTS = "judgments"  # ... and the one holding the query's constants
 JUDGED = "__ir_judged"  # a constant: the query has judgments (True), else the struct is null
@@ -51,57 +61,101 @@ def _top(expr: PerRow, n: int | None) -> pl.Expr:
 class ListCtx:
     """:class:`irframe.measures.Ctx` over the elements of one sorted list per query.
 
-    Every method returns the expression itself, to be evaluated inside ``list.agg``
-    (numbers as Float64, and 0 where the engine fills a missing per-query value with 0).
+    Compiled as the engine compiles (:class:`irframe.engine._compile.Compiler`): what a
+    family computes over the grades (the judgments' counts, the ranking's sums) is a
+    per-query value keyed by the canonical string of its measure, computed once per
+    query however many measures read it (:attr:`leaves`, the first stage: ``list.agg``
+    over the grades, one struct per query); what the family then makes of those
+    per-query values (its final arithmetic, ``value``) reads them as the fields of that
+    struct (the second stage).  polars does not share common sub-expressions inside an
+    aggregation: nDCG's ``when(ideal > 0).then(dcg / ideal)`` would compute the ideal
+    DCG twice; read from the first stage, each value is computed once.
+
+    Numbers are Float64, and 0 where the engine fills a missing per-query value with 0.
     With ``attached``, the values over the judgments are read from the elements'
-    ``judgments`` field instead (the constants :func:`irframe.expr.attach` computed).
+    ``judgments`` field (the constants :func:`irframe.expr.attach` computed).
     """
 
-    def __init__(self, *, attached: bool) -> None:
+    N = "__ir_n"
+
+    def __init__(self, *, attached: bool, cutoffs: dict[str, set[int | None]] | None = None) -> None:
         self.attached = attached
+        self._planned = cutoffs or {}  # the cutoffs each sum is read at (compile_list's first pass)
+        self.cutoffs: dict[str, set[int | None]] = {}
         self.grades = pl.element().struct.field(GRADE) if attached else pl.element()
+        self.leaves: dict[str, pl.Expr] = {}  # the first stage, over the list's elements
         self.placeholders: set[str] = set()  # judged lists read only by per-query constants
         self._values: dict[Measure, pl.Expr] = {}
 
     def _constant(self, m: Measure, name: str) -> pl.Expr:
+        """A constant attach computed, in the first stage (the same on every element)."""
         return pl.element().struct.field(JUDGMENTS).struct.field(key(m, name)).first()
+
+    def _leaf(self, name: str, expr: pl.Expr) -> pl.Expr:
+        """``expr`` computed once per query in the first stage; read in the second."""
+        self.leaves[name] = expr
+        return pl.element().struct.field(name)
+
+    def _number(self, name: str, expr: pl.Expr) -> pl.Expr:
+        return self._leaf(name, expr).cast(pl.Float64).fill_null(0.0)
 
     def judged(self) -> pl.Expr:
         """True when the query has judgments (else its measures are null, as evaluate's)."""
         if self.attached:
-            return pl.element().struct.field(JUDGMENTS).struct.field(JUDGED).first().fill_null(False)
-        return self.grades.is_not_null().any()
+            head = pl.element().struct.field(JUDGMENTS).struct.field(JUDGED).first()
+            return self._leaf(JUDGED, head.fill_null(False))
+        return self._leaf(JUDGED, self.grades.is_not_null().any())
 
     def over_judgments(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
-        value = self._constant(m, name) if self.attached else expr
-        return value.cast(pl.Float64).fill_null(0.0)
+        return self._number(key(m, name), self._constant(m, name) if self.attached else expr)
 
     def judgments_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         return self._constant(m, name) if self.attached else expr
 
     def over_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
-        return expr.cast(pl.Float64).fill_null(0.0)
+        return self._number(key(m, name), expr)
+
+    def _plan(self, m: Measure, name: str, k: int | None) -> tuple[str, int | None, bool]:
+        """As the engine plans a sum read at several cutoffs: keyed by ``m`` without its
+        cutoff, a sum over the first k each for up to ``MAX_SCALAR_CUTOFFS`` cutoffs, else
+        one cumulative list (up to the largest cutoff, or over everything when the total
+        is read too) read at every cutoff.  Returns the leaf's name, the row limit and
+        whether it is a list; records that the sum is read at ``k``."""
+        text = str(m)
+        base = f"__ir_{text.rpartition('@')[0] if m.cutoff is not None else text}:{name}"
+        self.cutoffs.setdefault(base, set()).add(k)
+        planned = self._planned.get(base, {k})
+        cuts = sorted(c for c in planned if c is not None)
+        if len(cuts) > MAX_SCALAR_CUTOFFS:
+            return f"{base}:cum", None if None in planned else cuts[-1], True
+        return f"{base}@{k}", k, False
 
     def cumulative(self, m: Measure, name: str, expr: PerRow, k: int | None) -> pl.Expr:
-        return _top(expr, k).sum().cast(pl.Float64)
+        leaf, limit, is_list = self._plan(m, name, k)
+        if is_list:
+            return K.at_cutoff(self._leaf(leaf, _top(expr, limit).cum_sum().implode()), k)
+        return self._number(leaf, _top(expr, k).sum())
 
     def judged_list(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         if self.attached:  # only the per-query constants made from it read it
             self.placeholders.add(key(m, name))
             return pl.col(key(m, name))
-        return expr.implode()
+        return expr.implode()  # (read by per_query_cumulative in the first stage)
 
     def per_query(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         if self.attached and set(expr.meta.root_names()) <= self.placeholders:
-            return self._constant(m, name)
+            return self._number(key(m, name), self._constant(m, name))
         return expr
 
     def per_query_cumulative(
         self, m: Measure, name: str, terms: Callable[[int | None], pl.Expr], k: int | None
     ) -> pl.Expr:
         if self.attached:
-            return self._constant(m, name).cast(pl.Float64)
-        return terms(k).list.sum().cast(pl.Float64)
+            return self._number(key(m, name), self._constant(m, name))
+        leaf, limit, is_list = self._plan(m, name, k)
+        if is_list:
+            return K.at_cutoff(self._leaf(leaf, terms(limit).list.eval(pl.element().cum_sum())), k)
+        return self._number(leaf, terms(k).list.sum())
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         return self._constant(m, name).explode() if self.attached else expr
@@ -112,7 +166,7 @@ class ListCtx:
         return self._values[m]
 
     def n_retrieved(self) -> pl.Expr:
-        return pl.len().cast(pl.Float64)
+        return self._number(self.N, pl.len())
 
 
 class JudgmentsCtx:
@@ -178,14 +232,16 @@ class JudgmentsCtx:
         return pl.lit(0.0)
 
 
-_Compiled = tuple[tuple[str, pl.Expr], ...]
+_Compiled = tuple[tuple[str, ...], pl.Expr, pl.Expr]
 _MEMO_SIZE = 32
 _memo: Callable[[], dict[tuple[tuple[tuple[str, Measure], ...], bool], _Compiled]] = per_registry(dict)
 
 
 def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> _Compiled:
-    """``(label, expression)`` per measure, over the elements of one list per query in
-    ranking order: null for a query without judgments, as ``evaluate``'s per-query values.
+    """The labels, the first stage (a struct of per-query values over the elements of one
+    list per query in ranking order, for ``list.agg``) and the second (a struct of the
+    measures from the first stage's fields, for ``list.agg`` of the imploded first):
+    null for a query without judgments, as ``evaluate``'s per-query values.
 
     The expressions read no column (only the list's elements), so they are memoised
     per measure list while the registry is unchanged, whatever columns the caller names.
@@ -194,19 +250,24 @@ def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> 
     --------
     >>> import polars as pl
     >>> from irframe.measures import parse_measures
-    >>> (label, expr), = compile_list(parse_measures(["P@2"]), attached=False)
-    >>> pl.DataFrame({"g": [[1.0, 0.0, 1.0]]}).select(pl.col("g").list.agg(expr)).item()
+    >>> labels, first, second = compile_list(parse_measures(["P@2"]), attached=False)
+    >>> pl.DataFrame({"g": [[1.0, 0.0, 1.0]]}).select(
+    ...     pl.col("g").list.agg(first).implode().list.agg(second).struct.field("P@2")
+    ... ).item()
     0.5
     """
     memo = _memo()
     memo_key = (tuple(measures), attached)
     out = memo.get(memo_key)
     if out is None:
-        ctx = ListCtx(attached=attached)
+        probe = ListCtx(attached=attached)  # (learns the cutoffs each sum is read at)
+        for _, m in measures:
+            probe.value(m)
+        ctx = ListCtx(attached=attached, cutoffs=probe.cutoffs)
         judged = ctx.judged()
-        out = tuple(
-            (label, pl.when(judged).then(ctx.value(m)).otherwise(None).alias(label)) for label, m in measures
-        )
+        finals = [pl.when(judged).then(ctx.value(m)).otherwise(None).alias(label) for label, m in measures]
+        first = pl.struct([e.alias(k) for k, e in ctx.leaves.items()])
+        out = (tuple(label for label, _ in measures), first, pl.struct(finals).first())
         if len(memo) >= _MEMO_SIZE:
             memo.clear()
         memo[memo_key] = out
