@@ -212,7 +212,7 @@ def measures(
         g = pl.struct(g.alias(GRADE), pl.col(judgments).alias(JUDGMENTS))
     by, descending = ranking_order(order, order_col, doc)
     ranked = g.sort_by(by, descending=descending).implode()
-    return ranked.list.agg(first).implode().list.agg(second).alias(OUTPUT)
+    return ranked.implode().list.agg(first).implode().list.agg(second).alias(OUTPUT)
 
 
 def _one(m: Measure, kwargs: Columns) -> pl.Expr:

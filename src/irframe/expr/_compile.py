@@ -238,10 +238,10 @@ _memo: Callable[[], dict[tuple[tuple[tuple[str, Measure], ...], bool], _Compiled
 
 
 def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> _Compiled:
-    """The labels, the first stage (a struct of per-query values over the elements of one
-    list per query in ranking order, for ``list.agg``) and the second (a struct of the
-    measures from the first stage's fields, for ``list.agg`` of the imploded first):
-    null for a query without judgments, as ``evaluate``'s per-query values.
+    """The labels and the two stages, each for ``list.agg`` over a list of one element per
+    query: the first over the query's list of grades in ranking order (``ranked.implode()``),
+    a struct of per-query values; the second over the first (imploded), a struct of the
+    measures from its fields: null for a query without judgments, as ``evaluate``'s.
 
     The expressions read no column (only the list's elements), so they are memoised
     per measure list while the registry is unchanged, whatever columns the caller names.
@@ -252,7 +252,7 @@ def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> 
     >>> from irframe.measures import parse_measures
     >>> labels, first, second = compile_list(parse_measures(["P@2"]), attached=False)
     >>> pl.DataFrame({"g": [[1.0, 0.0, 1.0]]}).select(
-    ...     pl.col("g").list.agg(first).implode().list.agg(second).struct.field("P@2")
+    ...     pl.col("g").implode().list.agg(first).implode().list.agg(second).struct.field("P@2")
     ... ).item()
     0.5
     """
@@ -266,7 +266,9 @@ def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> 
         ctx = ListCtx(attached=attached, cutoffs=probe.cutoffs)
         judged = ctx.judged()
         finals = [pl.when(judged).then(ctx.value(m)).otherwise(None).alias(label) for label, m in measures]
-        first = pl.struct([e.alias(k) for k, e in ctx.leaves.items()])
+        # each value its own list.agg over the list (a struct of aggregations in ONE list.agg
+        # took 2.7x as long: 215 against 80 ms for the 5 measures' values at 1e6 rows)
+        first = pl.struct([pl.element().list.agg(e).alias(k) for k, e in ctx.leaves.items()]).first()
         out = (tuple(label for label, _ in measures), first, pl.struct(finals).first())
         if len(memo) >= _MEMO_SIZE:
             memo.clear()
