@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from test_expr_properties import MANY_CUTOFFS, assert_same, family_measures
+from test_expr_properties import FROM_ROWS, MANY_CUTOFFS, assert_same, family_measures
 
 import irframe
 from irframe.exceptions import (
@@ -37,7 +37,7 @@ LOG: dict[str, list[Any]] = {
 }
 GAINS: dict[float, float] = {0: -1, 1: 1, 2: 5}
 LIN = "linear"
-EVERY = list(dict.fromkeys([*(str(m) for fam in FAMILIES for m in family_measures(fam)), *MANY_CUTOFFS]))
+EVERY = list(dict.fromkeys([*(str(m) for fam in FROM_ROWS for m in family_measures(fam)), *MANY_CUTOFFS]))
 
 
 def by_query(frame: pl.DataFrame, labels: list[str]) -> dict[str, dict[str, float | None]]:
@@ -244,6 +244,17 @@ def test_errors_name_the_parameter() -> None:
         irframe.expr.measures(["RR"], score="score", grade=3)  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="'score' parameter"):
         irframe.expr.measures(["RR"], score=pl.col("score"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f not in FROM_ROWS])
+def test_families_not_computable_from_rows_raise_naming_the_alternative(family: str) -> None:
+    (m,) = family_measures(family)[:1]
+    with pytest.raises(
+        InvalidParameterError, match=rf"\({family}\) is a diversity measure.*irframe\.evaluate"
+    ):
+        irframe.expr.measures([str(m)], score="score")
+    with pytest.raises(InvalidParameterError, match="diversity measure"):
+        irframe.expr.attach(pl.DataFrame(LOG).drop("relevance"), pl.DataFrame(LOG), [str(m)])
 
 
 def test_attach_errors() -> None:

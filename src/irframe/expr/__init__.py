@@ -60,7 +60,7 @@ import polars as pl
 from irframe._input.columns import ranking_order
 from irframe.exceptions import InvalidParameterError
 from irframe.expr._attach import attach, missing_queries, validate
-from irframe.expr._compile import GRADE, JUDGMENTS, compile_list
+from irframe.expr._compile import GRADE, JUDGMENTS, check_computable, compile_list
 from irframe.measures import Measure, parse_measures
 
 if TYPE_CHECKING:
@@ -175,7 +175,9 @@ def measures(
     Raises
     ------
     UnknownMeasureError, InvalidParameterError
-        An unknown measure, a bad parameter, not exactly one of ``rank``/``score``.
+        An unknown measure, a bad parameter, not exactly one of ``rank``/``score``, a
+        measure a query's rows cannot give (the diversity families read subtopic
+        judgments: ``irframe.evaluate`` computes them).
 
     Examples
     --------
@@ -205,6 +207,7 @@ def measures(
     if judgments is not None and not isinstance(judgments, str):
         raise InvalidParameterError.for_value("judgments", where, "a column name (str) or None", judgments)
     pairs = parse_measures(measures)
+    check_computable(pairs)
     _, first, second = compile_list(pairs, attached=judgments is not None)
     _check_list_only(pairs, first)
     g = _grade_expr(grade, where).cast(pl.Float64).fill_nan(None)

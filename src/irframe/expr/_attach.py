@@ -17,10 +17,10 @@ from typing import Any, TypeVar
 import polars as pl
 
 from irframe import kernels as K
-from irframe._input.frames import from_lazy, to_lazy
 from irframe._engine.plan import ids_compare_as_is
+from irframe._input.frames import from_lazy, to_lazy
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
-from irframe.expr._compile import JUDGED, JudgmentsCtx
+from irframe.expr._compile import JUDGED, JudgmentsCtx, check_computable
 from irframe.measures import Measure, parse_measures
 
 __all__ = ["attach", "missing_queries", "validate"]
@@ -158,6 +158,7 @@ def attach(
             )
             raise InvalidParameterError(msg)
     pairs = parse_measures(measures)
+    check_computable(pairs)
     # evaluate's checks of the qrels; the exp-gain measures for its overflow check
     checked = [(label, m) for label, m in pairs if m.params.get("gain") == "exp"]
     _judged_values(qlf, qs, checked or [("NumRel", Measure("NumRel"))], cols)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from irframe import kernels as K
+from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
 from irframe.measures._base import PerRow, per_registry
 
@@ -51,6 +52,32 @@ def key(m: Measure, name: str) -> str:
     return f"__ir_{m}:{name}"
 
 
+def check_computable(measures: Sequence[tuple[str, Measure]]) -> None:
+    """Every measure can be computed from a query's rows (one grade per document), else
+    :class:`~irframe.exceptions.InvalidParameterError` naming it and the alternative.
+
+    The diversity families read subtopic judgments (a grade per (subtopic, document)),
+    which rows with one grade each do not hold.
+
+    Examples
+    --------
+    >>> from irframe.measures import parse_measures
+    >>> check_computable(parse_measures(["nDCG@10", "alpha_nDCG@10"]))
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.InvalidParameterError: 'alpha_nDCG@10' (alpha_nDCG) is a diversity measure: ...
+    """
+    for label, m in measures:
+        if m.definition.kind == "diversity":
+            msg = (
+                f"{label!r} ({m.family}) is a diversity measure: it reads subtopic judgments (a grade "
+                "per (subtopic, document)), which a query's rows, one grade each, do not hold, so "
+                f"irframe.expr cannot compute it. Hint: irframe.evaluate(run, [{label!r}], "
+                "subtopic_qrels, per_query=True) gives it per query; join that table to yours."
+            )
+            raise InvalidParameterError(msg)
+
+
 def _top(expr: PerRow, n: int | None) -> pl.Expr:
     """``expr`` over the first ``n`` ranked elements (all for None); see ``Ctx.cumulative``."""
     if callable(expr):
@@ -61,7 +88,7 @@ def _top(expr: PerRow, n: int | None) -> pl.Expr:
 class ListCtx:
     """:class:`irframe.measures.Ctx` over the elements of one sorted list per query.
 
-    Compiled as the engine compiles (:class:`irframe.engine._compile.Compiler`): what a
+    Compiled as the engine compiles (:class:`irframe._engine.compiler.Compiler`): what a
     family computes over the grades (the judgments' counts, the ranking's sums) is a
     per-query value keyed by the canonical string of its measure, computed once per
     query however many measures read it (:attr:`leaves`, the first stage: ``list.agg``
