@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 
 import irframe
 from helpers import examples
+from irframe.exceptions import InvalidParameterError
 from irframe.measures import FAMILIES, Measure
+from irframe.measures._params import GAIN
 
 TOL = 1e-12
 # IRFRAME_HYPOTHESIS_EXAMPLES=2000 pytest tests/expr for a deep run
-SETTINGS = settings(max_examples=examples(10), deadline=None)
+SETTINGS = settings(max_examples=examples(6), deadline=None)
 STR_DOCS = ["a", "b", "B", "c", "9", "10", "100", "d1", "d10", "d2", "x", "é"]
 GRADES = [None, math.nan, -1.0, 0.0, 0.0, 1.0, 1.0, 2.0, 3.0, 0.5]
 QRELS_GRADES = [-1, 0, 0, 1, 1, 2, 3]
@@ -36,21 +38,38 @@ FROM_ROWS = [name for name, fam in FAMILIES.items() if fam.kind != "diversity"] 
 
 
 def family_measures(family: str) -> list[Measure]:
-    """The family at each cutoff rule, two thresholds, three gains, with and without judged_only."""
+    """The family at each cutoff rule, two thresholds, three gains, each other declared choice
+    and flag, with and without judged_only (required parameters at their examples)."""
     fam = FAMILIES[family]
+    need = {p.name: p.example for p in fam.params if p.required}  # SDCG's max_rel ...
     cutoffs: list[int | None] = [None] if fam.cutoff in ("optional", "none") else []
     cutoffs += [1, 3] if fam.cutoff in ("optional", "required") else []
     out: list[Measure] = []
     for k in cutoffs:
-        if "gain" in fam.params:
-            out += [Measure(family, k, gain=g) for g in ("exp", "linear", ((0, 0.5), (2, 5.0)))]
+        if fam.params.get("gain") is GAIN:
+            out += [Measure(family, k, gain=g, **need) for g in ("exp", "linear", ((0, 0.5), (2, 5.0)))]
         elif "rel" in fam.params:
-            out += [Measure(family, k), Measure(family, k, rel=2)]
+            out += [Measure(family, k, **need), Measure(family, k, rel=2, **need)]
         else:
-            out.append(Measure(family, k))
+            out.append(Measure(family, k, **need))
+    for spec in fam.params:
+        if spec.name == "judged_only" or spec is GAIN:
+            continue
+        others = (
+            [not spec.default] if spec.type_name == "bool" else [c for c in spec.choices if c != spec.default]
+        )
+        out += [v for m in list(out) for value in others if (v := _variant(m, spec.name, value)) is not None]
     if "judged_only" in fam.params:
         out += [m(judged_only=True) for m in out]
     return out
+
+
+def _variant(m: Measure, name: str, value: object) -> Measure | None:
+    """``m`` with ``name=value``, or None where the family refuses the combination."""
+    try:
+        return m(**{name: value})
+    except InvalidParameterError:  # e.g. RBP(gain=linear,residual=True)
+        return None
 
 
 # a sum read at more than 3 cutoffs is one cumulative list read at each (as in the engine)
@@ -177,7 +196,7 @@ def test_every_family_equals_evaluate_qrels_attached(
     assert_same(got, expected, labels, f"qrels attached, {order}, {how}")
 
 
-@settings(max_examples=examples(8), deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(log=logs(), by_rank=st.booleans())
 def test_over_equals_group_by(log: dict[str, list[Any]], by_rank: bool) -> None:
     frame = pl.DataFrame(log, strict=False)
