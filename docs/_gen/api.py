@@ -22,6 +22,7 @@ TITLES = {
     "functions": "Evaluation functions",
     "compare": "Comparing systems",
     "measures": "Measures",
+    "expr": "Measures as polars expressions",
     "io": "Files: TREC runs, qrels and tables",
     "outofcore": "Bigger than memory: parquet",
     "partition": "Partitions (for Dask, Spark and your own scheduler)",

@@ -1,7 +1,8 @@
 """irframe: information-retrieval evaluation for pandas and polars dataframes.
 
 Importing irframe registers the ``.ir`` namespace on ``polars.DataFrame``,
-``polars.LazyFrame`` and (when pandas is installed) ``pandas.DataFrame``, each the
+``polars.LazyFrame``, ``polars.Expr`` (:mod:`irframe.expr`'s measures) and (when pandas
+is installed) ``pandas.DataFrame``, each the
 moment its library is imported; ``import irframe`` itself imports none of them, and
 its public names load on first use.
 
@@ -30,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import datasets
+    from irframe import datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -93,6 +94,7 @@ __all__ = [
     "define_measure",
     "evaluate",
     "evaluate_parquet",
+    "expr",
     "fuse",
     "ir",
     "judged",
@@ -146,6 +148,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     "datasets": ("irframe.datasets", None),
+    "expr": ("irframe.expr", None),
     **{name: (module, name) for module, names in _HOMES.items() for name in names},
 }
 

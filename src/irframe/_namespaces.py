@@ -1,4 +1,4 @@
-"""The ``.ir`` namespace on polars DataFrame/LazyFrame and pandas DataFrame.
+"""The ``.ir`` namespace on polars DataFrame/LazyFrame/Expr and pandas DataFrame.
 
 Each method forwards to the typed function of the same name in
 :mod:`irframe.functions`; no logic lives here. This module imports neither polars
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from irframe._compare import ComparisonReport
 
-__all__ = ["IrNamespace", "ir", "register_frames", "register_pandas"]
+__all__ = ["ExprIrNamespace", "IrNamespace", "ir", "register_frames", "register_pandas"]
 
 T = TypeVar("T")
 _METHODS = (
@@ -145,6 +145,85 @@ class IrNamespace(Generic[T]):
         return judged(self._frame, k, qrels, **kwargs)
 
 
+class ExprIrNamespace:
+    """``pl.col("relevance").ir``: :mod:`irframe.expr`'s measures over this grade expression.
+
+    Each method is the function of the same name in :mod:`irframe.expr` with
+    ``grade=`` the expression (``rank=``/``score=``, ``doc=``, ``judgments=`` as there).
+
+    Examples
+    --------
+    >>> import polars as pl, irframe
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"],
+    ...                     "score": [2.0, 1.0], "relevance": [0, 1]})
+    >>> run.group_by("query_id").agg(pl.col("relevance").ir.mrr(score="score")).item(0, "RR")
+    0.5
+    """
+
+    def __init__(self, expr: Any) -> None:
+        self._expr = expr
+
+    def measures(self, measures: Any, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.measures`."""
+        from irframe import expr
+
+        return expr.measures(measures, grade=self._expr, **kwargs)
+
+    def ndcg(self, k: int | None = None, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.ndcg`."""
+        from irframe import expr
+
+        return expr.ndcg(k, grade=self._expr, **kwargs)
+
+    def precision(self, k: int, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.precision`."""
+        from irframe import expr
+
+        return expr.precision(k, grade=self._expr, **kwargs)
+
+    def recall(self, k: int | None = None, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.recall`."""
+        from irframe import expr
+
+        return expr.recall(k, grade=self._expr, **kwargs)
+
+    def mrr(self, k: int | None = None, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.mrr`."""
+        from irframe import expr
+
+        return expr.mrr(k, grade=self._expr, **kwargs)
+
+    def ap(self, k: int | None = None, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.ap`."""
+        from irframe import expr
+
+        return expr.ap(k, grade=self._expr, **kwargs)
+
+    def rprec(self, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.rprec`."""
+        from irframe import expr
+
+        return expr.rprec(grade=self._expr, **kwargs)
+
+    def bpref(self, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.bpref`."""
+        from irframe import expr
+
+        return expr.bpref(grade=self._expr, **kwargs)
+
+    def success(self, k: int, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.success`."""
+        from irframe import expr
+
+        return expr.success(k, grade=self._expr, **kwargs)
+
+    def judged(self, k: int, **kwargs: Any) -> Any:
+        """See :func:`irframe.expr.judged`."""
+        from irframe import expr
+
+        return expr.judged(k, grade=self._expr, **kwargs)
+
+
 def ir(frame: T) -> IrNamespace[T]:
     """The ``.ir`` namespace of ``frame``, typed: its methods return ``frame``'s type.
 
@@ -174,6 +253,7 @@ def _register_polars(pl: Any) -> None:
     if not _POLARS_DONE:
         pl.api.register_dataframe_namespace("ir")(IrNamespace)
         pl.api.register_lazyframe_namespace("ir")(IrNamespace)
+        pl.api.register_expr_namespace("ir")(ExprIrNamespace)
         _POLARS_DONE = True
 
 

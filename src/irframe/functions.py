@@ -6,12 +6,16 @@ Every ``.ir`` namespace method forwards to a function here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from irframe._backends.registry import backend_for
+from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "ap",
@@ -35,7 +39,7 @@ def evaluate(
     measures: MeasureLike | Iterable[MeasureLike],
     qrels: Any = None,
     *,
-    by: str | Sequence[str] | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
     per_query: bool = False,
     missing: Missing = "zero",
     query_col: str = "query_id",
@@ -66,10 +70,13 @@ def evaluate(
     qrels : frame, optional
         Judgments (query, document, relevance). Without it, grades are read from the run's
         ``relevance`` column (the golden-set case; null means not judged).
-    by : str or list of str, optional
+    by : str, pl.Expr or a list of them, optional
         Columns to evaluate separately: stacked systems, segments... A by-column found in
         ``queries`` or in ``qrels`` is a query attribute (copied onto the run by query id
-        when the run lacks it); the others partition the run.
+        when the run lacks it); the others partition the run. A polars expression groups
+        as in polars' ``group_by`` (``pl.col("query_len") >= 5``, named ``query_len``, or
+        ``.alias("long")``): it is computed as that column on each of run, qrels and
+        ``queries`` that holds its input columns, then grouped by like one.
     per_query : bool, default False
         One row per (by-group, query) instead of the means.
     missing : {"zero", "drop", "error"}, default "zero"
@@ -168,6 +175,15 @@ def evaluate(
     """
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
+    if has_expressions(by):
+        names = {"query_col": query_col, "doc_col": doc_col, "rank_col": rank_col, "score_col": score_col,
+                 "relevance_col": relevance_col, "qrels_query_col": qrels_query_col,
+                 "qrels_doc_col": qrels_doc_col, "qrels_relevance_col": qrels_relevance_col}  # fmt: skip
+        by, frames = with_by_columns(
+            by, {"run": run, "qrels": qrels, "queries": queries}, where="evaluate",
+            protected=protected_columns({**names, "columns": columns}),
+        )  # fmt: skip
+        run, qrels, queries = frames["run"], frames["qrels"], frames["queries"]
     opts = Options.build(
         by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,

@@ -45,8 +45,11 @@ Gain = str | tuple[tuple[float, float], ...]
 """A gain setting: ``"exp"`` (2^rel - 1), ``"linear"`` (rel) or explicit (grade, gain) pairs."""
 
 
-def grades(judged_only: bool = False) -> pl.Expr:
-    """The ranked grades; with ``judged_only`` without the unjudged documents.
+def grades(judged_only: bool = False, g: pl.Expr = GRADES) -> pl.Expr:
+    """The ranked grades ``g``; with ``judged_only`` without the unjudged documents.
+
+    ``g`` is where the grades are read: the prepared column (the engine's group_by) or a
+    list's elements (``pl.element()``, :mod:`irframe.expr`); see ``Ctx.grades``.
 
     As trec_eval's ``-J`` (and ir_measures' ``judged_only``, through pytrec_eval), a
     document is dropped when it has no judgment or a negative grade; the others keep
@@ -59,7 +62,7 @@ def grades(judged_only: bool = False) -> pl.Expr:
     >>> df.select(grades(judged_only=True))[REL].to_list()
     [1.0, 0.0, 2.0]
     """
-    return GRADES.filter(GRADES >= 0) if judged_only else GRADES
+    return g.filter(g >= 0) if judged_only else g
 
 
 def positions(g: pl.Expr = GRADES) -> pl.Expr:
@@ -171,7 +174,7 @@ def discounted(gn: Gain, g: pl.Expr = GRADES, n: int | None = None) -> pl.Expr:
     return gain(gn, g) * discount(g, n)
 
 
-def positive_gains(gn: Gain) -> pl.Expr:
+def positive_gains(gn: Gain, g: pl.Expr = GRADES) -> pl.Expr:
     """The positive gains of a query's judgments, in no order: the ideal ranking's entries.
 
     A gain <= 0 never helps the ideal ranking (a negative custom gain would only lower it),
@@ -184,7 +187,7 @@ def positive_gains(gn: Gain) -> pl.Expr:
     >>> pl.DataFrame({REL: [2.0, 0.0, None, 1.0]}).select(positive_gains("exp")).to_series().to_list()
     [3.0, 1.0]
     """
-    value = gain(gn)
+    value = gain(gn, g)
     return value.filter(value > 0)
 
 

@@ -64,6 +64,7 @@ from irframe._check.snapshot import (
     run_fingerprint,
 )
 from irframe._compare import LONG, Settings, check_choice, check_missing
+from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, JudgmentsChangedError
 
@@ -624,7 +625,7 @@ def check(
     measures: MeasureLike | Iterable[MeasureLike] | None = None,
     *,
     queries: Any = None,
-    by: str | Sequence[str] | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
     max_drop: float = 0.0,
     alpha: float = 0.05,
     fail_on: Literal["significant", "any-drop"] = "significant",
@@ -655,9 +656,10 @@ def check(
     queries : frame or path, optional
         Queries table: ``query_id``, ``text`` (shown for the queries that moved) and
         attributes usable in ``by``.
-    by : str or list of str, optional
+    by : str, pl.Expr or a list of them, optional
         Segment columns (from ``queries`` or the qrels): each segment is compared and
-        gated too.
+        gated too. A polars expression (``pl.col("n_terms") >= 5``, or ``.alias("long")``)
+        is computed as that column on ``queries`` and the qrels where they hold its inputs.
     max_drop : float, default 0
         Largest tolerated drop of a mean (absolute).
     alpha : float, default 0.05
@@ -696,10 +698,15 @@ def check(
     [('all', 'R@100', -0.17916...)]
     """
     opts = _options("check", column_kwargs, duplicates=duplicates)
+    if has_expressions(by):
+        protected = protected_columns({k: v for k, v in column_kwargs.items() if k.endswith("_col")})
+        frames = {"queries": queries, "qrels": qrels}
+        by, found = with_by_columns(by, frames, where="check", protected=protected)
+        queries, qrels = found["queries"], found["qrels"]
     gate = _Gate.build(max_drop=max_drop, alpha=alpha, fail_on=fail_on, test=test, correction=correction,
                        n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed)  # fmt: skip
     n_moved, docs_top = _count("n_moved", n_moved), _count("docs_top", docs_top)
-    by_cols = [by] if isinstance(by, str) else list(by or [])
+    by_cols = cast("list[str]", [by] if isinstance(by, str) else list(by or []))  # (names by now)
     cand = _as_run(candidate, "candidate")
     qrels_frame = _frame(qrels, "qrels")[0]
     base = _baseline(baseline)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, cast, overload
 
 import polars as pl
 
@@ -29,6 +29,7 @@ from irframe._compare.pairing import (
     pair_values,
 )
 from irframe._compare.report import ComparisonReport
+from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidParameterError
@@ -234,7 +235,7 @@ def compare_report(
     pairs: Literal["baseline", "all"] = "baseline",
     test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
     correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
-    by: str | Sequence[str] | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
     alpha: float = 0.05,
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
@@ -277,10 +278,11 @@ def compare_report(
     over a family of 1 comparisons (1 system(s) x 1 measure(s)); alpha = 0.05. CI: 95% paired
     bootstrap (percentile, 10,000 resamples) of the mean delta.
     """
+    names, runs, qrels, queries = _by_columns(by, runs, qrels, queries, system_col, column_kwargs)
     settings = Settings.check(
         test=test,
         correction=correction,
-        by=by,
+        by=names,
         alpha=alpha,
         n_permutations=n_permutations,
         n_bootstrap=n_bootstrap,
@@ -335,6 +337,22 @@ def compare_report(
     )
 
 
+def _by_columns(  # noqa: PLR0917 - the four inputs, as compare takes them
+    by: Any, runs: Any, qrels: Any, queries: Any, system_col: str, column_kwargs: Mapping[str, Any]
+) -> tuple[str | Sequence[str] | None, Any, Any, Any]:
+    """``by`` as names, with its expressions computed as columns (:mod:`irframe._input.by_exprs`)
+    on the runs (each of a dict, or the stacked frame), the qrels and the queries table."""
+    if not has_expressions(by):
+        return cast("str | Sequence[str] | None", by), runs, qrels, queries
+    roles = {f"run {k!r}": v for k, v in runs.items()} if isinstance(runs, Mapping) else {"runs": runs}
+    protected = protected_columns({k: v for k, v in column_kwargs.items() if k != "duplicates"})
+    by, out = with_by_columns(
+        by, {**roles, "qrels": qrels, "queries": queries}, where=_WHERE, protected={*protected, system_col}
+    )
+    runs = {k: out[f"run {k!r}"] for k in runs} if isinstance(runs, Mapping) else out["runs"]
+    return by, runs, out["qrels"], out["queries"]
+
+
 @overload
 def compare(runs: Mapping[str, FrameT], qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
 @overload
@@ -348,7 +366,7 @@ def compare(
     pairs: Literal["baseline", "all"] = "baseline",
     test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
     correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
-    by: str | Sequence[str] | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
     alpha: float = 0.05,
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
@@ -387,6 +405,9 @@ def compare(
         Query-attribute columns (e.g. query type) to compare within each group. The column
         may be in the runs, the qrels or both; it is copied to the other by query id. Not
         the system column (the systems are what is compared).
+        A polars expression (``pl.col("query_len") >= 5``, or ``.alias("long")``) is
+        computed as that column on each run, the qrels and ``queries`` that hold its
+        inputs, then compared within like one (see :func:`irframe.evaluate`).
     alpha : float, default 0.05
         Level for ``significant = p_adjusted < alpha``.
     n_permutations, n_bootstrap : int, default 10_000

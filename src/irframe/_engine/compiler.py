@@ -58,6 +58,8 @@ class Compiler:
         self.post: dict[str, pl.Expr] = {}  # from other per-query columns, before the measures
         self._values: dict[Measure, pl.Expr] = {}
 
+    grades = K.GRADES  # the prepared grade column (see Ctx.grades)
+
     def scalar(self, cols: dict[str, pl.Expr]) -> list[str]:
         """The names of ``cols`` that hold one number per query (not a list)."""
         return [c for c in cols if c not in self.lists]

@@ -145,11 +145,21 @@ class Ctx(Protocol):
     """What the engine offers a family's ``compile``: per-query columns, keyed by measure.
 
     Every expression a family registers runs in the aggregation context of one query:
-    ``over_judgments`` over the query's judged grades (``kernels.REL``, any order),
+    ``over_judgments`` over the query's judged grades (:attr:`grades`, any order),
     ``over_ranking`` over its retrieved documents' grades in ranking order.  Both return
     a per-query Float64 column for the final expression; ``name`` only needs to be unique
     within the measure (the engine prefixes the measure's canonical string).
+
+    A family reads the grades only through :attr:`grades` (never ``pl.col(kernels.REL)``
+    itself), so that the same definition compiles for the engine's group_by (the column
+    ``kernels.REL``) and for :mod:`irframe.expr` (the elements of one sorted list per
+    query, ``pl.element()``).
     """
+
+    @property
+    def grades(self) -> pl.Expr:
+        """The grades, as the family's expressions read them (Float64, null: not judged)."""
+        ...
 
     def over_judgments(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         """Register a per-query value over the judgments; return it as a column."""
@@ -168,7 +178,7 @@ class Ctx(Protocol):
 
         ``expr`` is per row, over the ranking; or a function of a row limit ``n``
         (``None``: every row) giving that expression over the first ``n`` ranked rows only
-        (e.g. ``lambda n: K.discounted(gain, K.top(ranked(m), n))``), so that a top-k
+        (e.g. ``lambda n: K.discounted(gain, K.top(ranked(m, ctx), n))``), so that a top-k
         sum computes nothing below rank k.
         One cumulative pass, keyed by ``m`` without its cutoff, serves every cutoff.
         """

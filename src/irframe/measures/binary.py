@@ -34,9 +34,9 @@ _OFFICIAL = ("official", "all_trec")
 _COUNTS = ("official", "all_trec", "set")  # trec_eval prints these with every group
 
 
-def ranked(m: Measure) -> pl.Expr:
+def ranked(m: Measure, ctx: Ctx) -> pl.Expr:
     """The ranked grades ``m`` reads: all of them, or only the judged (``judged_only``)."""
-    return K.grades(bool(m.params.get("judged_only", False)))
+    return K.grades(bool(m.params.get("judged_only", False)), ctx.grades)
 
 
 def num_rel(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -70,9 +70,9 @@ def present(value: pl.Expr, ctx: Ctx) -> pl.Expr:
     return pl.when(ctx.n_retrieved() > 0).then(value).otherwise(0.0)
 
 
-def unjudged() -> pl.Expr:
+def unjudged(ctx: Ctx) -> pl.Expr:
     """Boolean: not judged, or a negative grade (trec_eval's labels -1 and -2)."""
-    return (pl.col(K.REL) < 0).fill_null(True)
+    return (ctx.grades < 0).fill_null(True)
 
 
 def positions() -> pl.Expr:
@@ -81,12 +81,12 @@ def positions() -> pl.Expr:
 
 
 def _numrelret(m: Measure, ctx: Ctx) -> pl.Expr:
-    rel = K.relevant(m.params["rel"], ranked(m)).cast(pl.UInt32)
+    rel = K.relevant(m.params["rel"], ranked(m, ctx)).cast(pl.UInt32)
     return ctx.cumulative(m, "n", rel, m.cutoff)
 
 
 def _numrel(m: Measure, ctx: Ctx) -> pl.Expr:
-    return ctx.over_judgments(m, "R", K.relevant(m.params["rel"]).sum())
+    return ctx.over_judgments(m, "R", K.relevant(m.params["rel"], ctx.grades).sum())
 
 
 def _p(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -104,32 +104,32 @@ def _success(m: Measure, ctx: Ctx) -> pl.Expr:
 def _rr(m: Measure, ctx: Ctx) -> pl.Expr:
     # the first relevant rank, over the whole ranking: one column serves every cutoff
     uncut = Measure("RR", rel=m.params["rel"], judged_only=m.params["judged_only"])
-    first = ctx.over_ranking(uncut, "first", K.first_relevant(m.params["rel"], ranked(m)))
+    first = ctx.over_ranking(uncut, "first", K.first_relevant(m.params["rel"], ranked(m, ctx)))
     within = first > 0 if m.cutoff is None else (first > 0) & (first <= m.cutoff)
     return pl.when(within).then(1.0 / first).otherwise(0.0)
 
 
 def _ap(m: Measure, ctx: Ctx) -> pl.Expr:
-    t, g = m.params["rel"], ranked(m)
+    t, g = m.params["rel"], ranked(m, ctx)
     return over_r(ctx.cumulative(m, "sum", lambda n: K.ap_terms(t, K.top(g, n)), m.cutoff), m, ctx)
 
 
 def r_in_ranking(m: Measure, ctx: Ctx) -> pl.Expr:
     """R (the judged relevant documents) for use inside ranking kernels."""
     t = m.params["rel"]
-    return ctx.judgments_in_ranking(Measure("NumRel", rel=t), "R", K.relevant(t).sum())
+    return ctx.judgments_in_ranking(Measure("NumRel", rel=t), "R", K.relevant(t, ctx.grades).sum())
 
 
 def _rprec(m: Measure, ctx: Ctx) -> pl.Expr:
     r = r_in_ranking(m, ctx)
-    return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r, ranked(m))), m, ctx)
+    return over_r(ctx.over_ranking(m, "hits", K.rprec_hits(m.params["rel"], r, ranked(m, ctx))), m, ctx)
 
 
 def _bpref(m: Measure, ctx: Ctx) -> pl.Expr:
     t = m.params["rel"]
-    clipped = ctx.over_ranking(m, "clipped", K.bpref_clipped(t, r_in_ranking(m, ctx), ranked(m)))
+    clipped = ctx.over_ranking(m, "clipped", K.bpref_clipped(t, r_in_ranking(m, ctx), ranked(m, ctx)))
     # N: judged non-relevant (grade in [0, rel)); min(N, R) >= 1 wherever clipped > 0
-    n = ctx.over_judgments(Measure("NumRel", rel=t), "N", K.judged_nonrelevant(t).sum())
+    n = ctx.over_judgments(Measure("NumRel", rel=t), "N", K.judged_nonrelevant(t, ctx.grades).sum())
     denom = pl.min_horizontal(n, num_rel(m, ctx))
     uncut = Measure("NumRelRet", rel=t, judged_only=m.params["judged_only"])
     numer = ctx.value(uncut) - pl.when(clipped == 0).then(0.0).otherwise(clipped / denom)

@@ -26,7 +26,7 @@ def _rprec_mult(m: Measure, ctx: Ctx) -> pl.Expr:
     t, x = m.params["rel"], float(m.params["mult"])
     r = r_in_ranking(m, ctx)
     c = (x * r.fill_null(0).cast(pl.Float64) + 0.9).floor()  # (long)(x R + 0.9), as trec_eval
-    hits = K.relevant(t, ranked(m)).head(c.cast(pl.Int64)).sum().cast(pl.Float64)
+    hits = K.relevant(t, ranked(m, ctx)).head(c.cast(pl.Int64)).sum().cast(pl.Float64)
     value = ctx.over_ranking(m, "p", pl.when(c > 0).then(hits / c).otherwise(0.0))
     return present(value, ctx)
 
@@ -39,7 +39,7 @@ def _relp(m: Measure, ctx: Ctx) -> pl.Expr:
 
 
 def _bing(m: Measure, ctx: Ctx) -> pl.Expr:
-    g = ranked(m)
+    g = ranked(m, ctx)
     b = K.relevant(m.params["rel"], g)
     nonrel_above = K.positions(g).cast(pl.Float64) - b.cast(pl.Float64).cum_sum()
     term = pl.when(b).then(1.0 / (nonrel_above + 2.0).log(2)).otherwise(0.0)
@@ -64,7 +64,7 @@ def _infap_sum(t: float, rel: pl.Expr) -> pl.Expr:
 
 
 def _infap(m: Measure, ctx: Ctx) -> pl.Expr:
-    total = ctx.over_ranking(m, "sum", _infap_sum(m.params["rel"], ranked(m)))
+    total = ctx.over_ranking(m, "sum", _infap_sum(m.params["rel"], ranked(m, ctx)))
     r = ctx.value(Measure("NumRel", rel=m.params["rel"]))
     return present(pl.when(r > 0).then(total / r).otherwise(0.0), ctx)
 

@@ -39,7 +39,7 @@ def stop_probability(g_max: float, g: pl.Expr) -> pl.Expr:
 
 
 def _err(m: Measure, ctx: Ctx) -> pl.Expr:
-    g = ranked(m)
+    g = ranked(m, ctx)
     stop = stop_probability(float(m.params["g_max"]), g)
     reach = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)  # P(the user gets to rank i)
     return ctx.cumulative(m, "err", stop * reach / K.positions(g), m.cutoff)

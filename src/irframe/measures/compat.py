@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, number_param, register
 from irframe.measures._params import bool_param
 from irframe.measures.binary import positions, present
@@ -37,8 +36,7 @@ def _ideal_positions(positive: pl.Expr, g: pl.Expr) -> pl.Expr:
     return (above + order.cast(pl.Int64) - higher.cast(pl.Int64)).cast(pl.Float64)
 
 
-def _compat_kernel(p: float, normalize: bool, positive: pl.Expr) -> pl.Expr:
-    g = pl.col(K.REL)
+def _compat_kernel(p: float, normalize: bool, positive: pl.Expr, g: pl.Expr) -> pl.Expr:
     m = positive.len().cast(pl.Float64)
     depth = pl.max_horizontal(pl.len(), positive.len())
     i = pl.int_range(1, depth + 1, dtype=pl.UInt32).cast(pl.Float64)
@@ -56,9 +54,10 @@ def _compat_kernel(p: float, normalize: bool, positive: pl.Expr) -> pl.Expr:
 
 
 def _compat(m: Measure, ctx: Ctx) -> pl.Expr:
-    rel = pl.col(K.REL).cast(pl.Float64)
+    rel = ctx.grades.cast(pl.Float64)
     positive = ctx.judged_grades_in_ranking(_KEY, "positive_grades", rel.filter(rel > 0).sort())
-    kernel = _compat_kernel(float(m.params["p"]), bool(m.params["normalize"]), positive.drop_nulls())
+    p, normalize = float(m.params["p"]), bool(m.params["normalize"])
+    kernel = _compat_kernel(p, normalize, positive.drop_nulls(), ctx.grades)
     return present(ctx.over_ranking(m, "compat", kernel), ctx)
 
 

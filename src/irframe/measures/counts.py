@@ -18,7 +18,7 @@ def shown(m: Measure, ctx: Ctx) -> pl.Expr:
     """Documents in the top k that exist: min(k, retrieved) (judged ones for ``judged_only``)."""
     if m.params["judged_only"]:
         uncut = Measure("NumRet", judged_only=True)
-        n = ctx.over_ranking(uncut, "n", ranked(m).len())
+        n = ctx.over_ranking(uncut, "n", ranked(m, ctx).len())
     else:
         n = ctx.n_retrieved()
     return n if m.cutoff is None else n.clip(upper_bound=m.cutoff)
@@ -30,7 +30,7 @@ def _numret(m: Measure, ctx: Ctx) -> pl.Expr:
 
 def _judged(m: Measure, ctx: Ctx) -> pl.Expr:
     top = shown(m, ctx)
-    judged = ctx.cumulative(m, "n", K.judged(ranked(m)).cast(pl.UInt32), m.cutoff)
+    judged = ctx.cumulative(m, "n", K.judged(ranked(m, ctx)).cast(pl.UInt32), m.cutoff)
     return pl.when(top > 0).then(judged / top).otherwise(0.0)
 
 
@@ -53,7 +53,7 @@ def _numq(m: Measure, ctx: Ctx) -> pl.Expr:
 
 def _unj(m: Measure, ctx: Ctx) -> pl.Expr:
     k = cast("int", m.cutoff)  # the family requires a cutoff
-    n = ctx.over_ranking(m, "n", unjudged().head(k).sum())
+    n = ctx.over_ranking(m, "n", unjudged(ctx).head(k).sum())
     return present(per_k(n, k, ctx), ctx)
 
 

@@ -19,7 +19,6 @@ from typing import cast
 
 import polars as pl
 
-from irframe import kernels as K
 from irframe.exceptions import InvalidParameterError
 from irframe.measures._base import (
     Ctx,
@@ -96,10 +95,10 @@ def _check_inst(values: Mapping[str, object], source: str) -> None:
         raise InvalidParameterError(msg)
 
 
-def _gains(m: Measure, unjudged: float) -> pl.Expr:
+def _gains(m: Measure, ctx: Ctx, unjudged: float) -> pl.Expr:
     """The ranked grades as gains in [0, 1] (ir_measures' scaling); ``unjudged`` for no judgment."""
     low, high = float(m.params["min_rel"]), float(m.params["max_rel"])
-    g = pl.col(K.REL).clip(lower_bound=0.0).clip(low, high)
+    g = ctx.grades.clip(lower_bound=0.0).clip(low, high)
     # divided by a column: polars divides by a scalar as g * (1 / scale) from 3 rows on, and
     # 2.5 * (1/3) != 2.5 / 3 flips BPM's "gain so far < T" where cwl-eval's sum is exactly T
     scale = pl.repeat(high - low, pl.len(), dtype=pl.Float64)
@@ -124,7 +123,7 @@ def _expected_gain(m: Measure, ctx: Ctx, cont: Continue, tail: Tail | None, fill
     the group_by, its ~60 scalar operations cost 4 s for 10,000 queries).
     """
     n = _length(m)
-    x = _gains(m, fill).head(n)
+    x = _gains(m, ctx, fill).head(n)
     if tail is None:
         x = x.extend_constant(fill, pl.lit(n, dtype=pl.UInt32) - x.len())
     i = pl.int_range(1, x.len() + 1, dtype=pl.UInt32).cast(pl.Float64)

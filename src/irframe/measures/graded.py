@@ -23,14 +23,14 @@ __all__: list[str] = []
 
 
 def _dcg(m: Measure, ctx: Ctx) -> pl.Expr:
-    gain, g = m.params["gain"], ranked(m)
+    gain, g = m.params["gain"], ranked(m, ctx)
     return ctx.cumulative(m, "dcg", lambda n: K.discounted(gain, K.top(g, n), n), m.cutoff)
 
 
 def _idcg(m: Measure, ctx: Ctx) -> pl.Expr:
     # each query's positive gains (a list, shared by every cutoff), sorted in descending order
     uncut = Measure("IDCG", gain=m.params["gain"])
-    gains = ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"]))
+    gains = ctx.judged_list(uncut, "gains", K.positive_gains(m.params["gain"], ctx.grades))
     return ctx.per_query_cumulative(m, "ideal", lambda n: K.ideal_dcg_terms(gains, n), m.cutoff)
 
 
@@ -100,7 +100,7 @@ def _rbp_gains(m: Measure, ctx: Ctx) -> pl.Expr:
     itself (ranx, trectools), only where it is >= rel when rel is set.
     """
     rel, how = m.params["rel"], m.params["gain"]
-    grade = pl.col(K.REL)
+    grade = ctx.grades
     if rel is not None:
         hit = (grade >= float(rel)).fill_null(False)
         return pl.when(hit).then(grade if how == "linear" else pl.lit(1.0)).otherwise(0.0)
@@ -108,7 +108,7 @@ def _rbp_gains(m: Measure, ctx: Ctx) -> pl.Expr:
     if how == "linear":
         return g
     key = Measure("NumRel")
-    top = ctx.judgments_in_ranking(key, "gmax", pl.col(K.REL).filter(pl.col(K.REL) >= 0).max().fill_null(0))
+    top = ctx.judgments_in_ranking(key, "gmax", grade.filter(grade >= 0).max().fill_null(0))
     top = top.cast(pl.Float64)
     return pl.when(top > 1).then(g / top).otherwise(g)  # trec_eval rescales the grades into [0, 1]
 
@@ -117,7 +117,7 @@ def _rbp(m: Measure, ctx: Ctx) -> pl.Expr:
     p = float(m.params["p"])
     if m.params["residual"]:
         # cwl-eval's residual: unjudged documents and the unseen ranks below the run gain 1
-        unj = pl.col(K.REL).is_null()
+        unj = ctx.grades.is_null()
         resid = _powers(p).last() + (1.0 - p) * _weights(p).filter(unj).sum()
         return present(ctx.over_ranking(m, "resid", resid.clip(upper_bound=1.0)), ctx)
     total = ctx.over_ranking(m, "sum", (_rbp_gains(m, ctx) * _weights(p)).sum())
@@ -126,7 +126,7 @@ def _rbp(m: Measure, ctx: Ctx) -> pl.Expr:
 
 def _rbp_resid(m: Measure, ctx: Ctx) -> pl.Expr:
     p = float(m.params["p"])
-    unj = unjudged()
+    unj = unjudged(ctx)
     # at most 1 (all unjudged: p^n + (1-p)(1 + ... + p^(n-1)) = 1); the sum can round 1 ulp above
     resid = (_powers(p).last() + (1.0 - p) * _weights(p).filter(unj).sum()).clip(upper_bound=1.0)
     value = ctx.over_ranking(m, "resid", pl.when(unj.any()).then(resid).otherwise(0.0))

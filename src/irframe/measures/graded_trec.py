@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from irframe import kernels as K
 from irframe.measures._base import Ctx, Family, Measure, Params, TrecName, register
 from irframe.measures._params import REL
 from irframe.measures.binary import positions, present, r_in_ranking
@@ -20,14 +19,13 @@ __all__: list[str] = []
 _KEY = Measure("NumRel")  # the ideal ranking does not depend on the measure: share it
 
 
-def _gains() -> pl.Expr:
-    rel = pl.col(K.REL)
+def _gains(rel: pl.Expr) -> pl.Expr:
     return pl.when(rel > 0).then(rel).otherwise(0.0).fill_null(0.0)
 
 
 def _ideal(ctx: Ctx) -> pl.Expr:
     """The query's positive grades best first, then one 0 (length m + 1), in a ranking kernel."""
-    rel = pl.col(K.REL).cast(pl.Float64)
+    rel = ctx.grades.cast(pl.Float64)
     grades = ctx.judged_grades_in_ranking(_KEY, "ideal", rel.filter(rel > 0).sort(descending=True))
     return grades.drop_nulls().append(pl.lit(0.0))
 
@@ -37,9 +35,9 @@ def _at(prefix: pl.Expr, i: pl.Expr) -> pl.Expr:
     return prefix.gather((i.clip(lower_bound=1.0) - 1.0).clip(upper_bound=prefix.len() - 1).cast(pl.Int64))
 
 
-def _dcg_prefix() -> pl.Expr:
-    """DCG(i) at rank i of the ranking."""
-    return (_gains() / (positions() + 1.0).log(2)).cum_sum()
+def _dcg_prefix(rel: pl.Expr) -> pl.Expr:
+    """DCG(i) at rank i of the ranking ``rel``."""
+    return (_gains(rel) / (positions() + 1.0).log(2)).cum_sum()
 
 
 def _idcg_prefix(ideal: pl.Expr) -> pl.Expr:
@@ -48,8 +46,8 @@ def _idcg_prefix(ideal: pl.Expr) -> pl.Expr:
     return (ideal / (ranks + 1.0).log(2)).cum_sum()
 
 
-def _g_kernel(ideal: pl.Expr) -> pl.Expr:
-    g = _gains()
+def _g_kernel(ideal: pl.Expr, rel: pl.Expr) -> pl.Expr:
+    g = _gains(rel)
     i = positions()
     top = ideal.len().cast(pl.Float64)  # m + 1: the padding 0 counts max(0, 1) = 1
     capped = ideal.clip(lower_bound=1.0).cum_sum()  # sum of max(I_j, 1), j <= b
@@ -59,20 +57,20 @@ def _g_kernel(ideal: pl.Expr) -> pl.Expr:
     return pl.when(denom > 0).then(total / denom).otherwise(0.0)
 
 
-def _ndcg_rel_kernel(ideal: pl.Expr) -> pl.Expr:
-    g = _gains()
+def _ndcg_rel_kernel(ideal: pl.Expr, rel: pl.Expr) -> pl.Expr:
+    g = _gains(rel)
     m = ideal.len().cast(pl.Float64) - 1.0
-    dcg, idcg = _dcg_prefix(), _idcg_prefix(ideal)
+    dcg, idcg = _dcg_prefix(rel), _idcg_prefix(ideal)
     terms = pl.when(g > 0).then(dcg / _at(idcg, positions().clip(upper_bound=m))).otherwise(0.0).sum()
     found = (g > 0).sum().cast(pl.Float64)
     total = terms + (m - found) * dcg.last() / _at(idcg, m).first()
     return pl.when((m > 0) & (total > 0)).then(total / m).otherwise(0.0)
 
 
-def _rndcg_kernel(ideal: pl.Expr, r: pl.Expr) -> pl.Expr:
+def _rndcg_kernel(ideal: pl.Expr, r: pl.Expr, rel: pl.Expr) -> pl.Expr:
     n = pl.len().cast(pl.Float64)
     m = ideal.len().cast(pl.Float64) - 1.0
-    dcg, idcg = _dcg_prefix(), _idcg_prefix(ideal)
+    dcg, idcg = _dcg_prefix(rel), _idcg_prefix(ideal)
     b = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32).cast(pl.Float64)
     boundary = (ideal != ideal.shift(-1)).fill_null(False) & (b <= m)
     terms = (_at(dcg, b.clip(upper_bound=n)) / idcg).filter(boundary)
@@ -83,16 +81,16 @@ def _rndcg_kernel(ideal: pl.Expr, r: pl.Expr) -> pl.Expr:
 
 
 def _g(m: Measure, ctx: Ctx) -> pl.Expr:
-    return present(ctx.over_ranking(m, "G", _g_kernel(_ideal(ctx))), ctx)
+    return present(ctx.over_ranking(m, "G", _g_kernel(_ideal(ctx), ctx.grades)), ctx)
 
 
 def _ndcg_rel(m: Measure, ctx: Ctx) -> pl.Expr:
-    return present(ctx.over_ranking(m, "v", _ndcg_rel_kernel(_ideal(ctx))), ctx)
+    return present(ctx.over_ranking(m, "v", _ndcg_rel_kernel(_ideal(ctx), ctx.grades)), ctx)
 
 
 def _rndcg(m: Measure, ctx: Ctx) -> pl.Expr:
     r = r_in_ranking(m, ctx)
-    return present(ctx.over_ranking(m, "v", _rndcg_kernel(_ideal(ctx), r)), ctx)
+    return present(ctx.over_ranking(m, "v", _rndcg_kernel(_ideal(ctx), r, ctx.grades)), ctx)
 
 
 register(Family(

@@ -40,7 +40,7 @@ def iprec_kernel(t: float, recall: float, r: pl.Expr, g: pl.Expr = K.GRADES) -> 
 def _iprec(m: Measure, ctx: Ctx) -> pl.Expr:
     t, x = m.params["rel"], float(m.params["recall"])
     r = r_in_ranking(m, ctx)
-    value = ctx.over_ranking(m, "ip", iprec_kernel(t, x, r, ranked(m)))
+    value = ctx.over_ranking(m, "ip", iprec_kernel(t, x, r, ranked(m, ctx)))
     return pl.when(ctx.n_retrieved() > 0).then(value).otherwise(0.0)
 
 

@@ -21,13 +21,13 @@ _REL = Params((REL, JUDGED_ONLY))
 
 
 def _fallout(m: Measure, ctx: Ctx) -> pl.Expr:
-    t, g = m.params["rel"], ranked(m)
+    t, g = m.params["rel"], ranked(m, ctx)
 
     def terms(n: int | None) -> pl.Expr:
         return K.judged_nonrelevant(t, K.top(g, n)).cast(pl.UInt32)
 
     hits = ctx.cumulative(m, "nonrel", terms, m.cutoff)
-    total = ctx.over_judgments(Measure("NumRel", rel=t), "N", K.judged_nonrelevant(t).sum())
+    total = ctx.over_judgments(Measure("NumRel", rel=t), "N", K.judged_nonrelevant(t, ctx.grades).sum())
     return pl.when(total > 0).then(hits / total).otherwise(0.0)
 
 
@@ -40,12 +40,12 @@ def _auroc_kernel(t: float, g: pl.Expr) -> pl.Expr:
 
 
 def _auroc(m: Measure, ctx: Ctx) -> pl.Expr:
-    g = K.top(ranked(m), m.cutoff)
+    g = K.top(ranked(m, ctx), m.cutoff)
     return ctx.over_ranking(m, "auc", _auroc_kernel(m.params["rel"], g))
 
 
 def _apret(m: Measure, ctx: Ctx) -> pl.Expr:
-    t, jo, g = m.params["rel"], m.params["judged_only"], ranked(m)
+    t, jo, g = m.params["rel"], m.params["judged_only"], ranked(m, ctx)
     # AP's own sum (the column is shared with AP@k), over the relevant documents in the top k
     total = ctx.cumulative(
         Measure("AP", m.cutoff, rel=t, judged_only=jo), "sum", lambda n: K.ap_terms(t, K.top(g, n)), m.cutoff

@@ -87,7 +87,7 @@ def _utility(m: Measure, ctx: Ctx) -> pl.Expr:
 
 def _nonrel_judged(m: Measure, ctx: Ctx) -> pl.Expr:
     t = m.params["rel"]
-    return ctx.over_ranking(m, "n", _cut(K.judged_nonrelevant(t), m.cutoff).sum())
+    return ctx.over_ranking(m, "n", _cut(K.judged_nonrelevant(t, ctx.grades), m.cutoff).sum())
 
 
 def _cut(expr: pl.Expr, k: int | None) -> pl.Expr:

@@ -56,20 +56,21 @@ class QueryView:
         self._m, self._ctx = m, ctx
         self.k = m.cutoff
         self.params = m.params
-        g = K.grades(bool(m.params["judged_only"]))
+        g = K.grades(bool(m.params["judged_only"]), ctx.grades)
         self.grades = g if m.cutoff is None else g.head(m.cutoff)
 
     @property
     def judged(self) -> pl.Expr:
         """Every judged grade of the query, retrieved or not, in no particular order."""
         # one column for every user measure: the grades do not depend on the measure
-        return self._ctx.judged_grades_in_ranking(Measure("NumRel"), "judged", K.GRADES.drop_nulls())
+        return self._ctx.judged_grades_in_ranking(Measure("NumRel"), "judged", self._ctx.grades.drop_nulls())
 
 
 class _Probe:
     """A stand-in Ctx to learn the kernel's result type on an empty frame (no data)."""
 
     JUDGED = "__ir_probe_judged"
+    grades = K.GRADES
 
     def judged_grades_in_ranking(self, m: Measure, name: str, expr: pl.Expr) -> pl.Expr:
         return pl.col(self.JUDGED).first().explode()
