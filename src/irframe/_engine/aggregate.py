@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from irframe._input.frames import PolarsFrame as Frame
 from irframe.exceptions import EmptyInputError
 from irframe.measures import Measure
 
@@ -49,10 +50,13 @@ def counted(in_run: str, judged: str, missing: str) -> pl.Expr:
 
 
 def _partial(label: str, how: str, mask: pl.Expr) -> pl.Expr:
+    """A group's sum of the counted values, in sorted order: a float sum depends on the
+    order and on how polars sums (one column, a group of a group_by), and a system's mean
+    must not change in the last bit with the rows or the other systems beside it."""
     col = pl.col(label).filter(mask)
     if how == "gmean":
         col = col.clip(lower_bound=GM_FLOOR).log()
-    return col.sum().alias(label)
+    return col.sort().sum().alias(label)
 
 
 def partial_sums(
@@ -100,11 +104,27 @@ def combine_partials(
 ) -> Any:
     """Add partial sums up per group and finish them: the means."""
     summed = [pl.col(c).sum() for c in (*labels, *COUNTS)]
+    lf: Any
     if by:
         lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
     else:
         lf = partials.select(summed)
+    if isinstance(lf, pl.DataFrame):
+        lf = materialized(lf)
     return lf.with_columns(_finish(m, (aggregates or {}).get(m, "mean")) for m in labels)
+
+
+def materialized(table: Frame) -> Frame:
+    """An eager table whose every column holds its values (a lazy one as it is).
+
+    A DataFrame may hold a column as one broadcast value (a one-row aggregate, a cross
+    join with a one-row frame), and polars divides by such a column as by a scalar:
+    ``x * (1/k)``, which is not ``x / k`` in floating point (0.5333.../6 gave
+    0.08888888888888888 for 0.08888888888888889).  A table built from its Series has none.
+    """
+    if isinstance(table, pl.DataFrame):
+        return pl.DataFrame(table.get_columns())
+    return table
 
 
 def summarize_table(

@@ -31,6 +31,7 @@ from typing import Generic
 import polars as pl
 
 from irframe import kernels as K
+from irframe._engine.aggregate import materialized
 from irframe._engine.compiler import N_ROWS, PREFIX, Compiler
 from irframe._engine.keyed import combined_hash, surplus_rows
 from irframe._input.columns import RunColumns
@@ -356,24 +357,13 @@ def finish(
     )
     if not kernels_ran:
         table = run_kernels(table, comp)
-    table = _materialized(table)
+    table = materialized(table)
     post = {k: e for k, e in comp.post.items() if k not in computed}
     if post:
-        table = _materialized(table.with_columns(**post))
+        table = materialized(table.with_columns(**post))
     return table.with_columns(
         pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
     )
-
-
-def _materialized(table: Frame) -> Frame:
-    """An eager table whose every column holds its values.
-
-    A DataFrame may hold a column as one broadcast value (a cross join with a one-row
-    frame makes one), and polars divides by such a column as by a scalar: ``x * (1/k)``,
-    which is not ``x / k`` in floating point (0.5333.../6 gave 0.08888888888888888 for
-    0.08888888888888889).  A table built from its Series has none of them.
-    """
-    return pl.DataFrame(table.get_columns()) if isinstance(table, pl.DataFrame) else table
 
 
 def dup_probe(cols: Sequence[str]) -> pl.Expr:
