@@ -54,6 +54,7 @@ def evaluate(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    depth: int | None = None,
     queries: Any = None,
     **backend_options: Any,
 ) -> FrameT:
@@ -64,12 +65,17 @@ def evaluate(
     run : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
         Long format: one row per (query, document) with a ``rank`` (ascending) or a
         ``score`` (descending, ties broken by doc id descending like trec_eval) column.
+        Also the peers' in-memory forms (the result is then a polars frame): a dict
+        ``{query_id: {doc_id: score}}`` (pytrec_eval, ranx), a ranx ``Run``, or a list
+        or iterator of ir_measures ``ScoredDoc`` tuples.
     measures : str, Measure or a list of them
         ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"RR"``, ``"AP"``, trec_eval names such as
         ``"ndcg_cut_10"``... The output columns are named by these strings.
     qrels : frame, optional
         Judgments (query, document, relevance). Without it, grades are read from the run's
-        ``relevance`` column (the golden-set case; null means not judged).
+        ``relevance`` column (the golden-set case; null means not judged).  Also a dict
+        ``{query_id: {doc_id: grade}}`` (integer grades), a ranx ``Qrels``, or a list or
+        iterator of ir_measures ``Qrel`` tuples (``iteration`` is the subtopic).
     by : str, pl.Expr or a list of them, optional
         Columns to evaluate separately: stacked systems, segments... A by-column found in
         ``queries`` or in ``qrels`` is a query attribute (copied onto the run by query id
@@ -107,6 +113,11 @@ def evaluate(
         (descending), or ``"auto"``: the rank when present, else the score. With both
         columns, ``"auto"`` raises when they disagree within a query. Ties are broken by
         doc id, descending (trec_eval's rule), either way.
+    depth : int, optional
+        At most this many documents per query: the first ``depth`` in ranking order
+        (trec_eval's ``-M``; the documents below are left out before anything else,
+        so ``NumRet`` is at most ``depth``, R and IDCG do not change, and a document
+        repeated only below the depth is no duplicate).  Default: all of them.
     queries : frame, optional
         Query attributes keyed by query id (a ``query_id`` column, or the run's or qrels'
         query column): its columns can be used in ``by``. Every backend takes it (a
@@ -172,6 +183,10 @@ def evaluate(
     ╞══════════╪══════╪═══════════╪═══════════╪════════════╡
     │ 0.822143 ┆ 0.75 ┆ 2         ┆ 0         ┆ 0          │
     └──────────┴──────┴───────────┴───────────┴────────────┘
+    >>> irframe.evaluate(run, ["RR", "NumRet"], depth=1, per_query=True).rows()  # trec_eval -M 1
+    [('q1', 0.0, 1.0), ('q2', 1.0, 1.0)]
+    >>> irframe.evaluate({"q1": {"a": 0.2, "b": 0.9}}, ["RR"], {"q1": {"a": 1}}).item(0, "RR")
+    0.5
     """
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
@@ -189,7 +204,7 @@ def evaluate(
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
         qrels_subtopic_col=qrels_subtopic_col,
-        columns=columns, order=order,
+        columns=columns, order=order, depth=depth,
     )  # fmt: skip
     backend = backend_for(run)
     if queries is not None:

@@ -81,6 +81,9 @@ class Options:
     missing: Missing = "zero"
     duplicates: Duplicates = "error"
     order: Order = "auto"
+    # trec_eval's -M: at most this many documents per query, the first in ranking order
+    # (see irframe._engine.plan.at_depth); None: all of them
+    depth: int | None = None
     columns: str | None = None  # the preset applied (None: the names above, auto-detected)
 
     @classmethod
@@ -223,6 +226,10 @@ def _columns_arg(columns: object, where: str) -> tuple[str | None, dict[str, str
 
 
 def _check(name: str, value: object, where: str) -> None:
+    if name == "depth":
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise InvalidParameterError.for_value(name, where, "an int in the range [1, inf) or None", value)
+        return
     allowed: tuple[object, ...] | None = CHOICES.get(name)
     if allowed is None:
         if value is None and name in _OPTIONAL_COLUMNS:
