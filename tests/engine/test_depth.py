@@ -160,3 +160,23 @@ def test_cli_dash_m(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     header, row = capsys.readouterr().out.splitlines()[:2]
     values = dict(zip(header.split(","), row.split(","), strict=True))
     assert (float(values["NumRet"]), float(values["AP"])) == (2.0, pytest.approx(0.25))  # c, a: 1/2 / 2
+
+
+def test_parquet_and_dask_through_evaluate(tmp_path: Any) -> None:
+    """Out of core and on Dask, ``irframe.evaluate(..., depth=)`` hands the one options value
+    to the backend, which cuts each query (a query's rows stay in one bucket/partition)."""
+    run = {"query_id": [f"q{i % 5}" for i in range(60)], "doc_id": [f"d{i}" for i in range(60)],
+           "score": [float(i % 7) for i in range(60)]}  # fmt: skip
+    qrels = {"query_id": [f"q{i % 5}" for i in range(0, 60, 2)], "doc_id": [f"d{i}" for i in range(0, 60, 2)],
+             "relevance": [1] * 30}  # fmt: skip
+    labels = ["AP", "NumRet", "P@3"]
+    expected = oracle_evaluate(cut(run, 4), qrels, labels)
+    path = tmp_path / "run.parquet"
+    pl.DataFrame(run).write_parquet(path)
+    got = irframe.evaluate(str(path), labels, pl.DataFrame(qrels), per_query=True, depth=4, buckets=2)
+    assert_close_dicts(per_query_dict(got, labels), expected, tol=TOL)
+    dd = pytest.importorskip("dask.dataframe", reason="needs pip install dask[dataframe]")
+    pd = pytest.importorskip("pandas")
+    frame = dd.from_pandas(pd.DataFrame(run), npartitions=3)
+    got = irframe.evaluate(frame, labels, pd.DataFrame(qrels), per_query=True, depth=4).compute()
+    assert_close_dicts(per_query_dict(got, labels), expected, tol=TOL)
