@@ -41,8 +41,8 @@ from irframe.measures import Measure
 
 __all__ = [
     "DISAGREE", "DISTINCT", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC",
-    "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "at_depth", "diagnostics", "dup_probe",
-    "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is", "join_grades",
+    "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "at_depth", "best_ranked", "diagnostics",
+    "dup_probe", "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is", "join_grades",
     "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
 ]  # fmt: skip
 
@@ -164,17 +164,14 @@ def at_depth(run: Frame, cols: RunColumns, opts: Options) -> Frame:
     if opts.depth is None:
         return run
     by, desc = cols.ranking()
-    keys = list(cols.keys)
     if opts.duplicates == "first":
-        run = run.sort([*keys, *by], descending=[False] * len(keys) + desc, nulls_last=True).unique(
-            subset=[*keys, cols.doc], keep="first", maintain_order=True
-        )
+        run = best_ranked(run, cols)
     position = pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(by, descending=desc, nulls_last=True).arg_sort()
     order = pl.col(cols.order_col)
     unranked = order.is_null() | pl.col(cols.doc).is_null()
     if run.collect_schema()[cols.order_col].is_float():
         unranked = unranked | order.is_nan()
-    return run.filter((position.over(keys) < opts.depth) | unranked)
+    return run.filter((position.over(list(cols.keys)) < opts.depth) | unranked)
 
 
 def prepare(
@@ -224,12 +221,17 @@ def join_grades(inp: Inputs[Frame], cols: RunColumns, opts: Options, *, keep_ord
             maintain_order="left" if keep_order else "none",
         )
     if opts.duplicates == "first":
-        # keep the best-ranked row of a repeated document: order first, then dedupe
-        by_order, desc = cols.ranking()
-        rows = rows.sort(by_order, descending=desc, nulls_last=True).unique(
-            subset=[*cols.keys, cols.doc], keep="first", maintain_order=True
-        )
+        rows = best_ranked(rows, cols)
     return rows
+
+
+def best_ranked(rows: Frame, cols: RunColumns) -> Frame:
+    """``duplicates="first"``: the best-ranked row of a repeated document (the rows are put
+    in ranking order, then deduplicated)."""
+    by_order, desc = cols.ranking()
+    return rows.sort(by_order, descending=desc, nulls_last=True).unique(
+        subset=[*cols.keys, cols.doc], keep="first", maintain_order=True
+    )
 
 
 def judged_table(

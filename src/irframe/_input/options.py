@@ -16,15 +16,19 @@ from irframe.exceptions import InvalidParameterError, closest
 
 __all__ = [
     "CHOICES", "COLUMN_OPTIONS", "DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options",
-    "Order",
+    "Order", "Ties",
 ]  # fmt: skip
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
 Order = Literal["auto", "rank", "score"]
+# tied scores (or ranks): broken by doc id (trec_eval), or tie-aware values (McSherry and
+# Najork 2008): averaged over every order of the ties, or their best / worst order
+Ties = Literal["docid", "expected", "optimistic", "pessimistic"]
 # the values of the options that take one of a few (the command line's choices too)
 CHOICES: dict[str, tuple[str, ...]] = {
     "missing": get_args(Missing), "duplicates": get_args(Duplicates), "order": get_args(Order),
+    "ties": get_args(Ties),
 }  # fmt: skip
 DEFAULT_RANK = "rank"
 
@@ -84,6 +88,8 @@ class Options:
     # trec_eval's -M: at most this many documents per query, the first in ranking order
     # (see irframe._engine.plan.at_depth); None: all of them
     depth: int | None = None
+    # the measures' values under tied scores (see irframe._engine.ties); "docid": trec_eval's
+    ties: Ties = "docid"
     columns: str | None = None  # the preset applied (None: the names above, auto-detected)
 
     @classmethod
