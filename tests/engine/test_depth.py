@@ -88,8 +88,9 @@ def test_buckets_cut_each_query(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run evaluated in query buckets is cut per query, as in one pass."""
     run = {"query_id": [f"q{i % 7}" for i in range(300)], "doc_id": [f"d{i}" for i in range(300)],
            "score": [float(i % 13) for i in range(300)]}  # fmt: skip
-    qrels = {"query_id": [f"q{i % 7}" for i in range(0, 300, 3)], "doc_id": [f"d{i}" for i in range(0, 300, 3)],
-             "relevance": [i % 3 for i in range(0, 300, 3)]}  # fmt: skip
+    judged = range(0, 300, 3)
+    qrels = {"query_id": [f"q{i % 7}" for i in judged], "doc_id": [f"d{i}" for i in judged],
+             "relevance": [i % 3 for i in judged]}  # fmt: skip
     labels = ["AP", "P@5", "nDCG@10", "NumRet"]
     monkeypatch.setattr(buckets, "BUCKET_ROWS", 60)
     got = irframe.evaluate(pl.DataFrame(run), labels, pl.DataFrame(qrels), per_query=True, depth=8)
@@ -107,7 +108,9 @@ def test_rank_order_and_pandas() -> None:
 
 
 def test_duplicates_first_takes_one_place() -> None:
-    run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "a", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]})
+    run = pl.DataFrame(
+        {"query_id": ["q1"] * 4, "doc_id": ["a", "a", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]}
+    )
     qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
     got = irframe.evaluate(run, ["NumRet", "RR"], qrels, per_query=True, depth=2, duplicates="first")
     assert got.row(0) == ("q1", 2.0, 0.5)  # a, b
@@ -118,7 +121,9 @@ def test_duplicates_first_takes_one_place() -> None:
 def test_unrankable_rows_below_the_depth_still_raise() -> None:
     run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, None]})
     with pytest.raises(InvalidDataError, match="null"):
-        irframe.evaluate(run, ["RR"], pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}), depth=1)
+        irframe.evaluate(
+            run, ["RR"], pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}), depth=1
+        )
 
 
 def test_diversity_measures_are_cut_too() -> None:

@@ -182,7 +182,9 @@ def _evaluate(ds: str, specs: list[tuple[str, Any]], depth: int | None = None) -
 
 
 @functools.cache
-def irframe_outputs(ds: str, level: int | None, judged_only: bool, depth: int | None = None) -> dict[str, Output]:
+def irframe_outputs(
+    ds: str, level: int | None, judged_only: bool, depth: int | None = None
+) -> dict[str, Output]:
     """irframe's results for every name it can express, in one evaluate call per dataset
     (keyed by trec name; names whose batch fails are retried alone by irframe_output)."""
     specs: dict[str, tuple[str, Any]] = {}
@@ -242,7 +244,13 @@ def _close(got: float | None, exp: float, tol: float) -> bool:
 
 
 def compare_one(
-    binary: str, ds: str, level: int | None, measure: str, judged_only: bool = False, depth: int | None = None
+    binary: str,
+    ds: str,
+    level: int | None,
+    measure: str,
+    judged_only: bool = False,
+    *,
+    depth: int | None = None,
 ) -> list[str]:
     """Mismatches between trec_eval and irframe for one measure on one dataset (``depth``:
     trec_eval's ``-M``, irframe's ``depth=``)."""

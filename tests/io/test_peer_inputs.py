@@ -19,8 +19,8 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe.exceptions import InvalidDataError, IrFrameError
 from helpers import PEERS_DIR
+from irframe.exceptions import InvalidDataError, IrFrameError
 
 TOL = 1e-12
 Nested = dict[str, dict[str, Any]]
@@ -127,7 +127,13 @@ def test_qrel_iteration_is_the_subtopic() -> None:
 
 
 # --- ranx: Run / Qrels objects and JSON files -------------------------------------------------
-RANX = {"ndcg@10": "nDCG(gain=linear)@10", "precision@5": "P@5", "map": "AP", "mrr": "RR", "recall@10": "R@10"}
+RANX = {
+    "ndcg@10": "nDCG(gain=linear)@10",
+    "precision@5": "P@5",
+    "map": "AP",
+    "mrr": "RR",
+    "recall@10": "R@10",
+}
 
 
 def _ranx_values(ranx: Any, qrels: Any, run: Any) -> dict[str, dict[str, float]]:
@@ -192,7 +198,9 @@ def test_cli_eval_reads_ranx_json(tmp_path: Path, capsys: pytest.CaptureFixture[
 
     (tmp_path / "qrels.json").write_text(json.dumps({"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}))
     (tmp_path / "run.json").write_text(json.dumps({"q1": {"a": 0.25, "b": 0.5}, "q2": {"c": 1.0}}))
-    assert main(["eval", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"), "-m", "RR", "-f", "csv"]) == 0
+    assert (
+        main(["eval", str(tmp_path / "qrels.json"), str(tmp_path / "run.json"), "-m", "RR", "-f", "csv"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[0].split(",")[:2] == ["system", "RR"]
     assert float(out[1].split(",")[1]) == pytest.approx((0.5 + 1.0) / 2, abs=TOL)
@@ -240,8 +248,8 @@ def test_tuples_of_the_other_role_raise() -> None:
 
 def test_ranx_objects_of_the_other_role_raise() -> None:
     ranx = pytest.importorskip("ranx", reason="needs pip install ranx (oracle)")
-    run, qrels = generate(9, ties=False)
-    with pytest.raises(InvalidDataError, match="qrels is a ranx Run.*pass it as the run"):
+    run, _ = generate(9, ties=False)
+    with pytest.raises(InvalidDataError, match=r"qrels is a ranx Run.*pass it as the run"):
         irframe.evaluate(ranx.Run(run), ["AP"], ranx.Run(run))
 
 
@@ -249,4 +257,5 @@ def test_ids_stay_as_given() -> None:
     got = irframe.evaluate({"007": {"01": 1.0}}, ["RR"], {"007": {"01": 1}}, per_query=True)
     assert got.rows() == [("007", 1.0)]
     ints = irframe.evaluate({7: {1: 1.0, 2: 2.0}}, ["RR"], {7: {1: 1}}, per_query=True)
-    assert ints.schema["query_id"] == pl.Int64 and ints.rows() == [(7, 0.5)]
+    assert ints.schema["query_id"] == pl.Int64
+    assert ints.rows() == [(7, 0.5)]

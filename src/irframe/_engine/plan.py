@@ -42,8 +42,8 @@ from irframe.measures import Measure
 __all__ = [
     "DISAGREE", "DISTINCT", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC",
     "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "at_depth", "best_ranked", "diagnostics",
-    "dup_probe", "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is", "join_grades",
-    "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
+    "dup_probe", "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is",
+    "join_grades", "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
 ]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
@@ -166,7 +166,9 @@ def at_depth(run: Frame, cols: RunColumns, opts: Options) -> Frame:
     by, desc = cols.ranking()
     if opts.duplicates == "first":
         run = best_ranked(run, cols)
-    position = pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(by, descending=desc, nulls_last=True).arg_sort()
+    position = (
+        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(by, descending=desc, nulls_last=True).arg_sort()
+    )
     order = pl.col(cols.order_col)
     unranked = order.is_null() | pl.col(cols.doc).is_null()
     if run.collect_schema()[cols.order_col].is_float():

@@ -100,7 +100,9 @@ def attach(plan: Plan, table: pl.LazyFrame, parts: Split, opts: Options) -> tupl
         keys = list(plan.keys)
         nums = _numerators(plan, opts, parts.measures)
         nums = nums.with_columns(pl.col(k).cast(df.schema[k]) for k in keys)
-        out = df.drop([c for c in labels if c in df.columns]).join(nums, on=keys, how="left", nulls_equal=True)
+        out = df.drop([c for c in labels if c in df.columns]).join(
+            nums, on=keys, how="left", nulls_equal=True
+        )
         finals = (pl.when(pl.col(JUDGED)).then(_final(label, m)).alias(label) for label, m in parts.measures)
         return out.with_columns(finals).drop([f"{label}:num" for label in labels])
 
@@ -138,7 +140,9 @@ def _rows(plan: Plan, opts: Options) -> pl.DataFrame:
     if plan.qrels_rows is not None:
         qkeys = list(plan.qrels_keys)
         q = plan.qrels_rows.select(*qkeys, cols.doc, pl.col(K.REL).alias(_GRADE)).collect()
-        r = r.with_columns(pl.col(c).cast(q.schema[c]) for c in (*qkeys, cols.doc) if r.schema[c] != q.schema[c])
+        r = r.with_columns(
+            pl.col(c).cast(q.schema[c]) for c in (*qkeys, cols.doc) if r.schema[c] != q.schema[c]
+        )
         r = r.join(q, on=[*qkeys, cols.doc], how="left")
     r = r.with_columns(pl.col(_GRADE).cast(pl.Float64).fill_nan(None))
     desc = cols.order == "score"
@@ -168,7 +172,9 @@ def tie_groups(rows: pl.DataFrame, keys: list[str], mode: str, descending: bool)
     """
     if mode != "expected":
         by = [*keys, _ORDER, _V]
-        rows = rows.sort(by, descending=[False] * len(keys) + [descending, mode == "optimistic"], maintain_order=True)
+        rows = rows.sort(
+            by, descending=[False] * len(keys) + [descending, mode == "optimistic"], maintain_order=True
+        )
     pos = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys)
     rows = rows.with_columns(pos.alias(_POS))
     if mode == "expected":
@@ -205,12 +211,15 @@ def _with_counts(rows: pl.DataFrame, keys: list[str], m: Measure) -> pl.DataFram
     chance that this rank holds the group's first relevant document,
     ``P(X = j) = P(X > j-1) - P(X > j)`` with ``P(X > j) = prod_{i<j} (t-r-i)/(t-i)``."""
     group = [*keys, _GRP]
-    rows = rows.with_columns((pl.col(_V).cum_sum().over(keys).max().over(group) - pl.col(_VG)).alias(_H))
+    rows = rows.with_columns(pl.col(_V).cum_sum().over(keys).alias(_H))  # (through this rank)
+    rows = rows.with_columns((pl.col(_H).max().over(group) - pl.col(_VG)).alias(_H))
     if m.family != "RR":
         return rows
     t, r = pl.col(_T).cast(pl.Float64), pl.col(_VG)
     above = (pl.col(_POS) - pl.col(_S) - 1).cast(pl.Float64)  # the group's documents above this rank
-    rows = rows.with_columns(((t - r - above) / (t - above)).clip(lower_bound=0.0).cum_prod().over(group).alias(_SURV))
+    rows = rows.with_columns(
+        ((t - r - above) / (t - above)).clip(lower_bound=0.0).cum_prod().over(group).alias(_SURV)
+    )
     first = pl.col(_SURV).shift(1, fill_value=1.0).over(group) - pl.col(_SURV)
     return rows.with_columns(first.alias(_FIRST))
 
@@ -266,9 +275,13 @@ def straddles(run: pl.LazyFrame, k: int, opts: Options) -> pl.DataFrame:
         run = best_ranked(run, cols)
     keys = list(cols.keys)
     rows = run.select(*keys, pl.col(cols.order_col).cast(pl.Float64).alias(_ORDER)).collect()
+    rows = rows.sort([*keys, _ORDER], descending=[False] * len(keys) + [cols.order == "score"])
     rows = tie_groups(rows.with_columns(pl.lit(0.0).alias(_V)), keys, "expected", cols.order == "score")
     at_k = rows.filter(pl.col(_POS) == k).select(
-        *keys, pl.col(_T).alias(TIED[0]), (k - pl.col(_S)).alias(TIED[1]), (pl.col(_T) > k - pl.col(_S)).alias(TIED[2])
+        *keys,
+        pl.col(_T).alias(TIED[0]),
+        (k - pl.col(_S)).alias(TIED[1]),
+        (pl.col(_T) > k - pl.col(_S)).alias(TIED[2]),
     )
     out = rows.select(keys).unique().join(at_k, on=keys, how="left", nulls_equal=True)
     out = out.with_columns(pl.col(TIED[2]).fill_null(False))

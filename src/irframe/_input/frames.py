@@ -101,7 +101,7 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
     if peer is not None:
         return peer.lazy(), Origin("polars")
     kind = type(obj).__module__.split(".")[0] + "." + type(obj).__name__
-    forms = f"; for a run or qrels also {PEER_FORMS}" if role.split(" ")[0] in ("run", "qrels") else ""
+    forms = f"; for a run or qrels also {PEER_FORMS}" if role.split(" ", 1)[0] in ("run", "qrels") else ""
     msg = (
         f"The {role} must be a pandas.DataFrame, polars.DataFrame or polars.LazyFrame, a "
         f"pyarrow.Table or an object with __arrow_c_stream__{forms}; got {kind}."

@@ -73,7 +73,7 @@ def peer_frame(obj: object, role: str) -> pl.DataFrame | None:
     >>> peer_frame({"q1": {"d1": 0.5}}, "qrels")
     Traceback (most recent call last):
     ...
-    irframe.exceptions.InvalidDataError: The qrels' grades are not all whole numbers ...
+    irframe.exceptions.InvalidDataError: The qrels has grades that are not all whole numbers ...
     """
     kind = role_of(role)
     if kind is None:
@@ -189,11 +189,14 @@ def tuples_frame(rows: Sequence[Any], kind: Role, role: str) -> pl.DataFrame:
     fields: tuple[str, ...] = first._fields
     value = _VALUE[kind]
     if value not in fields:
-        other = "score" if kind == "qrels" else "relevance"
-        holds = "a run (ScoredDoc)" if other == "score" else "qrels (Qrel)"
+        other, holds, as_ = (
+            ("score", "a run (ScoredDoc)", "run")
+            if kind == "qrels"
+            else ("relevance", "qrels (Qrel)", "qrels")
+        )
         msg = (
             f"The {role} is a sequence of {type(first).__name__} {fields}, without a {value!r} "
-            f"field: with {other!r} it holds {holds}. Hint: pass it as the {'run' if other == 'score' else 'qrels'}."
+            f"field: with {other!r} it holds {holds}. Hint: pass it as the {as_}."
         )
         raise InvalidDataError(msg)
     columns = dict(zip(fields, zip(*rows, strict=True), strict=True))
@@ -237,7 +240,7 @@ def _values(values: list[Any], kind: Role, role: str) -> pl.Series:
     """The scores (Float64) of a run, the grades (Int64, whole numbers) of qrels."""
     name = _VALUE[kind]
     try:
-        s = pl.Series(name, values, dtype=pl.Float64, strict=True)
+        s: pl.Series = pl.Series(name, values, dtype=pl.Float64, strict=True)
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
         bad = next((v for v in values if not isinstance(v, int | float)), None)
         msg = (
@@ -251,9 +254,10 @@ def _values(values: list[Any], kind: Role, role: str) -> pl.Series:
     if not whole.fill_null(True).all():
         bad_value = s.filter(~whole.fill_null(True)).item(0)
         msg = (
-            f"The {role}' grades are not all whole numbers (e.g. {bad_value!r}): "
+            f"The {role} has grades that are not all whole numbers (e.g. {bad_value!r}): "
             f"pytrec_eval and ranx read integer grades, and real-valued values are a run's scores. "
             "Hint: pass it as the run if it is one; else round the grades, e.g. int(grade)."
         )
         raise InvalidDataError(msg)
-    return s.cast(pl.Int64)
+    grades: pl.Series = s.cast(pl.Int64)
+    return grades
