@@ -46,8 +46,9 @@ TIE_AWARE = ("P", "R", "RR", "AP", "nDCG")
 _ORDER = "__tie_order"
 _GRADE = "__tie_grade"
 _V = "__tie_v"  # the measure's value of a document: relevant (1/0) or its gain
+_QID = "__tie_qid"  # the query (keys), as an integer
 _POS = "__tie_pos"  # 1-based rank
-_GRP = "__tie_grp"  # tie group within the query
+_GRP = "__tie_grp"  # tie group (of the query), as an integer
 _T = "__tie_t"  # documents in the group
 _S = "__tie_s"  # documents above the group
 _VG = "__tie_vg"  # relevant documents (gains) in the group
@@ -149,6 +150,29 @@ def _rows(plan: Plan, opts: Options) -> pl.DataFrame:
     return r.sort([*keys, _ORDER, cols.doc], descending=[False] * len(keys) + [desc, True])
 
 
+def tie_groups(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """``rows`` (in ranking order, each query's rows contiguous, with ``_ORDER``) with an
+    integer query id ``_QID``, each row's rank ``_POS``, and its tie group (the rows of one
+    query and one score): the group's id ``_GRP``, size ``_T`` and start ``_S``.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"q": ["a", "a", "a", "b"], _ORDER: [2.0, 1.0, 1.0, 1.0]})
+    >>> tie_groups(rows, ["q"]).select(_QID, _POS, _GRP, _T, _S).rows()
+    [(0, 1, 0, 1, 0), (0, 2, 1, 2, 1), (0, 3, 1, 2, 1), (1, 1, 2, 1, 0)]
+    """
+    new_query = pl.any_horizontal((pl.col(k) != pl.col(k).shift(1)).fill_null(True) for k in keys)
+    order = pl.col(_ORDER)
+    rows = rows.with_columns(
+        (new_query.cum_sum() - 1).cast(pl.Int64).alias(_QID),
+        ((new_query | (order != order.shift(1)).fill_null(True)).cum_sum() - 1).cast(pl.Int64).alias(_GRP),
+    )
+    rows = rows.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(_QID).alias(_POS))
+    return rows.with_columns(
+        pl.len().over(_GRP).cast(pl.Int64).alias(_T), (pl.col(_POS).min().over(_GRP) - 1).alias(_S)
+    )
+
+
 def _value(m: Measure) -> pl.Expr:
     """A document's part in ``m``: relevant or not (P, R, RR, AP), its gain (nDCG)."""
     if m.family == "nDCG":
@@ -156,38 +180,19 @@ def _value(m: Measure) -> pl.Expr:
     return (pl.col(_GRADE) >= float(m.params["rel"])).fill_null(False).cast(pl.Float64)
 
 
-def tie_groups(rows: pl.DataFrame, keys: list[str], mode: str, descending: bool) -> pl.DataFrame:
-    """``rows`` (in ranking order, with ``_ORDER`` and ``_V``) with each row's rank and its
-    tie group's size, start and ``_V`` sum.  ``"expected"``: a group is the rows of one
-    score; ``"optimistic"``/``"pessimistic"``: each group put in ``_V`` order (descending /
-    ascending), then every row is its own group (the engine's values of that order).
-
-    Examples
-    --------
-    >>> rows = pl.DataFrame({"q": ["a"] * 3, _ORDER: [2.0, 1.0, 1.0], _V: [0.0, 0.0, 1.0]})
-    >>> tie_groups(rows, ["q"], "expected", True).select(_POS, _T, _S, _VG).rows()
-    [(1, 1, 0, 0.0), (2, 2, 1, 1.0), (3, 2, 1, 1.0)]
-    >>> tie_groups(rows, ["q"], "optimistic", True).get_column(_V).to_list()
-    [0.0, 1.0, 0.0]
-    """
-    if mode != "expected":
-        by = [*keys, _ORDER, _V]
-        rows = rows.sort(
-            by, descending=[False] * len(keys) + [descending, mode == "optimistic"], maintain_order=True
-        )
-    pos = pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(keys)
-    rows = rows.with_columns(pos.alias(_POS))
+def _ordered(base: pl.DataFrame, mode: str, descending: bool) -> pl.DataFrame:
+    """``"optimistic"``/``"pessimistic"``: each tie group in ``_V`` order (descending /
+    ascending), every row then its own group: the engine's values of that order.
+    ``"expected"``: the groups as they are, with ``_VG``, the group's ``_V`` sum."""
     if mode == "expected":
-        grp = (pl.col(_ORDER) != pl.col(_ORDER).shift(1)).fill_null(True).cum_sum().over(keys)
-    else:
-        grp = pl.col(_POS)
-    rows = rows.with_columns(grp.alias(_GRP))
-    group = [*keys, _GRP]
+        return base.with_columns(pl.col(_V).sum().over(_GRP).alias(_VG))
+    rows = base.sort([_GRP, _V], descending=[False, mode == "optimistic"], maintain_order=True)
+    # (each query keeps its block of rows, so the ranks stay where they were)
+    pos = base.get_column(_POS)
     return rows.with_columns(
-        pl.len().over(group).cast(pl.Int64).alias(_T),
-        (pl.col(_POS).min().over(group) - 1).alias(_S),
-        pl.col(_V).sum().over(group).alias(_VG),
-    )
+        pos, pl.int_range(pl.len(), dtype=pl.Int64).alias(_GRP), pl.lit(1, dtype=pl.Int64).alias(_T),
+        (pos - 1).alias(_S), pl.col(_V).alias(_VG),
+    )  # fmt: skip
 
 
 def _terms(m: Measure) -> pl.Expr:
@@ -202,52 +207,59 @@ def _terms(m: Measure) -> pl.Expr:
     if m.family == "AP":
         pairs = pl.when(t > 1).then(r * (r - 1) / (t * (t - 1))).otherwise(0.0)
         return ((h + 1.0) * share + (pos - s - 1) * pairs) / pos
-    # RR: only the first group that holds a relevant document
-    return pl.when((h == 0) & (r > 0)).then(pl.col(_FIRST) / pos).otherwise(0.0)
+    return pl.col(_FIRST) / pos  # RR: the rows of the first group holding a relevant document
 
 
-def _with_counts(rows: pl.DataFrame, keys: list[str], m: Measure) -> pl.DataFrame:
-    """AP and RR: ``_H``, the relevant documents above each group; RR: ``_FIRST``, the
-    chance that this rank holds the group's first relevant document,
-    ``P(X = j) = P(X > j-1) - P(X > j)`` with ``P(X > j) = prod_{i<j} (t-r-i)/(t-i)``."""
-    group = [*keys, _GRP]
-    rows = rows.with_columns(pl.col(_V).cum_sum().over(keys).alias(_H))  # (through this rank)
-    rows = rows.with_columns((pl.col(_H).max().over(group) - pl.col(_VG)).alias(_H))
+def _with_counts(rows: pl.DataFrame, m: Measure, singletons: bool) -> pl.DataFrame:
+    """AP and RR: ``_H``, the relevant documents above each group.  RR: only the rows of
+    each query's first group holding a relevant document, with ``_FIRST``, the chance
+    that this rank holds the group's first relevant document, ``P(X = j) = P(X > j-1) -
+    P(X > j)`` with ``P(X > j) = prod_{i<j} (t-r-i)/(t-i)`` (1 for a group of one)."""
+    rows = rows.with_columns(pl.col(_V).cum_sum().over(_QID).alias(_H))  # (through this rank)
+    through = pl.col(_H) if singletons else pl.col(_H).max().over(_GRP)
+    rows = rows.with_columns((through - pl.col(_VG)).alias(_H))
     if m.family != "RR":
         return rows
+    rows = rows.filter((pl.col(_H) == 0) & (pl.col(_VG) > 0))
+    if singletons:
+        return rows.with_columns(pl.lit(1.0).alias(_FIRST))
     t, r = pl.col(_T).cast(pl.Float64), pl.col(_VG)
     above = (pl.col(_POS) - pl.col(_S) - 1).cast(pl.Float64)  # the group's documents above this rank
     rows = rows.with_columns(
-        ((t - r - above) / (t - above)).clip(lower_bound=0.0).cum_prod().over(group).alias(_SURV)
+        ((t - r - above) / (t - above)).clip(lower_bound=0.0).cum_prod().over(_GRP).alias(_SURV)
     )
-    first = pl.col(_SURV).shift(1, fill_value=1.0).over(group) - pl.col(_SURV)
+    first = pl.col(_SURV).shift(1, fill_value=1.0).over(_GRP) - pl.col(_SURV)
     return rows.with_columns(first.alias(_FIRST))
 
 
-def _numerator(base: pl.DataFrame, keys: list[str], m: Measure, mode: str, descending: bool) -> pl.DataFrame:
-    """Per query (keys): ``m``'s numerator under ``mode`` (``num``)."""
-    rows = base
-    if m.params.get("judged_only"):
-        rows = rows.filter(pl.col(_GRADE) >= 0)  # (null: not judged; negative: trec_eval's unjudged)
-    rows = tie_groups(rows.with_columns(_value(m).alias(_V)), keys, mode, descending)
+def _numerator(base: pl.DataFrame, m: Measure, mode: str, descending: bool) -> pl.DataFrame:
+    """Per query (``_QID``): ``m``'s numerator under ``mode`` (``num``)."""
+    rows = _ordered(base.with_columns(_value(m).alias(_V)), mode, descending)
     if m.family in ("AP", "RR"):
-        rows = _with_counts(rows, keys, m)
+        rows = _with_counts(rows, m, singletons=mode != "expected")
     term = _terms(m)
     if m.cutoff is not None:
         term = pl.when(pl.col(_POS) <= m.cutoff).then(term).otherwise(0.0)
-    return rows.group_by(keys).agg(term.sum().alias("num"))
+    return rows.group_by(_QID).agg(term.sum().alias("num"))
 
 
 def _numerators(plan: Plan, opts: Options, measures: tuple[tuple[str, Measure], ...]) -> pl.DataFrame:
     """Per run query (keys): the numerator of every measure, ``{label}:num``."""
-    base = _rows(plan, opts)
     keys = list(plan.keys)
-    out = base.select(keys).unique(maintain_order=True)
+    rows = _rows(plan, opts)
+    bases = {False: tie_groups(rows, keys)}
+    if any(m.params.get("judged_only") for _, m in measures):
+        # (null: not judged; negative: trec_eval's unjudged); ranks and ties without them
+        judged = tie_groups(rows.filter(pl.col(_GRADE) >= 0), keys)
+        qids = bases[False].select(*keys, _QID).unique()
+        bases[True] = judged.drop(_QID).join(qids, on=keys, how="left", maintain_order="left")
+    out = bases[False].select(*keys, _QID).unique(_QID, maintain_order=True)
     descending = plan.cols.order == "score"
     for label, m in measures:
-        num = _numerator(base, keys, m, opts.ties, descending).rename({"num": f"{label}:num"})
-        out = out.join(num, on=keys, how="left", nulls_equal=True)
-    return out
+        base = bases[bool(m.params.get("judged_only"))]
+        num = _numerator(base, m, opts.ties, descending).rename({"num": f"{label}:num"})
+        out = out.join(num, on=_QID, how="left")
+    return out.drop(_QID)
 
 
 # --- the diagnostic ---------------------------------------------------------------------------
@@ -276,7 +288,7 @@ def straddles(run: pl.LazyFrame, k: int, opts: Options) -> pl.DataFrame:
     keys = list(cols.keys)
     rows = run.select(*keys, pl.col(cols.order_col).cast(pl.Float64).alias(_ORDER)).collect()
     rows = rows.sort([*keys, _ORDER], descending=[False] * len(keys) + [cols.order == "score"])
-    rows = tie_groups(rows.with_columns(pl.lit(0.0).alias(_V)), keys, "expected", cols.order == "score")
+    rows = tie_groups(rows, keys)
     at_k = rows.filter(pl.col(_POS) == k).select(
         *keys,
         pl.col(_T).alias(TIED[0]),
