@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,6 +31,11 @@ Case = tuple[dict[str, list[Any]], dict[str, list[Any]]]
 
 # --- plain definitions ------------------------------------------------------------------------
 def _gain(g: float | None, kind: str) -> float:
+    """exp: 2^g - 1, linear: g (0 for g <= 0 and unjudged); "{0:-1,...}": the listed gain of a
+    grade >= 0, else its linear gain (trec_eval's -m ndcg.g=v)."""
+    if kind.startswith("{"):
+        listed = {float(a): float(b) for a, b in (p.split(":") for p in kind.strip("{}").split(","))}
+        return 0.0 if g is None or g < 0 else listed.get(float(g), float(g))
     if g is None or g <= 0:
         return 0.0
     return 2.0**g - 1.0 if kind == "exp" else float(g)
@@ -65,7 +71,12 @@ def measure_fn(name: str) -> Callable[[Ranking, list[float]], float]:
 def _parse(name: str) -> tuple[str, int | None, float, str, bool]:
     head, _, cut = name.partition("@")
     fam, _, params = head.partition("(")
+    gains = re.search(r"gains=(\{[^}]*\})", params)
+    if gains:
+        params = params.replace(gains[0], "")
     opts = dict(p.split("=") for p in params.rstrip(")").split(",") if p)
+    if gains:
+        opts["gain"] = gains[1]
     return (fam, int(cut) if cut else None, float(opts.get("rel", 1)), opts.get("gain", "exp"),
             opts.get("judged_only") == "True")  # fmt: skip
 
@@ -131,7 +142,8 @@ def random_case(seed: int) -> Case:
 
 MEASURES = [
     "P@1", "P@3", "P(rel=2)@2", "R@2", "R", "RR", "RR@2", "RR(rel=2)", "AP", "AP@3",
-    "AP(judged_only=True)", "nDCG@3", "nDCG", "nDCG(gain=linear)@2", "P(judged_only=True)@2",
+    "AP(judged_only=True)", "AP(rel=2)", "nDCG@3", "nDCG", "nDCG(gain=linear)@2", "P(judged_only=True)@2",
+    "nDCG(gains={0:-1,1:1,3:7})@3",
 ]  # fmt: skip
 SEEDS = range(30)
 
