@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         recall,
         rprec,
         success,
+        tied_at_cutoff,
     )
     from irframe.fusion import FusionTuning, fuse, tune_fusion
     from irframe.io import (
@@ -117,6 +118,7 @@ __all__ = [
     "scan_table",
     "snapshot",
     "success",
+    "tied_at_cutoff",
     "tune_fusion",
     "write_judging_sheet",
     "write_qrels_stub",
@@ -137,6 +139,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe.exceptions": ("IrFrameError",),
     "irframe.functions": (
         "ap", "bpref", "evaluate", "judged", "mrr", "ndcg", "precision", "recall", "rprec", "success",
+        "tied_at_cutoff",
     ),
     "irframe.io": (
         "read_judging_sheet", "read_table", "read_trec_qrels", "read_trec_run", "read_trec_runs",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from irframe._backends.registry import backend_for
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
-from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
 
@@ -28,6 +28,7 @@ __all__ = [
     "recall",
     "rprec",
     "success",
+    "tied_at_cutoff",
 ]
 
 FrameT = TypeVar("FrameT")
@@ -54,6 +55,8 @@ def evaluate(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    depth: int | None = None,
+    ties: Ties = "docid",
     queries: Any = None,
     **backend_options: Any,
 ) -> FrameT:
@@ -64,12 +67,17 @@ def evaluate(
     run : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
         Long format: one row per (query, document) with a ``rank`` (ascending) or a
         ``score`` (descending, ties broken by doc id descending like trec_eval) column.
+        Also the peers' in-memory forms (the result is then a polars frame): a dict
+        ``{query_id: {doc_id: score}}`` (pytrec_eval, ranx), a ranx ``Run``, or a list
+        or iterator of ir_measures ``ScoredDoc`` tuples.
     measures : str, Measure or a list of them
         ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"RR"``, ``"AP"``, trec_eval names such as
         ``"ndcg_cut_10"``... The output columns are named by these strings.
     qrels : frame, optional
         Judgments (query, document, relevance). Without it, grades are read from the run's
-        ``relevance`` column (the golden-set case; null means not judged).
+        ``relevance`` column (the golden-set case; null means not judged).  Also a dict
+        ``{query_id: {doc_id: grade}}`` (integer grades), a ranx ``Qrels``, or a list or
+        iterator of ir_measures ``Qrel`` tuples (``iteration`` is the subtopic).
     by : str, pl.Expr or a list of them, optional
         Columns to evaluate separately: stacked systems, segments... A by-column found in
         ``queries`` or in ``qrels`` is a query attribute (copied onto the run by query id
@@ -107,6 +115,19 @@ def evaluate(
         (descending), or ``"auto"``: the rank when present, else the score. With both
         columns, ``"auto"`` raises when they disagree within a query. Ties are broken by
         doc id, descending (trec_eval's rule), either way.
+    depth : int, optional
+        At most this many documents per query: the first ``depth`` in ranking order
+        (trec_eval's ``-M``; the documents below are left out before anything else,
+        so ``NumRet`` is at most ``depth``, R and IDCG do not change, and a document
+        repeated only below the depth is no duplicate).  Default: all of them.
+    ties : {"docid", "expected", "optimistic", "pessimistic"}, default "docid"
+        Documents of equal score (or rank): ``"docid"`` orders them by doc id, descending
+        (trec_eval).  The tie-aware values of McSherry and Najork (2008), for P, R, RR,
+        AP and nDCG only (other measures raise): ``"expected"``, the mean over every
+        order of the tied documents; ``"optimistic"`` / ``"pessimistic"``, the value when
+        the relevant (higher-gain) documents of each tie come first / last.  In process
+        only (not on dask, Spark or parquet paths).  :func:`irframe.tied_at_cutoff` lists
+        the queries whose ties cross a cutoff.
     queries : frame, optional
         Query attributes keyed by query id (a ``query_id`` column, or the run's or qrels'
         query column): its columns can be used in ``by``. Every backend takes it (a
@@ -172,6 +193,15 @@ def evaluate(
     ╞══════════╪══════╪═══════════╪═══════════╪════════════╡
     │ 0.822143 ┆ 0.75 ┆ 2         ┆ 0         ┆ 0          │
     └──────────┴──────┴───────────┴───────────┴────────────┘
+    >>> irframe.evaluate(run, ["RR", "NumRet"], depth=1, per_query=True).rows()  # trec_eval -M 1
+    [('q1', 0.0, 1.0), ('q2', 1.0, 1.0)]
+    >>> irframe.evaluate({"q1": {"a": 0.2, "b": 0.9}}, ["RR"], {"q1": {"a": 1}}).item(0, "RR")
+    0.5
+    >>> tied = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                      "score": [1.0, 1.0, 0.5], "relevance": [1, 0, 0]})
+    >>> [irframe.evaluate(tied, ["P@1"], ties=t).item(0, "P@1") for t in
+    ...  ("docid", "expected", "optimistic", "pessimistic")]  # b ranks first under docid
+    [0.0, 0.5, 1.0, 0.0]
     """
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
@@ -189,7 +219,7 @@ def evaluate(
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
         qrels_subtopic_col=qrels_subtopic_col,
-        columns=columns, order=order,
+        columns=columns, order=order, depth=depth, ties=ties,
     )  # fmt: skip
     backend = backend_for(run)
     if queries is not None:
@@ -380,3 +410,56 @@ def judged(run: FrameT, k: int, qrels: Any = None, *, per_query: bool = True, **
     0.5
     """
     return _one(run, Measure("Judged", k), per_query, {"qrels": qrels, **kwargs})
+
+
+def tied_at_cutoff(run: FrameT, k: int, **options: Any) -> FrameT:
+    """The tie at rank ``k`` of each query: whether tied scores straddle the cutoff.
+
+    Where documents of equal score (or rank) lie on both sides of rank ``k``, the value
+    of a measure at ``k`` depends on which of them the tie-break lets in: trec_eval's
+    doc-id order decides (``ties="docid"``), ``ties="expected"`` averages over every
+    order (see :func:`evaluate`).  This lists, per query of the run (and ``by`` group),
+    how large that tie is.
+
+    Parameters
+    ----------
+    run : frame
+        As for :func:`evaluate` (no grades needed).
+    k : int
+        The cutoff (>= 1).
+    **options
+        ``evaluate``'s column and rule options: ``query_col``, ``doc_col``, ``rank_col``,
+        ``score_col``, ``by``, ``order``, ``columns``, ``depth``, ``duplicates``.
+
+    Returns
+    -------
+    Same type as ``run``
+        The key columns, ``n_tied`` (documents with the score of the one at rank ``k``;
+        null when the query has fewer than ``k``), ``n_tied_in_top_k`` (how many of them
+        are within the top ``k``) and ``straddles`` (``n_tied_in_top_k < n_tied``: the
+        tie crosses the cutoff), in natural query order.
+
+    Examples
+    --------
+    >>> import polars as pl, irframe
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": list("abcdab"),
+    ...                     "score": [3.0, 2.0, 2.0, 2.0, 1.0, 0.5]})
+    >>> irframe.tied_at_cutoff(run, 2)
+    shape: (2, 4)
+    ┌──────────┬────────┬─────────────────┬───────────┐
+    │ query_id ┆ n_tied ┆ n_tied_in_top_k ┆ straddles │
+    │ ---      ┆ ---    ┆ ---             ┆ ---       │
+    │ str      ┆ i64    ┆ i64             ┆ bool      │
+    ╞══════════╪════════╪═════════════════╪═══════════╡
+    │ q1       ┆ 3      ┆ 1               ┆ true      │
+    │ q2       ┆ 1      ┆ 1               ┆ false     │
+    └──────────┴────────┴─────────────────┴───────────┘
+    """
+    from irframe._engine.ties import straddles
+    from irframe._input.frames import from_lazy, to_lazy
+
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InvalidParameterError.for_value("k", "tied_at_cutoff", "an int in the range [1, inf)", k)
+    opts = Options.build("tied_at_cutoff", **options)
+    lf, origin = to_lazy(run, "run")
+    return from_lazy(straddles(lf, k, opts), origin)  # type: ignore[no-any-return]

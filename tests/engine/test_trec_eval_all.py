@@ -117,10 +117,14 @@ def dataset(name: str) -> Case:
 
 
 @functools.cache
-def trec_output(binary: str, name: str, level: int | None, judged_only: bool = False) -> pl.DataFrame:
+def trec_output(
+    binary: str, name: str, level: int | None, judged_only: bool = False, depth: int | None = None
+) -> pl.DataFrame:
     qrels, run = dataset(name)
     te = TrecEval(Path(binary))
-    return te.evaluate(qrels, run, measures=["all_trec", *EXTRA], level=level, judged_only=judged_only)
+    return te.evaluate(
+        qrels, run, measures=["all_trec", *EXTRA], level=level, judged_only=judged_only, max_docs=depth
+    )
 
 
 def known(name: str) -> bool:
@@ -161,13 +165,14 @@ def irframe_spec(name: str, level: int | None, judged_only: bool = False) -> tup
 Output = tuple[pl.DataFrame, dict[str, Any]]
 
 
-def _evaluate(ds: str, specs: list[tuple[str, Any]]) -> dict[str, Output]:
+def _evaluate(ds: str, specs: list[tuple[str, Any]], depth: int | None = None) -> dict[str, Output]:
     import irframe
 
     qrels, run = dataset(ds)
     measures = list(dict.fromkeys(m for _, m in specs))
-    per_query = irframe.evaluate(run, measures, qrels, per_query=True, missing="zero")
-    summary = irframe.evaluate(run, measures, qrels, missing="zero").row(0, named=True)
+    extra = {} if depth is None else {"depth": depth}  # (trec_eval's -M)
+    per_query = irframe.evaluate(run, measures, qrels, per_query=True, missing="zero", **extra)
+    summary = irframe.evaluate(run, measures, qrels, missing="zero", **extra).row(0, named=True)
     qid = pl.col("query_id").cast(pl.String)
     out = {}
     for label, _ in specs:
@@ -177,7 +182,9 @@ def _evaluate(ds: str, specs: list[tuple[str, Any]]) -> dict[str, Output]:
 
 
 @functools.cache
-def irframe_outputs(ds: str, level: int | None, judged_only: bool) -> dict[str, Output]:
+def irframe_outputs(
+    ds: str, level: int | None, judged_only: bool, depth: int | None = None
+) -> dict[str, Output]:
     """irframe's results for every name it can express, in one evaluate call per dataset
     (keyed by trec name; names whose batch fails are retried alone by irframe_output)."""
     specs: dict[str, tuple[str, Any]] = {}
@@ -187,19 +194,21 @@ def irframe_outputs(ds: str, level: int | None, judged_only: bool) -> dict[str, 
         except Exception:
             continue
     try:
-        by_label = _evaluate(ds, list(specs.values()))
+        by_label = _evaluate(ds, list(specs.values()), depth)
     except (Exception, pl.exceptions.PanicException):  # a polars panic is a BaseException
         return {}
     return {name: by_label[label] for name, (label, _) in specs.items()}
 
 
-def irframe_output(ds: str, level: int | None, measure: str, judged_only: bool = False) -> Output:
+def irframe_output(
+    ds: str, level: int | None, measure: str, judged_only: bool = False, depth: int | None = None
+) -> Output:
     """irframe's per-query frame and summary row for one measure."""
-    batch = irframe_outputs(ds, level, judged_only)
+    batch = irframe_outputs(ds, level, judged_only, depth)
     if measure in batch:
         return batch[measure]
     label, m = irframe_spec(measure, level, judged_only)
-    return _evaluate(ds, [(label, m)])[label]
+    return _evaluate(ds, [(label, m)], depth)[label]
 
 
 def all_negative_queries(qrels: pl.DataFrame) -> set[str]:
@@ -235,17 +244,24 @@ def _close(got: float | None, exp: float, tol: float) -> bool:
 
 
 def compare_one(
-    binary: str, ds: str, level: int | None, measure: str, judged_only: bool = False
+    binary: str,
+    ds: str,
+    level: int | None,
+    measure: str,
+    judged_only: bool = False,
+    *,
+    depth: int | None = None,
 ) -> list[str]:
-    """Mismatches between trec_eval and irframe for one measure on one dataset."""
+    """Mismatches between trec_eval and irframe for one measure on one dataset (``depth``:
+    trec_eval's ``-M``, irframe's ``depth=``)."""
     qrels = dataset(ds)[0]
-    expected = trec_output(binary, ds, level, judged_only).filter(pl.col("measure") == measure)
+    expected = trec_output(binary, ds, level, judged_only, depth).filter(pl.col("measure") == measure)
     if expected.is_empty():
         return [f"{ds}: trec_eval printed no {measure}"]
-    got, summary = irframe_output(ds, level, measure, judged_only)
+    got, summary = irframe_output(ds, level, measure, judged_only, depth)
     tol = FLOAT_TOL if measure in FLOAT_MEASURES else TOL
     values = dict(zip(got["query_id"].to_list(), got["value"].to_list(), strict=True))
-    where = f"{ds} -l{level or 1}{' -J' if judged_only else ''} {measure}"
+    where = f"{ds} -l{level or 1}{' -J' if judged_only else ''}{f' -M{depth}' if depth else ''} {measure}"
     errors: list[str] = []
     for row in expected.iter_rows(named=True):
         qid, exp = row["query_id"], row["value"]
@@ -316,6 +332,41 @@ def test_judged_only_matches_trec_eval_dash_j(measure: str, level: int | None) -
     for ds in JUDGED_DATASETS:
         errors += compare_one(binary, ds, level, measure, judged_only=True)
     assert not errors, f"{len(errors)} mismatches, first ones:\n" + "\n".join(errors[:15])
+
+
+# -M 5: trec_eval keeps each topic's first 5 documents after its sort (score descending,
+# doc id descending), so num_ret is at most 5 and num_rel does not change; irframe's depth=5.
+# Every trec_eval measure, on every dataset (the cases and trec_eval's own test files).
+DEPTH = 5
+
+
+@pytest.mark.parametrize(("measure", "level"), [p for p in _params() if p.values[1] is None])
+def test_depth_matches_trec_eval_dash_m(measure: str, level: int | None) -> None:
+    binary = str(require_trec_eval().path)
+    errors: list[str] = []
+    for ds in DATASETS:
+        errors += compare_one(binary, ds, level, measure, depth=DEPTH)
+    assert not errors, f"{len(errors)} mismatches, first ones:\n" + "\n".join(errors[:15])
+
+
+def test_depth_semantics_on_the_binary(trec_eval: TrecEval) -> None:
+    """What -M keeps, checked on the binary: the top of trec_eval's ranking (not the first
+    lines of the file), num_ret cut, num_rel kept, a repeat below the depth ignored."""
+    import irframe
+
+    qrels = pl.DataFrame({"query_id": ["q1"] * 5, "doc_id": list("abcde"), "relevance": [1, 0, 1, 1, 2]})
+    # file order: c, a, b, d, e; trec_eval's order: d (0.9), b, a (0.5, doc id desc), c, e
+    run = pl.DataFrame({"query_id": ["q1"] * 5, "doc_id": list("cabde"), "score": [0.1, 0.5, 0.5, 0.9, 0.05]})
+    for depth, (ret, ap) in {1: (1, 1 / 4), 2: (2, 1 / 4), 3: (3, (1 + 2 / 3) / 4)}.items():
+        out = trec_eval.evaluate(qrels, run, measures=["num_ret", "num_rel", "map"], max_docs=depth)
+        val = {r["measure"]: r["value"] for r in out.filter(pl.col("query_id") == "q1").iter_rows(named=True)}
+        assert (val["num_ret"], val["num_rel"]) == (ret, 4.0)
+        assert val["map"] == pytest.approx(ap, abs=TOL)
+        got = irframe.evaluate(run, ["NumRet", "NumRel", "AP"], qrels, depth=depth).row(0)
+        assert got[:3] == pytest.approx((ret, 4.0, ap), abs=TOL)
+    dup = pl.concat([run, pl.DataFrame({"query_id": ["q1"], "doc_id": ["e"], "score": [0.01]})])
+    assert trec_eval.evaluate(qrels, dup, measures=["num_ret"], max_docs=4)["value"].to_list()[:1] == [4.0]
+    assert irframe.evaluate(dup, ["NumRet"], qrels, depth=4).item(0, "NumRet") == 4.0
 
 
 # --------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from irframe._backends.partition import (
 )
 from irframe._engine.aggregate import aggregates_of, check_not_empty, counts_of
 from irframe._input.columns import natural_order
-from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import KEY, join_attributes, query_attributes
 from irframe.exceptions import IrFrameError
 from irframe.measures import Family, Measure
@@ -208,6 +208,8 @@ def evaluate(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    depth: int | None = None,
+    ties: Ties = "docid",
     queries: Any = None,
 ) -> dd.DataFrame:
     """Evaluate a dask DataFrame run; a lazy dask DataFrame comes back.
@@ -221,8 +223,8 @@ def evaluate(
         any partitions.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
 relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order
-        As for :func:`irframe.evaluate`.
+qrels_subtopic_col, duplicates, columns, order, depth, ties
+        As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
     qrels : dask, pandas or polars DataFrame, optional
         A dask frame is shuffled onto the run's partitions; a local frame is split by
         bucket on the client and sent to the partitions (each gets its own judgments).
@@ -253,6 +255,7 @@ qrels_subtopic_col, duplicates, columns, order
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        depth=depth, ties=ties,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(  # type: ignore[no-any-return]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
 
 from irframe import _engine as engine
 from irframe._backends.registry import backend_for
-from irframe._engine import diversity
+from irframe._engine import diversity, ties
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import with_query_attributes
@@ -29,7 +30,12 @@ def _evaluated(
         run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts, rows is not None)
         if not same_run:
             rows = None  # (the joined run is converted whole, once)
-    # the diversity measures are set apart, and joined onto the main plan's table
+    # tie-aware values (ties=) and the diversity measures are computed apart, and joined
+    # onto the main plan's table
+    tied = ties.split(measures, opts)
+    given = opts
+    if tied is not None:
+        measures, opts = tied.main, replace(opts, ties="docid")
     div = diversity.split(measures, qrels, opts, run_lf.collect_schema().names())
     if div is not None:
         measures, qrels = div.main, div.qrels
@@ -40,6 +46,8 @@ def _evaluated(
         plan, table = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
     if div is not None:
         plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
+    if tied is not None:
+        plan, table = ties.attach(plan, table.lazy(), tied, given)
     return plan, table, origin
 
 

@@ -45,7 +45,7 @@ from irframe._backends.partition import (
 from irframe._engine.aggregate import aggregates_of, check_not_empty
 from irframe._input.columns import natural_order
 from irframe._input.frames import to_lazy
-from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import with_query_attributes
 from irframe.exceptions import InvalidParameterError
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
@@ -300,6 +300,8 @@ def evaluate_parquet(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    depth: int | None = None,
+    ties: Ties = "docid",
     progress: Progress = False,
     queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
@@ -327,8 +329,8 @@ def evaluate_parquet(
         about the size of the compressed input and are removed at the end.
     query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
 qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order
-        As for :func:`irframe.evaluate`.
+qrels_subtopic_col, duplicates, columns, order, depth, ties
+        As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
         on stderr); a callable gets ``(done, total, info)``.
@@ -365,6 +367,7 @@ qrels_subtopic_col, duplicates, columns, order
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        depth=depth, ties=ties,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(

@@ -34,7 +34,7 @@ import pyarrow as pa
 from irframe import _engine as engine
 from irframe._backends.partition import IN_RUN, JUDGED, evaluate_partition, output_schema
 from irframe._engine.aggregate import GM_FLOOR, aggregates_of
-from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order
+from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import KEY as ATTR_KEY
 from irframe._input.queries import query_attributes
 from irframe.exceptions import IrFrameError
@@ -133,6 +133,8 @@ def evaluate(
     duplicates: Duplicates = "error",
     columns: ColumnsArg = None,
     order: Order = "auto",
+    depth: int | None = None,
+    ties: Ties = "docid",
     queries: Any = None,
 ) -> DataFrame:
     """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
@@ -145,8 +147,8 @@ def evaluate(
         Long format, as for :func:`irframe.evaluate`.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
 relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order
-        As for :func:`irframe.evaluate`.
+qrels_subtopic_col, duplicates, columns, order, depth, ties
+        As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
     qrels : Spark, pandas or polars DataFrame, optional
         A local frame is turned into a Spark DataFrame first.
     num_partitions : int, optional
@@ -177,6 +179,7 @@ qrels_subtopic_col, duplicates, columns, order
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
+        depth=depth, ties=ties,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     out = evaluate_options(

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from irframe._engine.plan import JUDGED, Plan, ids_compare_as_is
+from irframe._engine.plan import JUDGED, Plan, at_depth, ids_compare_as_is
 from irframe._input.columns import RunColumns
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
@@ -169,6 +169,7 @@ class _Prepared:
 
 def _prepare(run: pl.LazyFrame, qrels: pl.LazyFrame, plan: Plan, opts: Options) -> _Prepared:
     cols: RunColumns = plan.cols
+    run = at_depth(run, cols, opts)  # (the main plan's cut: trec_eval's -M)
     keys, qkeys = list(cols.keys), list(plan.qrels_keys)
     qq, qd, qr = opts.qrels_columns
     sub = opts.qrels_subtopic_col

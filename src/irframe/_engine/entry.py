@@ -55,6 +55,13 @@ def build(
     """Parse the measures, resolve the columns (a column convention is detected when the
     default names are absent), and build the engine's plan (``detect_order``: the run is
     in memory, of ``n_rows`` rows when known; see :mod:`~irframe._engine.strategy`)."""
+    if opts.ties != "docid":  # (the in-process backend computes them beside the engine)
+        msg = (
+            f"ties={opts.ties!r} is computed in process only (pandas, polars, pyarrow and the "
+            "peers' forms). Hint: collect the run first (e.g. .compute() or .toPandas()), or "
+            "evaluate here with ties='docid' (trec_eval's tie-break)."
+        )
+        raise InvalidParameterError(msg)
     parsed = parse_measures(measures)
     qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
     qrels_names = None if qrels_lf is None else qrels_lf.collect_schema().names()

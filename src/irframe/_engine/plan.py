@@ -42,9 +42,9 @@ from irframe.measures import Measure
 
 __all__ = [
     "DISAGREE", "DISTINCT", "GID", "IN_RUN", "JUDGED", "MAX_GRADE", "N_BAD", "N_INF", "N_NULLDOC",
-    "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "diagnostics", "dup_probe",
-    "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is", "join_grades",
-    "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
+    "Q_DISTINCT", "Q_N", "Q_NULL", "Frame", "Inputs", "Plan", "at_depth", "best_ranked", "diagnostics",
+    "dup_probe", "exp_gain_labels", "finish", "group_ordered", "group_ranked", "ids_compare_as_is",
+    "join_grades", "judged_in_run", "judged_table", "prepare", "run_kernels", "with_expected",
 ]  # fmt: skip
 
 N_BAD = PREFIX + "nbad"
@@ -142,6 +142,41 @@ def _harmonize_ids(run: Frame, qrels: Frame, pairs: Sequence[tuple[str, str]]) -
     return run, qrels
 
 
+def at_depth(run: Frame, cols: RunColumns, opts: Options) -> Frame:
+    """trec_eval's ``-M``: each query's first ``opts.depth`` rows in ranking order
+    (:meth:`RunColumns.ranking`: by score, ties by doc id descending; or by rank), the
+    rest left out before anything else reads the run.  ``opts.depth`` None: the run.
+
+    As in trec_eval 10.0 the cut comes first: ``num_ret`` counts the rows kept, R (the
+    judged relevant documents) does not change, and a document repeated only below the
+    depth is no duplicate.  With ``duplicates="first"`` the repeats are dropped before
+    the cut (a document takes one place).  Rows that cannot be ranked (a null or NaN
+    rank or score, a null doc id) are kept wherever they fall, so that the input checks
+    still name them.
+
+    Examples
+    --------
+    >>> from irframe._input.columns import RunColumns
+    >>> cols = RunColumns("q", "d", "score", "s", None, ())
+    >>> run = pl.DataFrame({"q": ["a"] * 4, "d": ["x", "y", "z", "w"], "s": [0.1, 0.5, 0.5, 0.9]})
+    >>> at_depth(run, cols, Options(depth=2))["d"].to_list()  # w, then z before y (doc id desc)
+    ['z', 'w']
+    """
+    if opts.depth is None:
+        return run
+    by, desc = cols.ranking()
+    if opts.duplicates == "first":
+        run = best_ranked(run, cols)
+    position = (
+        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(by, descending=desc, nulls_last=True).arg_sort()
+    )
+    order = pl.col(cols.order_col)
+    unranked = order.is_null() | pl.col(cols.doc).is_null()
+    if run.collect_schema()[cols.order_col].is_float():
+        unranked = unranked | order.is_nan()
+    return run.filter((position.over(list(cols.keys)) < opts.depth) | unranked)
+
+
 def prepare(
     run: Frame, cols: RunColumns, qrels: Frame | None, qrels_cols: tuple[str, str, str] | None
 ) -> Inputs[Frame]:
@@ -189,12 +224,17 @@ def join_grades(inp: Inputs[Frame], cols: RunColumns, opts: Options, *, keep_ord
             maintain_order="left" if keep_order else "none",
         )
     if opts.duplicates == "first":
-        # keep the best-ranked row of a repeated document: order first, then dedupe
-        by_order, desc = cols.ranking()
-        rows = rows.sort(by_order, descending=desc, nulls_last=True).unique(
-            subset=[*cols.keys, cols.doc], keep="first", maintain_order=True
-        )
+        rows = best_ranked(rows, cols)
     return rows
+
+
+def best_ranked(rows: Frame, cols: RunColumns) -> Frame:
+    """``duplicates="first"``: the best-ranked row of a repeated document (the rows are put
+    in ranking order, then deduplicated)."""
+    by_order, desc = cols.ranking()
+    return rows.sort(by_order, descending=desc, nulls_last=True).unique(
+        subset=[*cols.keys, cols.doc], keep="first", maintain_order=True
+    )
 
 
 def judged_table(

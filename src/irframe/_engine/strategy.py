@@ -59,6 +59,7 @@ from irframe._engine.plan import (
     Q_N,
     Inputs,
     Plan,
+    at_depth,
     dup_probe,
     exp_gain_labels,
     finish,
@@ -152,8 +153,10 @@ def build_plan(
     """Build the plan that computes every measure of every query (see the module's table).
 
     With ``detect_order`` the run is in memory (``n_rows`` rows, when known): the small,
-    keyed and presorted executors may take it.
+    keyed and presorted executors may take it.  With ``opts.depth`` every executor reads
+    each query's first documents only (:func:`~irframe._engine.plan.at_depth`).
     """
+    run = at_depth(run, cols, opts)
     inp = prepare(run, cols, qrels, qrels_cols)
     job = Job(
         inp, cols, measures, opts, detect_order, n_rows, partition_values, bool(exp_gain_labels(measures))

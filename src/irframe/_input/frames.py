@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import polars as pl
 
+from irframe._input.peers import PEER_FORMS, peer_frame
 from irframe.exceptions import InvalidDataError, IrFrameError
 
 __all__ = [
@@ -67,8 +68,12 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
     Parameters
     ----------
     obj : pandas.DataFrame, polars.DataFrame, polars.LazyFrame, pyarrow.Table or Arrow stream
+        For a run or qrels (``role``) also the peers' forms (see :mod:`irframe._input.peers`):
+        a dict of dicts, a ranx ``Run``/``Qrels``, ir_measures ``ScoredDoc``/``Qrel``
+        tuples; they come back as polars frames (``Origin("polars")``).
     role : str
-        Name used in error messages (``"run"``, ``"qrels"``).
+        Name used in error messages (``"run"``, ``"qrels"``); for the peers' forms it
+        says what the values are (a run's scores or the qrels' grades).
 
     Examples
     --------
@@ -92,10 +97,14 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
         except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
             msg = f"Cannot read the {role} through its Arrow C stream: {exc}."
             raise IrFrameError(msg) from exc
+    peer = peer_frame(obj, role)
+    if peer is not None:
+        return peer.lazy(), Origin("polars")
     kind = type(obj).__module__.split(".")[0] + "." + type(obj).__name__
+    forms = f"; for a run or qrels also {PEER_FORMS}" if role.split(" ", 1)[0] in ("run", "qrels") else ""
     msg = (
         f"The {role} must be a pandas.DataFrame, polars.DataFrame or polars.LazyFrame, a "
-        f"pyarrow.Table or an object with __arrow_c_stream__; got {kind}."
+        f"pyarrow.Table or an object with __arrow_c_stream__{forms}; got {kind}."
         " Hint: for a dask or Spark frame use irframe.dask / irframe.spark; for files use"
         " irframe.read_trec_run / read_trec_qrels."
     )
@@ -243,8 +252,10 @@ def _arrow_shares(dtype: Any) -> bool:
 def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None:
     """``obj`` as :class:`Rows`: a polars DataFrame as it is; a ``pyarrow.Table``, and a
     pandas frame whose every column's dtype converts to Arrow sharing its buffers, as an
-    :class:`ArrowRows`.  ``None`` for anything else (a lazy frame; a pandas frame with
-    object or categorical columns, converted whole by :func:`to_lazy`).
+    :class:`ArrowRows`; the peers' forms of a run or qrels (a dict of dicts...: see
+    :func:`to_lazy`) as the polars frame they convert to.  ``None`` for anything else (a
+    lazy frame; a pandas frame with object or categorical columns, converted whole by
+    :func:`to_lazy`).
 
     Examples
     --------
@@ -258,7 +269,8 @@ def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None
     if is_arrow_table(obj):
         return _table_rows(obj)
     if not is_pandas_frame(obj):
-        return None
+        peer = peer_frame(obj, role)
+        return None if peer is None else (PolarsRows(peer), Origin("polars"))
     frame, origin = _checked_pandas(obj, role)
     if not all(_arrow_shares(dt) for dt in frame.dtypes):
         return None

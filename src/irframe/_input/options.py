@@ -16,15 +16,19 @@ from irframe.exceptions import InvalidParameterError, closest
 
 __all__ = [
     "CHOICES", "COLUMN_OPTIONS", "DEFAULT_RANK", "PRESETS", "ColumnsArg", "Duplicates", "Missing", "Options",
-    "Order",
+    "Order", "Ties",
 ]  # fmt: skip
 
 Missing = Literal["zero", "drop", "error"]
 Duplicates = Literal["error", "first"]
 Order = Literal["auto", "rank", "score"]
+# tied scores (or ranks): broken by doc id (trec_eval), or tie-aware values (McSherry and
+# Najork 2008): averaged over every order of the ties, or their best / worst order
+Ties = Literal["docid", "expected", "optimistic", "pessimistic"]
 # the values of the options that take one of a few (the command line's choices too)
 CHOICES: dict[str, tuple[str, ...]] = {
     "missing": get_args(Missing), "duplicates": get_args(Duplicates), "order": get_args(Order),
+    "ties": get_args(Ties),
 }  # fmt: skip
 DEFAULT_RANK = "rank"
 
@@ -81,6 +85,11 @@ class Options:
     missing: Missing = "zero"
     duplicates: Duplicates = "error"
     order: Order = "auto"
+    # trec_eval's -M: at most this many documents per query, the first in ranking order
+    # (see irframe._engine.plan.at_depth); None: all of them
+    depth: int | None = None
+    # the measures' values under tied scores (see irframe._engine.ties); "docid": trec_eval's
+    ties: Ties = "docid"
     columns: str | None = None  # the preset applied (None: the names above, auto-detected)
 
     @classmethod
@@ -223,6 +232,10 @@ def _columns_arg(columns: object, where: str) -> tuple[str | None, dict[str, str
 
 
 def _check(name: str, value: object, where: str) -> None:
+    if name == "depth":
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise InvalidParameterError.for_value(name, where, "an int in the range [1, inf) or None", value)
+        return
     allowed: tuple[object, ...] | None = CHOICES.get(name)
     if allowed is None:
         if value is None and name in _OPTIONAL_COLUMNS:

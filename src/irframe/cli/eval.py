@@ -72,6 +72,13 @@ def add_parser(sub: SubParsers) -> None:
     )
     _add_missing_and_duplicates(p)
     p.add_argument(
+        "-M",
+        "--depth",
+        type=_depth,
+        metavar="N",
+        help="at most N documents per query, the first in ranking order (trec_eval -M)",
+    )
+    p.add_argument(
         "--rel",
         type=_number,
         metavar="N",
@@ -87,6 +94,18 @@ def add_parser(sub: SubParsers) -> None:
     _add_map(p)
     _add_queries(p)
     p.set_defaults(func=cmd_eval)
+
+
+def _depth(text: str) -> int:
+    """``-M N``: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"-M/--depth takes a positive integer, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _evaluate_runs(runs: pl.DataFrame, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> tuple[Any, Any]:
@@ -123,7 +142,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     with _progress("evaluating", progress):
         kwargs: dict[str, Any] = {
             "by": by, "missing": args.missing, "duplicates": args.duplicates, "order": args.order,
-            "columns": args.convention,
+            "columns": args.convention, "depth": args.depth,
             "queries": args.queries_frame,
         }  # fmt: skip
         per_query, summary = _evaluate_runs(runs, measures, qrels, kwargs)  # one engine pass

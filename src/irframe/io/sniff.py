@@ -104,18 +104,19 @@ def load(
     ``path`` is ``-``; ``subtopics``: TREC qrels keep their second field as ``subtopic``.
     """
     from irframe.io import read_table, read_trec_qrels, read_trec_run, scan_table
-    from irframe.io.tables import detect_format
+    from irframe.io.tables import TableRole, detect_format
 
     _check_exists(path, kind)
+    role: TableRole = "qrels" if kind == "qrels" else "run"  # (what a JSON dict of dicts holds)
     p = Path(path)
     # stdin and pipes (<(zcat run.gz)) are read once, up front; files are left to polars
     data = stdin if path == "-" else None if p.is_file() else p.read_bytes()
     fmt = None if path == "-" else detect_format(path)
     if fmt is not None and data is None:
         # the mapping applies to every table input that has the column
-        present = scan_table(path, format=fmt).collect_schema().names() if mapping else []
+        present = scan_table(path, format=fmt, role=role).collect_schema().names() if mapping else []
         used = {k: v for k, v in mapping.items() if k in present}
-        return read_table(path, columns=used or None, format=fmt), False
+        return read_table(path, columns=used or None, format=fmt, role=role), False
     sep = sniff_table(data[:65536] if data is not None else head(path))
     if sep is not None or fmt in ("csv", "tsv"):
         sep = sep or ("," if fmt == "csv" else "\t")

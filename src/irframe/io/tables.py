@@ -17,7 +17,7 @@ from typing import Literal
 
 import polars as pl
 
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 from irframe.io._files import (
     TableFileError,
     check_parquet_files,
@@ -30,6 +30,7 @@ from irframe.io._source import FilePermissionError
 __all__ = ["TableFileError", "TableFormat", "detect_format", "read_table", "scan_table"]
 
 TableFormat = Literal["parquet", "csv", "tsv", "jsonl", "json"]
+TableRole = Literal["run", "qrels"]
 
 _EXTENSIONS: dict[str, TableFormat] = {
     ".parquet": "parquet",
@@ -96,7 +97,9 @@ def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
     return {inverse.get(c, c): pl.String() for c in _ID_COLUMNS}
 
 
-def _scan(files: list[Path], fmt: TableFormat, mapping: Mapping[str, str]) -> pl.LazyFrame:
+def _scan(
+    files: list[Path], fmt: TableFormat, mapping: Mapping[str, str], role: TableRole | None = None
+) -> pl.LazyFrame:
     source: Path | list[Path] = files[0] if len(files) == 1 else files
     sep = "," if fmt == "csv" else "\t"
     if fmt == "parquet":
@@ -113,7 +116,39 @@ def _scan(files: list[Path], fmt: TableFormat, mapping: Mapping[str, str]) -> pl
         )
     if fmt == "jsonl":
         return pl.scan_ndjson(source, infer_schema_length=10_000)
-    return pl.concat([pl.read_json(f) for f in files], how="vertical").lazy()
+    return pl.concat([_read_json(f, role) for f in files], how="vertical").lazy()
+
+
+def _read_json(path: Path, role: TableRole | None) -> pl.DataFrame:
+    """A JSON file: an array of records (polars), or ranx's ``{query_id: {doc_id: value}}``
+    (``Run.save`` / ``Qrels.save``) in the long format: a run's ``score``s, the qrels'
+    ``relevance`` grades.
+
+    The role is ``role``; unset, real-valued values make a run (ranx's qrels grades are
+    integers), and integer values raise: they may be grades or integer scores.
+    """
+    with path.open("rb") as fh:
+        start = fh.read(64).lstrip()
+    if not start.startswith(b"{"):
+        return pl.read_json(path)
+    import json
+
+    from irframe._input.peers import nested_frame
+
+    data = json.loads(path.read_bytes())
+    if not isinstance(data, dict) or not data or not all(isinstance(v, dict) for v in data.values()):
+        return pl.read_json(path)
+    if role is None:
+        reals = any(isinstance(x, float) for v in data.values() for x in v.values())
+        if not reals:
+            msg = (
+                f"{str(path)!r} is a ranx-style JSON dict {{query_id: {{doc_id: value}}}} with "
+                "integer values: they are qrels grades or a run's integer scores. Hint: say "
+                "which, read_table(path, role='qrels') or role='run'."
+            )
+            raise InvalidDataError(msg)
+        role = "run"
+    return nested_frame(data, role, f"{role} in {str(path)!r}")
 
 
 def _read_error(exc: BaseException, files: list[Path], fmt: TableFormat) -> TableFileError:
@@ -149,6 +184,7 @@ def scan_table(
     *,
     columns: Mapping[str, str] | None = None,
     format: TableFormat | None = None,
+    role: TableRole | None = None,
 ) -> pl.LazyFrame:
     """Lazily scan a parquet, CSV, TSV or JSON-lines table, renaming columns on the way.
 
@@ -160,6 +196,8 @@ def scan_table(
         ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
     format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
         Override the format detected from the file extension.
+    role : {"run", "qrels"}, optional
+        For a JSON dict of dicts (ranx's files, see :func:`read_table`): what its values are.
 
     Returns
     -------
@@ -190,7 +228,7 @@ def scan_table(
     fmt = _resolve_format(path, format, "scan_table")
     files = _files(path, fmt)
     try:
-        lf = _scan(files, fmt, mapping)
+        lf = _scan(files, fmt, mapping, role)
         return _apply_mapping(lf, mapping, str(path))
     except (pl.exceptions.PolarsError, OSError) as exc:  # a header or schema that cannot be read
         raise _read_error(exc, files, fmt) from None
@@ -201,6 +239,7 @@ def read_table(
     *,
     columns: Mapping[str, str] | None = None,
     format: TableFormat | None = None,
+    role: TableRole | None = None,
 ) -> pl.DataFrame:
     """Read a parquet, CSV, TSV or JSON-lines table, renaming columns on the way.
 
@@ -214,6 +253,12 @@ def read_table(
         Other columns are kept as they are.
     format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
         Override the format detected from the file extension.
+    role : {"run", "qrels"}, optional
+        What a JSON dict of dicts holds.  ranx saves a ``Run`` or ``Qrels`` as
+        ``{query_id: {doc_id: value}}``: it is read in the long format, with the values
+        as ``score`` (a run) or ``relevance`` (qrels, whole numbers).  Unset, real-valued
+        values are read as a run and integer values raise (grades or integer scores:
+        say which).  Other JSON (an array of records) ignores it.
 
     Returns
     -------
@@ -246,8 +291,12 @@ def read_table(
     │ 301      ┆ d1     ┆ 2         │
     │ 301      ┆ d2     ┆ 0         │
     └──────────┴────────┴───────────┘
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.json"  # ranx's Run.save("run.json")
+    >>> _ = p.write_text('{"q1": {"d1": 0.9, "d2": 0.5}}')
+    >>> read_table(p).rows()
+    [('q1', 'd1', 0.9), ('q1', 'd2', 0.5)]
     """
-    lf = scan_table(path, columns=columns, format=format)
+    lf = scan_table(path, columns=columns, format=format, role=role)
     try:
         return lf.collect()
     except (pl.exceptions.PolarsError, OSError) as exc:
