@@ -106,7 +106,7 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
         f"The {role} must be a pandas.DataFrame, polars.DataFrame or polars.LazyFrame, a "
         f"pyarrow.Table or an object with __arrow_c_stream__{forms}; got {kind}."
         " Hint: for a dask or Spark frame use irframe.dask / irframe.spark; for files use"
-        " irframe.read_trec_run / read_trec_qrels."
+        " irframe.read_trec_run / read_trec_qrels; for a dict of columns, pl.DataFrame(the_dict)."
     )
     raise IrFrameError(msg)
 

@@ -79,7 +79,7 @@ def peer_frame(obj: object, role: str) -> pl.DataFrame | None:
     if kind is None:
         return None
     if isinstance(obj, Mapping):
-        return nested_frame(obj, kind, role)
+        return None if _columnar(obj) else nested_frame(obj, kind, role)
     ranx = sys.modules.get("ranx")
     if ranx is not None and isinstance(obj, ranx.Run | ranx.Qrels):
         return _from_ranx(obj, kind, role)
@@ -88,6 +88,14 @@ def peer_frame(obj: object, role: str) -> pl.DataFrame | None:
     if isinstance(obj, Sequence) and not isinstance(obj, str | bytes) and (not obj or _is_row(obj[0])):
         return tuples_frame(obj, kind, role)
     return None
+
+
+def _columnar(obj: Mapping[Any, Any]) -> bool:
+    """A dict of columns (``{"query_id": [...], ...}``): a frame's data, not a peer's run."""
+    return bool(obj) and all(
+        isinstance(v, list | tuple) or hasattr(v, "__array__") or isinstance(v, pl.Series)
+        for v in obj.values()
+    )
 
 
 def _is_row(item: object) -> bool:
