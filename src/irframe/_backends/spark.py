@@ -258,6 +258,7 @@ def evaluate_options(
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     from pyspark.sql.pandas.types import from_arrow_schema
+
     refuse_weights(opts, "Spark")
 
     if not is_spark_frame(run):
