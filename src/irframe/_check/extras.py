@@ -67,11 +67,11 @@ def _weighted_deltas(d: Any, w: Any) -> tuple[Any, int, float]:
 def _level(gate: _Gate, family: int) -> tuple[float, str]:
     """The level one comparison must pass, and how it was derived (words)."""
     if gate.correction == "none" or family <= 1:
-        return gate.alpha, f"alpha {gate.alpha:g}"
+        return gate.alpha, f"paired t, alpha {gate.alpha:g}"
     level = gate.alpha / family
-    return level, (
-        f"alpha {level:.3g} = {gate.alpha:g} / {family}, the first step of {_CORRECTION[gate.correction]} "
-        f"correction over the {family} comparisons"
+    return (
+        level,
+        f"paired t, alpha {level:.3g} = {gate.alpha:g} / {family}: {_CORRECTION[gate.correction]} first step",
     )
 
 
@@ -109,7 +109,7 @@ def _sentence(measure: str, n: int, n_eff: float | None, mde: float, how: str) -
         return f"with {queries}, the deltas of {measure} have no variance: no power analysis"
     return (
         f"with {queries}, drops of {mde:.3g} {measure} or more are detected {100 * POWER:g}% of the "
-        f"time ({how}; paired t approximation)"
+        f"time ({how})"
     )
 
 
