@@ -670,10 +670,10 @@ def _weights_table(
     """The weights table (queries table, else qrels; never a run: each run is checked)."""
     from irframe._compare.weighted import resolve
 
-    table = None
-    for run in [cand, *([base] if isinstance(base, _Run) else [])] if extras.weights else []:
-        table = resolve(run.lf, qrels, queries, opts, weights=extras.weights, where="check")
-    return table
+    if extras.weights is None:
+        return None
+    runs = [cand, *([base] if isinstance(base, _Run) else [])]
+    return [resolve(r.lf, qrels, queries, opts, weights=extras.weights, where="check") for r in runs][0]
 
 
 def _with_holes(

@@ -66,7 +66,8 @@ def with_weights(frame: pl.DataFrame, query_col: str, table: pl.DataFrame | None
     """``frame`` with each row's query weight as :data:`W` (unchanged without a table)."""
     if table is None:
         return frame
-    return attach(frame, query_col, table).rename({WEIGHT: W})
+    joined: pl.DataFrame = attach(frame, query_col, table)
+    return joined.rename({WEIGHT: W})
 
 
 def system_means(long: pl.DataFrame, by: Sequence[str], query_col: str, table: pl.DataFrame) -> pl.DataFrame:
