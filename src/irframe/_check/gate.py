@@ -672,8 +672,10 @@ def _weights_table(
 
     if extras.weights is None:
         return None
-    runs = [cand, *([base] if isinstance(base, _Run) else [])]
-    return [resolve(r.lf, qrels, queries, opts, weights=extras.weights, where="check") for r in runs][0]
+    table = resolve(cand.lf, qrels, queries, opts, weights=extras.weights, where="check")
+    if isinstance(base, _Run):  # (the baseline run must not carry weights either)
+        resolve(base.lf, qrels, queries, opts, weights=extras.weights, where="check")
+    return table
 
 
 def _with_holes(
