@@ -204,3 +204,15 @@ def test_cli_holes_fail_exits_1_and_report_passes_with_the_files_command(
     assert main([*args, "--holes", "report", "--holes-depth", "1"]) == 0
     out = capsys.readouterr().out
     assert f"(`irframe pool {qrels} {base} {cand} --depth 1 -o to_judge.tsv`)" in out
+
+
+def test_the_demo_ends_with_the_next_step_of_the_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    from irframe.datasets import golden
+
+    assert main(["demo"]) == 0
+    step = capsys.readouterr().out.split("The next step of the loop")[1]
+    g = golden()
+    p = irframe.pool(g.runs.filter(pl.col("system") == "hybrid"), g.qrels, depth=10)
+    assert f"{p.to_judge.height} pairs to judge, most useful first; the first 5:" in step
+    rows = [line.split()[:2] for line in step.strip().splitlines()[-5:]]
+    assert rows == [list(r) for r in p.to_judge.head(5).select("query_id", "doc_id").rows()]
