@@ -98,7 +98,7 @@ def fill_grade(qrels: Any, opts: Options, grade: float | None) -> float:
     (3.0, 1.0)
     """
     if grade is not None:
-        return grade
+        return float(grade)
     relevance = opts.qrels_columns[2]
     top = to_lazy(qrels, "qrels")[0].select(pl.col(relevance).cast(pl.Float64).max()).collect().item()
     return float(top) if top is not None and top > 0 else 1.0
