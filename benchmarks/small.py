@@ -15,8 +15,8 @@ Before timing, every measuring contender's per-query values are checked against
 irframe-pandas's (to 1e-9).  The golden-set cases time one ``compare`` of the bundled
 set's three systems (default resamples), one ``check`` against a snapshot and one against
 a run (and, opt-in, with ``holes`` and ``weights``), and the statistics alone on the same
-per-query deltas (the floor they set: the randomization test with 10,000 sign vectors, exact up to 16 non-zero deltas, and a
-10,000-resample bootstrap CI per comparison).
+per-query deltas (the floor they set: the randomization test with 10,000 sign vectors,
+exact up to 16 non-zero deltas, and a 10,000-resample bootstrap CI per comparison).
 
 Targets (issue 36): pandas in, 5 measures, <= 1.5x pytrec_eval at 1e3 rows and <= 1.0x at
 1e4; polars in at 1e3 <= 3x polars-floor-grouped; the 47 classic measures at 1e3 <= 2x
