@@ -29,7 +29,6 @@ from irframe._compare.pairing import (
     pair_values,
 )
 from irframe._compare.report import ComparisonReport
-from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._compare.weighted import W, check_weights_name, resolve, system_means, with_weights
 from irframe._golden.holes import (
     HOLE_COLUMNS,
@@ -39,6 +38,7 @@ from irframe._golden.holes import (
     hole_summary,
     with_holes,
 )
+from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidParameterError
@@ -329,9 +329,7 @@ def compare_report(
     look = _check_holes(holes, holes_depth, holes_grade)
     stacked = _stack(runs, system_col, _WHERE)
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
-    table = (
-        None if weights is None else resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
-    )
+    table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
     if queries is not None:
         stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
@@ -349,6 +347,7 @@ def compare_report(
     records = _records(pair_rows, stacked.systems, labels, settings, progress)
     family = correct_family(records, settings)
     schema = _table_schema({b: long.schema[b] for b in by_cols}, table is not None, look)
+    means = _system_means(long, by_cols) if table is None else system_means(long, by_cols, query_col, table)
     return ComparisonReport(
         baseline=base_name,
         systems=stacked.systems,
@@ -365,9 +364,7 @@ def compare_report(
         system_col=system_col,
         pairs=str(pairs),
         _table=pl.DataFrame(records, schema=schema),
-        _means=_system_means(long, by_cols)
-        if table is None
-        else system_means(long, by_cols, query_col, table),
+        _means=means,
         _origin=stacked.origin,
         weights=weights,
         _holes=None if hole_table is None else hole_table.rename({_SYS: system_col}),

@@ -55,10 +55,12 @@ def check_weights_name(weights: object, by: Sequence[str], where: str) -> str | 
 
 
 def resolve(
-    runs: pl.LazyFrame, qrels: Any, queries: Any, opts: Options, *, weights: str, where: str
-) -> pl.DataFrame:
+    runs: pl.LazyFrame, qrels: Any, queries: Any, opts: Options, *, weights: str | None, where: str
+) -> pl.DataFrame | None:
     """The weights table of ``weights`` for these runs (their columns are checked: a run never
-    carries the weights) and judgments."""
+    carries the weights) and judgments; None without weights."""
+    if weights is None:
+        return None
     return weights_for(runs, qrels, queries, dataclasses.replace(opts, weights=weights), where)
 
 
