@@ -14,9 +14,9 @@ call; ratios are taken within each round, then the median over rounds is reporte
 Before timing, every measuring contender's per-query values are checked against
 irframe-pandas's (to 1e-9).  The golden-set cases time one ``compare`` of the bundled
 set's three systems (default resamples), one ``check`` against a snapshot and one against
-a run, and the statistics alone on the same per-query deltas (the floor they set: the
-randomization test with 10,000 sign vectors, exact up to 16 non-zero deltas, and a
-10,000-resample bootstrap CI per comparison).
+a run (and, opt-in, with ``holes`` and ``weights``), and the statistics alone on the same
+per-query deltas (the floor they set: the randomization test with 10,000 sign vectors,
+exact up to 16 non-zero deltas, and a 10,000-resample bootstrap CI per comparison).
 
 Targets (issue 36): pandas in, 5 measures, <= 1.5x pytrec_eval at 1e3 rows and <= 1.0x at
 1e4; polars in at 1e3 <= 3x polars-floor-grouped; the 47 classic measures at 1e3 <= 2x
@@ -70,18 +70,29 @@ def _golden_cases() -> dict[str, Callable[[], Any]]:
     """compare of the golden set's three systems, check against a snapshot and against a run
     (in process), and the floor their statistics set: the paired tests and bootstrap CIs
     alone on the same per-query deltas (6 comparisons for compare, 3 for check)."""
+    import polars as pl
+
     import irframe
     from irframe.datasets import golden
 
     g = golden()
     runs = {s: g.runs.filter(system=s).drop("system") for s in ("bm25", "dense", "hybrid")}
     snap = irframe.snapshot(runs["bm25"], g.qrels, GOLDEN_MEASURES)
+    traffic = g.queries.select("query_id", traffic=(pl.int_range(pl.len()) * 37 % 11 + 1))
     compare_deltas = _golden_deltas(g, [("dense", "bm25"), ("hybrid", "bm25")])
     check_deltas = _golden_deltas(g, [("hybrid", "bm25")])
     return {
         "compare-golden-3-systems": lambda: irframe.compare(runs, g.qrels, GOLDEN_MEASURES),
         "check-golden-vs-snapshot": lambda: irframe.check(runs["hybrid"], g.qrels, baseline=snap),
         "check-golden-vs-run": lambda: irframe.check(runs["hybrid"], g.qrels, baseline=runs["bm25"]),
+        # the opt-in options of issue 32: holes (one more evaluation), weights
+        "compare-golden-holes": lambda: irframe.compare(runs, g.qrels, GOLDEN_MEASURES, holes=True),
+        "check-golden-vs-run-holes": lambda: irframe.check(
+            runs["hybrid"], g.qrels, baseline=runs["bm25"], holes="report"
+        ),
+        "check-golden-vs-run-weighted": lambda: irframe.check(
+            runs["hybrid"], g.qrels, baseline=runs["bm25"], queries=traffic, weights="traffic"
+        ),
         "stats-floor-of-compare": lambda: _statistics(compare_deltas),
         "stats-floor-of-check": lambda: _statistics(check_deltas),
     }

@@ -57,6 +57,7 @@ def evaluate(
     order: Order = "auto",
     depth: int | None = None,
     ties: Ties = "docid",
+    weights: str | None = None,
     queries: Any = None,
     **backend_options: Any,
 ) -> FrameT:
@@ -134,6 +135,13 @@ def evaluate(
         pandas or polars frame; for a dask run also a dask frame, for a Spark run also a
         Spark frame): it is small, checked for one value per query, and joined onto the
         run (and the qrels) by query id. Unused when the run has every ``by`` column.
+    weights : str, optional
+        A column of weights, one per query (its traffic, say, or the ``segment_weight`` of
+        :func:`irframe.sample_queries`), read from ``queries`` or else the qrels (not the
+        run: a judged query the run lacks would have none); each must be a number >= 0
+        and every judged query needs one. The means become weighted means (see Notes) and
+        gain a ``sum_weights`` column; per query, the weights come as a last column.
+        Taken by the in-process and Dask backends.
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
@@ -164,6 +172,13 @@ def evaluate(
     only the columns read, when every column has a dtype Arrow shares without a copy
     (numbers, booleans, dates, Arrow-backed strings such as pandas 3's ``str``); a frame
     with ``object`` or ``category`` columns is converted whole first.
+
+    With ``weights``, each mean is ``sum(w x) / sum(w)`` over the queries that count
+    (``n_queries`` still counts them; a query of weight 0 counts but adds nothing), a
+    geometric mean ``exp(sum(w log x) / sum(w))``, a sum (``num_q``) ``sum(w x)``: the
+    weighted sums and the sum of the weights are partial sums like the plain ones, so
+    every backend adds partitions up to the same means.  Per-query values do not change.
+    Without ``weights`` nothing changes (trec_eval's numbers).
 
     Examples
     --------
@@ -202,6 +217,19 @@ def evaluate(
     >>> [irframe.evaluate(tied, ["P@1"], ties=t).item(0, "P@1") for t in
     ...  ("docid", "expected", "optimistic", "pessimistic")]  # b ranks first under docid
     [0.0, 0.5, 1.0, 0.0]
+
+    Weighted by traffic (q1 three times as often as q2): RR = (3 * 0.5 + 1 * 1.0) / 4.
+
+    >>> traffic = pl.DataFrame({"query_id": ["q1", "q2"], "traffic": [300, 100]})
+    >>> irframe.evaluate(run, ["RR"], weights="traffic", queries=traffic).select("RR", "sum_weights")
+    shape: (1, 2)
+    ┌───────┬─────────────┐
+    │ RR    ┆ sum_weights │
+    │ ---   ┆ ---         │
+    │ f64   ┆ f64         │
+    ╞═══════╪═════════════╡
+    │ 0.625 ┆ 400.0       │
+    └───────┴─────────────┘
     """
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
@@ -219,7 +247,7 @@ def evaluate(
         score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
         qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
         qrels_subtopic_col=qrels_subtopic_col,
-        columns=columns, order=order, depth=depth, ties=ties,
+        columns=columns, order=order, depth=depth, ties=ties, weights=weights,
     )  # fmt: skip
     backend = backend_for(run)
     if queries is not None:

@@ -54,6 +54,7 @@ from irframe._backends.partition import (
     partial_sums,
 )
 from irframe._engine.aggregate import aggregates_of, check_not_empty, counts_of
+from irframe._input import weights
 from irframe._input.columns import natural_order
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import KEY, join_attributes, query_attributes
@@ -155,17 +156,28 @@ def _evaluate_part(
     return table.select(schema.names).cast(schema).to_pandas()
 
 
-def _public(pdf: pd.DataFrame, columns: list[str], drop: bool) -> pd.DataFrame:
+def _public(
+    pdf: pd.DataFrame, columns: list[str], drop: bool, weighted: tuple[str, str, pl.DataFrame] | None = None
+) -> pd.DataFrame:
+    """The public per-query columns (with the weights column, ``weighted``: (query column,
+    weights column, weights table))."""
     if drop:
         pdf = pdf[pdf[IN_RUN]]
-    return pdf[columns]
+    if weighted is None:
+        return pdf[columns]
+    query, name, table = weighted
+    w = weights.attach(pl.from_pandas(pdf[[query]].reset_index(drop=True)), query, table)
+    return pdf[columns].assign(**{name: w.get_column(weights.WEIGHT).to_numpy()})
 
 
 def _partials(  # noqa: PLR0917 - called by map_partitions with positional arguments
     pdf: pd.DataFrame, schema: pa.Schema, labels: list[str], by: list[str], missing: str,
-    aggregates: dict[str, str],
+    aggregates: dict[str, str], weighted: tuple[str, pl.DataFrame] | None = None,
 ) -> pd.DataFrame:  # fmt: skip
+    """One partition's partial sums (weighted: (query column, weights table))."""
     df = pl.DataFrame(pa.Table.from_pandas(pdf, schema=schema, preserve_index=False))
+    if weighted is not None:
+        df = weights.attach(df, *weighted)
     return partial_sums(df, labels, by, missing, aggregates=aggregates).to_pandas()
 
 
@@ -210,6 +222,7 @@ def evaluate(
     order: Order = "auto",
     depth: int | None = None,
     ties: Ties = "docid",
+    weights: str | None = None,
     queries: Any = None,
 ) -> dd.DataFrame:
     """Evaluate a dask DataFrame run; a lazy dask DataFrame comes back.
@@ -223,8 +236,11 @@ def evaluate(
         any partitions.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
 relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order, depth, ties
+qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
         As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
+        As for :func:`irframe.evaluate` (``weights``: the weights table is built on the
+        client, from a queries table or the qrels computed for it, and sent to every
+        partition, whose weighted partial sums add up to the in-process means).
     qrels : dask, pandas or polars DataFrame, optional
         A dask frame is shuffled onto the run's partitions; a local frame is split by
         bucket on the client and sent to the partitions (each gets its own judgments).
@@ -255,7 +271,7 @@ qrels_subtopic_col, duplicates, columns, order, depth, ties
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
-        depth=depth, ties=ties,
+        depth=depth, ties=ties, weights=weights,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(  # type: ignore[no-any-return]
@@ -387,20 +403,48 @@ def evaluate_options(
         _evaluate_part, qrels_b, values, meta=meta, clear_divisions=True, **fn_kwargs
     )
     keys, labels = list(plan.keys), list(plan.labels)
+    table = None if opts.weights is None else _weights(run, qrels, local_qrels, queries, opts)
     if per_query:
-        public = per_part.map_partitions(
-            _public, [*keys, *labels], opts.missing == "drop", meta=meta[[*keys, *labels]]
-        )
+        cols = [*keys, *labels]
+        public_meta = meta[cols] if table is None else meta[cols].assign(**{str(opts.weights): 0.0})
+        weighted = None if table is None else (plan.cols.query, str(opts.weights), table)
+        public = per_part.map_partitions(_public, cols, opts.missing == "drop", weighted, meta=public_meta)
         # one row per query is small: one partition in the natural order of every backend
-        return public.repartition(npartitions=1).map_partitions(_sorted, keys, meta=meta[[*keys, *labels]])
+        return public.repartition(npartitions=1).map_partitions(_sorted, keys, meta=public_meta)
     by_cols, aggs, missing = list(plan.cols.by), aggregates_of(plan.measures), opts.missing
-    part_meta = _partials(meta, schema, labels, by_cols, missing, aggs)
-    partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, aggs, meta=part_meta)
+    w = None if table is None else (plan.cols.query, table)
+    part_meta = _partials(meta, schema, labels, by_cols, missing, aggs, w)
+    partials = per_part.map_partitions(_partials, schema, labels, by_cols, missing, aggs, w, meta=part_meta)
     has_qrels = qrels_schema is not None
     means_meta = _combine(part_meta, labels, by_cols, missing, aggs, has_qrels=has_qrels, check=False)
     return partials.repartition(npartitions=1).map_partitions(
         _combine, labels, by_cols, missing, aggs, has_qrels=has_qrels, meta=means_meta
     )
+
+
+def _weights(
+    run: Any, qrels: Any, local_qrels: pl.DataFrame | None, queries: Any, opts: Options
+) -> pl.DataFrame:
+    """The weights table (:func:`irframe._input.weights.weights_for`), built on the client
+    from the distinct query ids (and weights) of the dask frames."""
+    if is_dask_frame(queries):
+        queries = queries.compute()
+
+    def stub(frame: Any, key: str) -> pl.DataFrame:
+        names = list(frame.columns)
+        wanted = [key, *([opts.weights] if opts.weights in names and key in names else [])]
+        got = (
+            pl.from_pandas(frame[wanted].drop_duplicates().compute().reset_index(drop=True))
+            if key in names
+            else pl.DataFrame()
+        )
+        return got.with_columns(pl.lit(None).alias(c) for c in names if c not in got.columns)
+
+    run_stub = stub(run, opts.query_col)
+    qrels_stub = (
+        local_qrels if local_qrels is not None or qrels is None else stub(qrels, opts.qrels_columns[0])
+    )
+    return weights.weights_for(run_stub.lazy(), qrels_stub, queries, opts, "irframe.dask.evaluate")
 
 
 def _sorted(pdf: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import polars as pl
 from irframe import _engine as engine
 from irframe._backends.registry import backend_for
 from irframe._engine import diversity, ties
+from irframe._input import weights
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import with_query_attributes
@@ -26,6 +27,7 @@ def _evaluated(
     (:func:`irframe._input.frames.in_memory_rows`), unless query attributes are joined onto it.
     """
     run_lf, origin, rows, n_rows = engine.run_input(run)
+    given_qrels = qrels
     if opts.by:
         run_lf, qrels, opts, same_run = _with_attributes(run_lf, qrels, queries, opts, rows is not None)
         if not same_run:
@@ -48,6 +50,9 @@ def _evaluated(
         plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
     if tied is not None:
         plan, table = ties.attach(plan, table.lazy(), tied, given)
+    if opts.weights is not None:
+        found = weights.weights_for(run_lf, given_qrels, queries, opts)
+        table = weights.attach(table, plan.cols.query, found)
     return plan, table, origin
 
 
@@ -77,8 +82,15 @@ def evaluate_options(
 ) -> Any:
     """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
     plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
-    result = engine.per_query_table(plan, table) if per_query else engine.summary(plan, table)
-    return from_lazy(result, origin)
+    return from_lazy(_result(plan, table, opts, per_query), origin)
+
+
+def _result(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame, opts: Options, per_query: bool) -> Any:
+    """The per-query table (with the weights column, when weighted) or the means."""
+    if not per_query:
+        return engine.summary(plan, table)
+    out = engine.per_query_table(plan, table)
+    return out if opts.weights is None else out.rename({weights.WEIGHT: opts.weights})
 
 
 def evaluate_pair(

@@ -47,6 +47,7 @@ from irframe._input.columns import natural_order
 from irframe._input.frames import to_lazy
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import with_query_attributes
+from irframe._input.weights import refuse as refuse_weights
 from irframe.exceptions import InvalidParameterError
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.measures import Measure
@@ -302,6 +303,7 @@ def evaluate_parquet(
     order: Order = "auto",
     depth: int | None = None,
     ties: Ties = "docid",
+    weights: str | None = None,
     progress: Progress = False,
     queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
@@ -329,8 +331,9 @@ def evaluate_parquet(
         about the size of the compressed input and are removed at the end.
     query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
 qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order, depth, ties
+qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
         As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
+        As for :func:`irframe.evaluate` (``weights``: refused here, not supported yet).
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
         on stderr); a callable gets ``(done, total, info)``.
@@ -367,7 +370,7 @@ qrels_subtopic_col, duplicates, columns, order, depth, ties
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
-        depth=depth, ties=ties,
+        depth=depth, ties=ties, weights=weights,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     return evaluate_options(
@@ -392,6 +395,7 @@ def evaluate_options(
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
     where = "evaluate_parquet"
+    refuse_weights(opts, "out-of-core (parquet)")
     limit = parse_bytes(memory_limit)
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)

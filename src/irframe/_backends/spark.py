@@ -37,6 +37,7 @@ from irframe._engine.aggregate import GM_FLOOR, aggregates_of
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe._input.queries import KEY as ATTR_KEY
 from irframe._input.queries import query_attributes
+from irframe._input.weights import refuse as refuse_weights
 from irframe.exceptions import IrFrameError
 from irframe.measures import Family, Measure
 from irframe.measures.user import ensure_registered, user_families
@@ -135,6 +136,7 @@ def evaluate(
     order: Order = "auto",
     depth: int | None = None,
     ties: Ties = "docid",
+    weights: str | None = None,
     queries: Any = None,
 ) -> DataFrame:
     """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
@@ -147,8 +149,9 @@ def evaluate(
         Long format, as for :func:`irframe.evaluate`.
     measures, by, per_query, missing, query_col, doc_col, rank_col, score_col, \
 relevance_col, qrels_query_col, qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order, depth, ties
+qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
         As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
+        As for :func:`irframe.evaluate` (``weights``: refused here, not supported yet).
     qrels : Spark, pandas or polars DataFrame, optional
         A local frame is turned into a Spark DataFrame first.
     num_partitions : int, optional
@@ -179,7 +182,7 @@ qrels_subtopic_col, duplicates, columns, order, depth, ties
         rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
         qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
         qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
-        depth=depth, ties=ties,
+        depth=depth, ties=ties, weights=weights,
         qrels_subtopic_col=qrels_subtopic_col,
     )  # fmt: skip
     out = evaluate_options(
@@ -259,6 +262,8 @@ def evaluate_options(
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     from pyspark.sql.pandas.types import from_arrow_schema
+
+    refuse_weights(opts, "Spark")
 
     if not is_spark_frame(run):
         msg = f"The run must be a pyspark.sql.DataFrame for irframe.spark.evaluate; got {type(run)!r}."

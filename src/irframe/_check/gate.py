@@ -417,6 +417,20 @@ class CheckResult:
         Queries left out of the comparison because their judgments changed.
     notes : list of str
         Other things worth knowing (e.g. a snapshot from another irframe version).
+    holes_mode : {"report", "fail", "ignore"}
+        What the check did with the judgment holes (see :func:`check`).
+    holes_depth : int
+        The top documents looked at for holes.
+    pool_command : str or None
+        The ``irframe pool`` command that lists the holes to judge (with ``holes_mode``
+        other than "ignore"): the input files when check was given paths, else
+        placeholders (``irframe check`` writes its own paths).
+    weights : str or None
+        The column the queries were weighted by.
+    power : list of dict
+        Per gated measure, the drop the gate detects 80% of the time: ``measure``,
+        ``n_queries``, ``n_effective`` (weighted), ``alpha`` (the corrected level),
+        ``power``, ``mde`` and ``sentence`` (see :mod:`irframe._check.extras`).
     """
 
     passed: bool
@@ -433,6 +447,12 @@ class CheckResult:
     _table: pl.DataFrame = field(repr=False)
     _moved: pl.DataFrame = field(repr=False)
     _origin: Origin = field(repr=False)
+    holes_mode: str = "ignore"
+    holes_depth: int = 10
+    pool_command: str | None = None
+    weights: str | None = None
+    power: list[dict[str, Any]] = field(default_factory=list)
+    _holes: pl.DataFrame | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         n = self._table.filter(pl.col("regression")).height
@@ -454,11 +474,22 @@ class CheckResult:
         ``baseline_mean``, ``mean``, ``delta``, ``ci_low``, ``ci_high`` (95% paired
         bootstrap CI of the mean delta), ``p_value``, ``p_adjusted``, ``significant``,
         ``wins``, ``ties``, ``losses``, ``regression``, ``status`` (``"regression"``,
-        ``"worse"``, ``"better"`` or ``""``) and ``note``.
+        ``"worse"``, ``"better"``, ``"possible hole"`` or ``""``) and ``note``; weighted,
+        also ``sum_weights``; with holes, ``n_holes``, ``n_holes_baseline``,
+        ``n_to_judge``, ``delta_low``, ``delta_high`` and ``possible_hole``.
         """
         from irframe._input.frames import from_lazy
 
         return from_lazy(self._table, self._origin)
+
+    @property
+    def holes(self) -> Any:
+        """Per system (``baseline``, ``candidate``) and judged query, the top
+        ``holes_depth``'s unjudged documents (as :attr:`irframe.ComparisonReport.holes`);
+        None when ``holes_mode`` is "ignore"."""
+        from irframe._input.frames import from_lazy
+
+        return None if self._holes is None else from_lazy(self._holes, self._origin)
 
     @property
     def regressions(self) -> Any:
@@ -612,6 +643,103 @@ def _moved(
     return out if docs is None else out.join(docs, on=_Q, how="left", maintain_order="left")
 
 
+@dataclass(frozen=True)
+class _Extras:
+    """The options compare's table gains in check: weights and holes, validated once."""
+
+    weights: str | None
+    holes: str
+    depth: int
+    grade: float | None
+
+    @classmethod
+    def build(
+        cls, weights: object, holes: object, depth: object, grade: object, by: Sequence[str]
+    ) -> _Extras:
+        from irframe._compare.weighted import check_weights_name
+        from irframe._golden.holes import check_depth, check_grade, check_mode
+
+        return cls(check_weights_name(weights, by, "check"), check_mode(holes, "check"),
+                   check_depth(depth, "check"), check_grade(grade, "check"))  # fmt: skip
+
+
+def _weights_table(
+    extras: _Extras, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, queries: pl.DataFrame | None,
+    opts: Options,
+) -> pl.DataFrame | None:  # fmt: skip
+    """The weights table (queries table, else qrels; never a run: each run is checked)."""
+    from irframe._compare.weighted import resolve
+
+    if extras.weights is None:
+        return None
+    table = resolve(cand.lf, qrels, queries, opts, weights=extras.weights, where="check")
+    if isinstance(base, _Run):  # (the baseline run must not carry weights either)
+        resolve(base.lf, qrels, queries, opts, weights=extras.weights, where="check")
+    return table
+
+
+def _with_holes(
+    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, labels: Sequence[str],
+    opts: Options, extras: _Extras,
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:  # fmt: skip
+    """The pairs with their hole columns, and the hole table (per side and query); the
+    pairs as they are under ``holes="ignore"``."""
+    from irframe._golden._ids import SYSTEM
+    from irframe._golden.holes import with_holes
+
+    if extras.holes == "ignore":
+        return pairs, None
+    sides = [(gate_table.BASE, base)] if isinstance(base, _Run) else []
+    sides.append((gate_table.CAND, cand))
+    runs = pl.concat(
+        [run.lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM)) for name, run in sides],
+        how="diagonal_relaxed",
+    )
+    names = (LONG.system, LONG.baseline, LONG.measure, LONG.baseline_value, LONG.delta, _Q)
+    out, table = with_holes(
+        pairs, runs, qrels, names=names, pairs=[(gate_table.CAND, gate_table.BASE)], labels=labels,
+        opts=opts, depth=extras.depth, grade=extras.grade, base_ranked=isinstance(base, _Run),
+    )  # fmt: skip
+    return out, table.rename({SYSTEM: "system"})
+
+
+def _decided(
+    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, labels: Sequence[str],
+    opts: Options, extras: _Extras, gate: _Gate, settings: Settings, queries: pl.DataFrame | None,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None, list[dict[str, Any]]]:  # fmt: skip
+    """The pairs (weighted, with holes), the decided table, the hole table and the power lines."""
+    from irframe._check.extras import power_lines
+    from irframe._compare.weighted import with_weights
+
+    weights = _weights_table(extras, base, cand, qrels, queries=queries, opts=opts)
+    pairs = with_weights(pairs, _Q, weights)
+    pairs, holes = _with_holes(pairs, base, cand, qrels, labels=labels, opts=opts, extras=extras)
+    rows = gate_table.comparisons(pairs, labels, settings.by, settings)
+    table, family = gate_table.decide(rows, gate, settings, extras.holes)
+    return pairs, table, holes, power_lines(pairs, labels, gate, family)
+
+
+def _source(obj: Any, placeholder: str) -> str:
+    return str(obj) if isinstance(obj, str | os.PathLike) else placeholder
+
+
+def _pool_command(qrels: Any, candidate: Any, baseline: Any, depth: int) -> str:
+    """``irframe pool`` of the baseline's (a run's) and the candidate's holes."""
+    from irframe._check.extras import pool_command
+
+    runs = (
+        []
+        if isinstance(baseline, Snapshot) or is_snapshot_path(baseline)
+        else [_source(baseline, "BASELINE")]
+    )
+    return pool_command(_source(qrels, "QRELS"), [*runs, _source(candidate, "CANDIDATE")], depth)
+
+
+def is_snapshot_path(obj: Any) -> bool:
+    """A path to a snapshot file."""
+    return isinstance(obj, str | os.PathLike) and Path(obj).exists() and is_snapshot_file(obj)
+
+
 def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidParameterError.for_value(name, "check", "an int >= 0", value)
@@ -639,6 +767,10 @@ def check(
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     seed: int = 0,
+    weights: str | None = None,
+    holes: Literal["report", "fail", "ignore"] = "ignore",
+    holes_depth: int = 10,
+    holes_grade: float | None = None,
     **column_kwargs: Any,
 ) -> CheckResult:
     """Compare a candidate run with a baseline on a golden set and decide pass or fail.
@@ -679,6 +811,23 @@ def check(
         How many of the queries that moved most to list.
     docs_top : int, default 3
         Top documents (with grades) shown for each listed query (0: none).
+    weights : str, optional
+        A column of query weights (traffic, or :func:`irframe.sample_queries`'
+        ``segment_weight``) in ``queries`` or the qrels: the means, deltas, tests and CIs
+        are weighted as in :func:`irframe.compare` (not with ``test="wilcoxon"``).
+    holes : {"report", "fail", "ignore"}, default "ignore"
+        The judgment holes: the unjudged documents of each run's top ``holes_depth``
+        (per judged query), and the range each delta could take once they are judged
+        (see :func:`irframe.compare`'s ``holes``).  A regression whose range reaches no
+        drop (``delta_high >= -max_drop``) is *possibly a judgment hole*: ``"report"``
+        passes it with a note ("judge N documents first", with the ``irframe pool``
+        command), ``"fail"`` fails with the same note, ``"ignore"`` looks at no hole (the
+        report is as without the option).  A snapshot baseline has no ranking: only the
+        candidate's holes are filled, the snapshot's values stay.
+    holes_depth : int, default 10
+        The top documents of each ranking looked at for holes.
+    holes_grade : float, optional
+        The grade a hole judged relevant gets (default: the qrels' highest grade).
 
     Returns
     -------
@@ -707,6 +856,7 @@ def check(
                        n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed)  # fmt: skip
     n_moved, docs_top = _count("n_moved", n_moved), _count("docs_top", docs_top)
     by_cols = cast("list[str]", [by] if isinstance(by, str) else list(by or []))  # (names by now)
+    extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
     cand = _as_run(candidate, "candidate")
     qrels_frame = _frame(qrels, "qrels")[0]
     base = _baseline(baseline)
@@ -717,9 +867,10 @@ def check(
         base, cand, qrels_frame, labels, opts, allow=allow_changed_qrels, queries=queries_df
     )
     attrs = gate_table.attributes(by_cols, queries_df, qrels_frame.lazy(), opts)
-    pairs = gate_table.paired(long, keep, attrs)
-    settings = gate.settings(by_cols, rule)
-    table = gate_table.decide(gate_table.comparisons(pairs, labels, by_cols, settings), gate, settings)
+    pairs, table, hole_table, power = _decided(
+        gate_table.paired(long, keep, attrs), base, cand, qrels_frame, labels=labels, opts=opts,
+        extras=extras, gate=gate, settings=gate.settings(by_cols, rule), queries=queries_df,
+    )  # fmt: skip
     failed = table.filter(pl.col("regression"))["measure"].to_list()
     moved_measure = failed[0] if failed else labels[0]
     moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
@@ -735,8 +886,14 @@ def check(
         moved_measure=moved_measure,
         changes=changes,
         left_out=changes.queries,
-        notes=notes,
+        notes=notes if extras.weights is None else [*notes, f"Queries weighted by {extras.weights!r}."],
         _table=table,
         _moved=moved,
         _origin=cand.origin,
+        holes_mode=extras.holes,
+        holes_depth=extras.depth,
+        pool_command=None if hole_table is None else _pool_command(qrels, candidate, baseline, extras.depth),
+        weights=extras.weights,
+        power=power,
+        _holes=hole_table,
     )

@@ -1,8 +1,9 @@
 """Text, Markdown and plain-data views of a :class:`irframe._check.gate.CheckResult`.
 
-The verdict comes first, then the deltas (with CIs, corrected p-values and markers)
-overall and per segment, then the queries that moved most with their text and the top
-documents of each side with their grades.
+The verdict comes first (with the judgment holes' notes when holes are looked at), then
+the deltas (with CIs, corrected p-values and markers) overall and per segment, the
+legend and the power of the gate (one line per measure), then the queries that moved
+most with their text and the top documents of each side with their grades.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["as_dict", "render_markdown", "render_text", "verdict"]
 
-_MARKS = {"unicode": {"better": "▲", "worse": "▽", "regression": "▼"},
-          "ascii": {"better": "^", "worse": "v", "regression": "v!"}}  # fmt: skip
+_MARKS = {"unicode": {"better": "▲", "worse": "▽", "regression": "▼", "possible hole": "▼?"},
+          "ascii": {"better": "^", "worse": "v", "regression": "v!", "possible hole": "v?"}}  # fmt: skip
 
 
 def _num(x: float | None, sign: bool = False) -> str:
@@ -50,7 +51,8 @@ def verdict(result: CheckResult) -> str:
     for r in rows:
         where = "" if r["group"] == "all" else f" [{r['group']}]"
         p = f", p_adj {_p(r['p_adjusted'])}" if r["p_adjusted"] is not None else ""
-        items.append(f"{r['measure']}{where} {_num(r['delta'], sign=True)}{p}")
+        hole = " (possibly a judgment hole)" if r.get("possible_hole") else ""
+        items.append(f"{r['measure']}{where} {_num(r['delta'], sign=True)}{p}{hole}")
     n = len(items)
     return f"FAIL: {n} regression{'s' * (n != 1)}: " + "; ".join(items) + "."
 
@@ -65,17 +67,48 @@ def _context(result: CheckResult) -> str:
 def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[str]]]:
     header = ["group", "measure", "baseline", "candidate", "delta", "95% CI", "p", "p_adj", "W/T/L", "n",
               "status"]  # fmt: skip
+    holes = result.holes_mode != "ignore"
+    if holes:
+        header[-1:-1] = ["holes", "if judged"]
     rows = []
     for r in result._table.iter_rows(named=True):
         mark = _MARKS[style].get(r["status"], "")
         ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
         wtl = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
-        rows.append([
+        cells = [
             r["group"], r["measure"], _num(r["baseline_mean"]), _num(r["mean"]),
             _num(r["delta"], sign=True) + mark, ci, _p(r["p_value"]), _p(r["p_adjusted"]), wtl,
             str(r["n_queries"]), r["status"].upper() if r["status"] == "regression" else r["status"],
-        ])  # fmt: skip
+        ]  # fmt: skip
+        if holes:
+            judged = "-" if r["delta_low"] is None else f"[{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]"
+            cells[-1:-1] = [str(r["n_to_judge"]), judged]
+        rows.append(cells)
     return header, rows
+
+
+def _hole_notes(result: CheckResult) -> list[str]:
+    """The notes of the rows that are possibly judgment holes."""
+    from irframe._check.extras import hole_note, hole_rows
+
+    return [hole_note(r, result.pool_command or "irframe pool ...") for r in hole_rows(result._table)]
+
+
+def _legend(result: CheckResult, style: str) -> str:
+    m = _MARKS[style]
+    text = (
+        f"{m['regression']} regression (fails the check), {m['worse']} significant drop within the "
+        f"tolerance, {m['better']} significantly better (p_adj < {result.gate.alpha:g})."
+    )
+    if result.holes_mode == "report":
+        text += f" {m['possible hole']} possibly a judgment hole (passes: holes='report')."
+    elif result.holes_mode == "fail":
+        text += " A regression possibly from a judgment hole still fails (holes='fail')."
+    return text
+
+
+def _power(result: CheckResult) -> list[str]:
+    return [f"Power: {line['sentence']}." for line in result.power]
 
 
 def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
@@ -115,14 +148,10 @@ def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     """The plain-text report."""
     style = "ascii" if ascii else "unicode"
     parts = [verdict(result), _context(result)]
-    parts += [f"Note: {n}" for n in result.notes]
+    parts += [f"Note: {n}" for n in [*_hole_notes(result), *result.notes]]
     header, rows = _delta_rows(result, style)
-    parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9})]
-    m = _MARKS[style]
-    parts.append(
-        f"{m['regression']} regression (fails the check), {m['worse']} significant drop within the "
-        f"tolerance, {m['better']} significantly better (p_adj < {result.gate.alpha:g})."
-    )
+    parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])})]
+    parts += [_legend(result, style), *_power(result)]
     if result._moved.height:
         mh, mr = _moved_rows(result)
         numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
@@ -144,13 +173,12 @@ def render_markdown(result: CheckResult) -> str:
     """The report as GitHub Markdown (verdict heading, tables, the moved queries folded)."""
     icon = "✅" if result.passed else "❌"
     parts = [f"### {icon} irframe check: {verdict(result)}", "", _context(result)]
-    parts += ["", *[f"> {n}" for n in result.notes]] if result.notes else []
+    notes = [*_hole_notes(result), *result.notes]
+    parts += ["", *[f"> {n}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
     parts += ["", _md_table(header, rows), ""]
-    parts.append(
-        f"▼ regression (fails the check), ▽ significant drop within the tolerance, "
-        f"▲ significantly better (p_adj < {result.gate.alpha:g})."
-    )
+    parts.append(_legend(result, "unicode"))
+    parts += ["", *[f"- {line}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
         parts += ["", f"<details><summary>{_moved_title(result)}</summary>", "", _md_table(mh, mr), "",
@@ -170,7 +198,7 @@ def _plain(value: Any) -> Any:
 
 def as_dict(result: CheckResult) -> dict[str, Any]:
     """Plain data (full precision), the body of ``irframe check -f json``."""
-    return {
+    out: dict[str, Any] = {
         "passed": result.passed,
         "verdict": verdict(result),
         "candidate": result.candidate,
@@ -185,4 +213,11 @@ def as_dict(result: CheckResult) -> dict[str, Any]:
         "judgments_changed": _plain(result.changes),
         "left_out": list(result.left_out),
         "notes": list(result.notes),
+        "power": [dict(line) for line in result.power],
     }
+    if result.weights is not None:
+        out["weights"] = result.weights
+    if result.holes_mode != "ignore":
+        out["holes"] = {"mode": result.holes_mode, "depth": result.holes_depth,
+                        "pool_command": result.pool_command, "notes": _hole_notes(result)}  # fmt: skip
+    return out

@@ -29,6 +29,8 @@ from irframe._compare import (
     pair_values,
     top_documents,
 )
+from irframe._compare.weighted import W
+from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
 
 if TYPE_CHECKING:
@@ -155,24 +157,51 @@ def comparisons(
             rows.append({**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS})
             continue
         stats = compare_one(cell, [], settings)
-        row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
-                "mean": _mean(cell[LONG.value])}  # fmt: skip
-        rows.append(row | {k: stats[k] for k in _STATS})
+        if W in cell:  # weighted: compare's weighted means
+            row |= {k: stats.get(k) for k in ("n_queries", "baseline_mean", "mean", "sum_weights")}
+        else:
+            row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
+                    "mean": _mean(cell[LONG.value])}  # fmt: skip
+        if HOLE_COLUMNS[0] in cell:
+            row |= hole_summary(cell, cell.get(W))
+        rows.append(row | {k: stats.get(k) for k in _STATS})
     return rows
 
 
-def decide(rows: list[dict[str, Any]], rule: _Gate, settings: Settings) -> pl.DataFrame:
-    """Correct the p-values over the whole table (compare's correction) and mark regressions."""
-    correct_family(rows, settings)
+def decide(
+    rows: list[dict[str, Any]], rule: _Gate, settings: Settings, holes: str = "ignore"
+) -> tuple[pl.DataFrame, int]:
+    """Correct the p-values over the whole table (compare's correction) and mark regressions;
+    with ``holes`` ("report" or "fail"), mark the possible judgment holes (a possible hole
+    passes under "report").  The table and the correction's family size."""
+    family = correct_family(rows, settings)
     for r in rows:
         delta = r.get("delta")
         dropped = delta is not None and -delta > rule.max_drop
-        r["regression"] = bool(dropped and (rule.fail_on == "any-drop" or r["significant"]))
+        failing = bool(dropped and (rule.fail_on == "any-drop" or r["significant"]))
+        if holes != "ignore":
+            r["possible_hole"] = failing and possible_hole(r, rule.max_drop)
+            failing = failing and not (holes == "report" and r["possible_hole"])
+        r["regression"] = failing
         r["status"] = _status(r, delta)
-    return pl.DataFrame([{k: r.get(k) for k in TABLE_SCHEMA} for r in rows], schema=TABLE_SCHEMA)
+    schema = {**TABLE_SCHEMA}
+    if any("sum_weights" in r for r in rows):
+        schema["sum_weights"] = pl.Float64
+    if holes != "ignore":
+        schema |= {**SUMMARY_SCHEMA, "possible_hole": pl.Boolean}
+    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema), family
+
+
+def possible_hole(row: Mapping[str, Any], max_drop: float) -> bool:
+    """Whether judging the holes could bring the row's drop within ``max_drop``
+    (``delta_high >= -max_drop``)."""
+    high = row.get("delta_high")
+    return high is not None and high >= -max_drop
 
 
 def _status(r: Mapping[str, Any], delta: float | None) -> str:
+    if r.get("possible_hole") and not r["regression"]:
+        return "possible hole"
     if r["regression"]:
         return "regression"
     if r["significant"] and delta is not None and delta != 0:

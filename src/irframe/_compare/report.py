@@ -62,6 +62,8 @@ class ComparisonReport:
         Grouping columns (empty for none).
     alpha, test, correction, family_size, ci, ci_method, n_permutations, n_bootstrap
         The settings the table was computed with.
+    weights : str or None
+        The column the queries were weighted by (None: every query counts the same).
 
     Examples
     --------
@@ -94,6 +96,16 @@ class ComparisonReport:
     _table: pl.DataFrame = field(repr=False)
     _means: pl.DataFrame = field(repr=False)
     _origin: Origin = field(repr=False)
+    weights: str | None = None
+    _holes: pl.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def holes(self) -> Any:
+        """Per system and judged query (``holes=True``): the top ``holes_depth``'s size
+        (``n_top``), its judged and unjudged documents (``n_judged``, ``n_unjudged``,
+        ``judged``: evaluate's ``Judged@k``), the unjudged doc ids (``unjudged``, in ranking
+        order) and their positions (``unjudged_at``); None without ``holes=True``."""
+        return None if self._holes is None else from_lazy(self._holes, self._origin)
 
     @property
     def table(self) -> Any:
@@ -184,6 +196,11 @@ class ComparisonReport:
             f"comparisons ({self._family_text()}); alpha = {self.alpha:g}. "
             f"CI: {self.ci:.0%} paired bootstrap ({self.ci_method}, {self.n_bootstrap:,} "
             "resamples) of the mean delta."
+            + (
+                ""
+                if self.weights is None
+                else f" Queries weighted by {self.weights!r}: weighted means, tests and CI (irframe.stats)."
+            )
         )
 
     def legend(self, style: str = "unicode") -> str:

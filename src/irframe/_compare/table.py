@@ -29,6 +29,15 @@ from irframe._compare.pairing import (
     pair_values,
 )
 from irframe._compare.report import ComparisonReport
+from irframe._compare.weighted import W, check_weights_name, resolve, system_means, with_weights
+from irframe._golden.holes import (
+    HOLE_COLUMNS,
+    SUMMARY_SCHEMA,
+    check_depth,
+    check_grade,
+    hole_summary,
+    with_holes,
+)
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
@@ -121,9 +130,10 @@ def group_pairs(
     """One row per (baseline, system, *by, measure) with the paired vectors, in input order."""
     sys_rank = {s: i for i, s in enumerate(systems)}
     meas_rank = {m: i for i, m in enumerate(labels)}
+    extra = [pl.col(c) for c in (W, *HOLE_COLUMNS) if c in pairs.columns]  # weights, holes
     return (
         pairs.group_by([_BSYS, _SYS, *by, _MEAS], maintain_order=True)
-        .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA))
+        .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA), *extra)
         .with_columns(
             pl.col(_BSYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_bi"),
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
@@ -134,7 +144,8 @@ def group_pairs(
 
 
 def compare_one(row: Mapping[str, Any], by: Sequence[str], s: Settings) -> dict[str, Any]:
-    """Means, delta, CI, p-value, effect size and W/T/L of one (system, measure[, group])."""
+    """Means, delta, CI, p-value, effect size and W/T/L of one (system, measure[, group]);
+    weighted when the row has the pairs' weights (:data:`irframe._compare.weighted.W`)."""
     import numpy as np
 
     from irframe.stats import bootstrap_ci, cohens_dz, paired_test
@@ -142,9 +153,17 @@ def compare_one(row: Mapping[str, Any], by: Sequence[str], s: Settings) -> dict[
     x = np.asarray(row[_VAL], dtype=np.float64)
     y = np.asarray(row[_BASE], dtype=np.float64)
     d = np.asarray(row[_DELTA], dtype=np.float64)
-    mean, base_mean, delta = float(x.mean()), float(y.mean()), float(d.mean())
-    res = paired_test(d, test=s.test, n_permutations=s.n_permutations, n_bootstrap=s.n_bootstrap, seed=s.seed)
-    interval = bootstrap_ci(d, n_bootstrap=s.n_bootstrap, ci=s.ci, method=s.ci_method, seed=s.seed)  # type: ignore[arg-type]
+    w = None if row.get(W) is None else np.asarray(row[W], dtype=np.float64)
+    if w is not None and not np.any(w > 0):
+        return _weightless(row, by, d)
+    if w is None:
+        mean, base_mean, delta = float(x.mean()), float(y.mean()), float(d.mean())
+    else:
+        mean, base_mean, delta = (float(np.average(v, weights=w)) for v in (x, y, d))
+    res = paired_test(d, test=s.test, n_permutations=s.n_permutations, n_bootstrap=s.n_bootstrap, seed=s.seed,
+                      weights=w)  # fmt: skip
+    interval = bootstrap_ci(d, n_bootstrap=s.n_bootstrap, ci=s.ci, method=s.ci_method, seed=s.seed, weights=w)  # type: ignore[arg-type]
+    weighted = {} if w is None else {"sum_weights": float(w.sum())}
     return {
         "system": row[_SYS],
         "baseline": row[_BSYS],
@@ -157,13 +176,24 @@ def compare_one(row: Mapping[str, Any], by: Sequence[str], s: Settings) -> dict[
         "ci_low": _nan_to_none(interval.low),
         "ci_high": _nan_to_none(interval.high),
         "p_value": _nan_to_none(res.p_value),
-        "effect_size": _nan_to_none(cohens_dz(d)),
+        "effect_size": _nan_to_none(cohens_dz(d, weights=w)),
         "wins": int(np.count_nonzero(d > 0)),
         "ties": int(np.count_nonzero(d == 0)),
         "losses": int(np.count_nonzero(d < 0)),
         "n_queries": int(d.size),
+        **weighted,
         "note": res.note,
     }
+
+
+def _weightless(row: Mapping[str, Any], by: Sequence[str], d: Any) -> dict[str, Any]:
+    """A comparison whose paired queries all weigh 0: counted, not tested."""
+    return {
+        "system": row[_SYS], "baseline": row[_BSYS], "measure": row[_MEAS], **{b: row[b] for b in by},
+        "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
+        "n_queries": int(d.size), "sum_weights": 0.0, "p_value": None,
+        "note": "every paired query weighs 0: no weighted mean",
+    }  # fmt: skip
 
 
 def _compare_all(
@@ -196,7 +226,9 @@ def correct_family(records: list[dict[str, Any]], s: Settings) -> int:
     return family
 
 
-def _table_schema(by_schema: Mapping[str, Any]) -> dict[str, Any]:
+def _table_schema(
+    by_schema: Mapping[str, Any], weighted: bool = False, holes: bool = False
+) -> dict[str, Any]:
     f64, i64, s = pl.Float64, pl.Int64, pl.String
     return {
         "system": s,
@@ -209,6 +241,8 @@ def _table_schema(by_schema: Mapping[str, Any]) -> dict[str, Any]:
         "significant": pl.Boolean,
         "effect_size": f64,
         **dict.fromkeys(["wins", "ties", "losses", "n_queries"], i64),
+        **({"sum_weights": f64} if weighted else {}),
+        **(SUMMARY_SCHEMA if holes else {}),
         "test": s,
         "correction": s,
         "family_size": i64,
@@ -245,6 +279,10 @@ def compare_report(
     system_col: str = "system",
     missing: Missing = "zero",
     queries: Any = None,
+    weights: str | None = None,
+    holes: bool = False,
+    holes_depth: int = 10,
+    holes_grade: float | None = None,
     progress: Progress = False,
     **column_kwargs: Any,
 ) -> ComparisonReport:
@@ -280,42 +318,36 @@ def compare_report(
     """
     names, runs, qrels, queries = _by_columns(by, runs, qrels, queries, system_col, column_kwargs)
     settings = Settings.check(
-        test=test,
-        correction=correction,
-        by=names,
-        alpha=alpha,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        ci=ci,
-        ci_method=ci_method,
-        seed=seed,
-        missing=missing,
+        test=test, correction=correction, by=names, alpha=alpha, n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap, ci=ci, ci_method=ci_method, seed=seed, missing=missing,
         system_col=system_col,
-    )
+    )  # fmt: skip
     opts = Options.build(_WHERE, missing=settings.missing, **column_kwargs)
     labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
+    weights = check_weights_name(weights, by_cols, _WHERE)
+    look = _check_holes(holes, holes_depth, holes_grade)
     stacked = _stack(runs, system_col, _WHERE)
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
+    table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
     if queries is not None:
         stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
-    long, query_col = _per_query_long(
-        stacked,
-        qrels=qrels,
-        labels=labels,
-        measures=labels,
-        by=by_cols,
-        missing=settings.missing,
-        system_col=system_col,
-        opts=opts,
-    )
-    pair_rows = pair_values(long, pair_list, [*by_cols, query_col])
-    paired = group_pairs(pair_rows, stacked.systems, labels, by_cols)
-    records = _compare_all(paired, by_cols, settings, progress)
+    long, query_col = _per_query_long(stacked, qrels=qrels, labels=labels, measures=labels, by=by_cols,
+                                      missing=settings.missing, system_col=system_col, opts=opts)  # fmt: skip
+    pair_rows = with_weights(pair_values(long, pair_list, [*by_cols, query_col]), query_col, table)
+    hole_table = None
+    if look:
+        pair_rows, hole_table = with_holes(
+            pair_rows, stacked.lf, qrels, names=(_SYS, _BSYS, _MEAS, _BASE, _DELTA, query_col),
+            pairs=pair_list, labels=labels, opts=opts, depth=holes_depth, grade=holes_grade,
+        )  # fmt: skip
+    records = _records(pair_rows, stacked.systems, labels, settings, progress)
     family = correct_family(records, settings)
+    schema = _table_schema({b: long.schema[b] for b in by_cols}, table is not None, look)
+    means = _system_means(long, by_cols) if table is None else system_means(long, by_cols, query_col, table)
     return ComparisonReport(
         baseline=base_name,
         systems=stacked.systems,
@@ -331,9 +363,11 @@ def compare_report(
         n_bootstrap=settings.n_bootstrap,
         system_col=system_col,
         pairs=str(pairs),
-        _table=pl.DataFrame(records, schema=_table_schema({b: long.schema[b] for b in by_cols})),
-        _means=_system_means(long, by_cols),
+        _table=pl.DataFrame(records, schema=schema),
+        _means=means,
         _origin=stacked.origin,
+        weights=weights,
+        _holes=None if hole_table is None else hole_table.rename({_SYS: system_col}),
     )
 
 
@@ -351,6 +385,31 @@ def _by_columns(  # noqa: PLR0917 - the four inputs, as compare takes them
     )
     runs = {k: out[f"run {k!r}"] for k in runs} if isinstance(runs, Mapping) else out["runs"]
     return by, runs, out["qrels"], out["queries"]
+
+
+def _records(
+    pair_rows: pl.DataFrame,
+    systems: Sequence[str],
+    labels: Sequence[str],
+    settings: Settings,
+    progress: Progress,
+) -> list[dict[str, Any]]:
+    """Every comparison's statistics (with its hole columns when the pairs have them)."""
+    paired = group_pairs(pair_rows, systems, labels, settings.by)
+    records = _compare_all(paired, settings.by, settings, progress)
+    if HOLE_COLUMNS[0] in pair_rows.columns:
+        for record, row in zip(records, paired.iter_rows(named=True), strict=True):
+            record.update(hole_summary(row, row.get(W)))
+    return records
+
+
+def _check_holes(holes: object, depth: object, grade: object) -> bool:
+    """``holes`` (a bool), with ``holes_depth`` and ``holes_grade`` checked."""
+    if not isinstance(holes, bool):
+        raise InvalidParameterError.for_value("holes", _WHERE, "a bool", holes)
+    check_depth(depth, _WHERE)
+    check_grade(grade, _WHERE)
+    return holes
 
 
 @overload
@@ -376,6 +435,10 @@ def compare(
     system_col: str = "system",
     missing: Missing = "zero",
     queries: Any = None,
+    weights: str | None = None,
+    holes: bool = False,
+    holes_depth: int = 10,
+    holes_grade: float | None = None,
     progress: Progress = False,
     **column_kwargs: Any,
 ) -> Any:
@@ -428,6 +491,32 @@ def compare(
         Judged queries absent from a run (see :func:`irframe.evaluate`).
     queries : frame, optional
         Query attributes keyed by query id; its columns can be used in ``by``.
+    weights : str, optional
+        A column of query weights (traffic, or :func:`irframe.sample_queries`'
+        ``segment_weight``), read from ``queries`` or else the qrels, never a run (see
+        :func:`irframe.evaluate`).  Every statistic is then weighted: ``mean``,
+        ``baseline_mean`` and ``delta`` are weighted means, the randomization test flips
+        the signs of ``w * d``, the t-test uses the linearization standard error on Kish's
+        effective degrees of freedom, the bootstrap resamples queries with their weights,
+        ``effect_size`` is the weighted d_z (the conventions of :mod:`irframe.stats`);
+        wins, ties, losses and ``n_queries`` still count queries, and a ``sum_weights``
+        column is added.  Not with ``test="wilcoxon"`` (no weighted form).
+    holes : bool, default False
+        Look at the judgment holes: per system and judged query, the unjudged documents of
+        its top ``holes_depth``, and the range each delta could take once they are judged
+        (each query's holes judged non-relevant, the system's judged relevant at
+        ``holes_grade``, or the baseline's: see :mod:`irframe._golden.holes`).  Adds the
+        columns ``n_holes`` (the system's holes over the compared queries),
+        ``n_holes_baseline``, ``n_to_judge`` (the distinct pairs of both, what
+        ``irframe pool`` of the two runs at that depth lists) and ``delta_low``,
+        ``delta_high`` (the bounds of the mean delta); :attr:`ComparisonReport.holes` lists
+        the holes per system and query.  Needs the qrels; costs one more evaluation of
+        the queries with holes.
+    holes_depth : int, default 10
+        The top documents of each ranking looked at for holes.
+    holes_grade : float, optional
+        The grade a hole judged relevant gets; default the qrels' highest grade (1 if none
+        is above 0): the widest range a judge's grades could give.
     progress : bool or callable, default False
         Report the resampling tests' progress: ``True`` shows a bar (tqdm when installed,
         else one line on stderr); a callable gets ``(done, total, info)``.
@@ -488,6 +577,10 @@ def compare(
         system_col=system_col,
         missing=missing,
         queries=queries,
+        weights=weights,
+        holes=holes,
+        holes_depth=holes_depth,
+        holes_grade=holes_grade,
         progress=progress,
         **column_kwargs,
     )

@@ -28,6 +28,7 @@ from irframe._engine.entry import build
 from irframe._engine.plan import IN_RUN, JUDGED, Plan
 from irframe._engine.strategy import build_plan
 from irframe._input.columns import natural_order, natural_sorted
+from irframe._input.weights import WEIGHT
 
 __all__ = [
     "IN_RUN",
@@ -56,13 +57,17 @@ def per_query_table(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFr
     order (:func:`irframe._input.columns.natural_order`: ``q2`` before ``q10``).
 
     Missing queries are kept (as zeros) unless ``missing='drop'``; unjudged run queries
-    are kept with null values so that they stay visible.
+    are kept with null values so that they stay visible.  Weighted rows keep their
+    weight (:data:`~irframe._input.weights.WEIGHT`, last).
     """
     if plan.missing == "drop":
         table = table.filter(pl.col(IN_RUN))
+    cols = [*plan.keys, *plan.labels]
+    if WEIGHT in table.collect_schema().names():
+        cols.append(WEIGHT)
     if isinstance(table, pl.DataFrame):
-        return natural_sorted(table, plan.keys, [*plan.keys, *plan.labels])
-    table = table.select(*plan.keys, *plan.labels)
+        return natural_sorted(table, plan.keys, cols)
+    table = table.select(cols)
     return table.sort(natural_order(table.collect_schema(), plan.keys), nulls_last=True)
 
 

@@ -10,7 +10,13 @@ added up across partitions and finished by :func:`combine_partials`.  In one pro
   without judgments (excluded);
 - a group without counted queries has null means;
 - a family aggregates by its declared ``aggregate``: ``mean``; ``gmean`` (geometric
-  mean with trec_eval's floor of 1e-5 per query); ``sum``.
+  mean with trec_eval's floor of 1e-5 per query); ``sum``;
+- weighted queries (per-query rows with a :data:`~irframe._input.weights.WEIGHT`
+  column: ``evaluate(..., weights=...)``): every aggregate is weighted, the weights of
+  the counted queries summed too (``sum_weights``), so partitions add up as before:
+  ``mean`` is ``sum(w x) / sum(w)``, ``gmean`` ``exp(sum(w log x) / sum(w))``, ``sum``
+  ``sum(w x)`` (``num_q`` becomes the total weight); a group whose counted queries
+  weigh 0 in all has null means.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from irframe._input.frames import PolarsFrame as Frame
+from irframe._input.weights import SUM_WEIGHTS, WEIGHT
 from irframe.exceptions import EmptyInputError
 from irframe.measures import Measure
 
@@ -49,14 +56,21 @@ def counted(in_run: str, judged: str, missing: str) -> pl.Expr:
     return pl.col(judged) & pl.col(in_run) if missing == "drop" else pl.col(judged)
 
 
-def _partial(label: str, how: str, mask: pl.Expr) -> pl.Expr:
-    """A group's sum of the counted values, in sorted order: a float sum depends on the
-    order and on how polars sums (one column, a group of a group_by), and a system's mean
-    must not change in the last bit with the rows or the other systems beside it."""
-    col = pl.col(label).filter(mask)
+def _partial(label: str, how: str, mask: pl.Expr, weighted: bool) -> pl.Expr:
+    """A group's sum of the counted values (times their weights), in sorted order: a float
+    sum depends on the order and on how polars sums (one column, a group of a group_by),
+    and a system's mean must not change in the last bit with the rows or the other
+    systems beside it."""
+    col = pl.col(label)
     if how == "gmean":
         col = col.clip(lower_bound=GM_FLOOR).log()
-    return col.sort().sum().alias(label)
+    if weighted:
+        col = col * pl.col(WEIGHT)
+    return col.filter(mask).sort().sum().alias(label)
+
+
+def _names(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    return frame.collect_schema().names()
 
 
 def partial_sums(
@@ -68,31 +82,36 @@ def partial_sums(
     flags: tuple[str, str] = ("in_run", "judged"),
     aggregates: Mapping[str, str] | None = None,
 ) -> Any:
-    """Per-group sums (of logs, for geometric means) and query counts of per-query rows."""
+    """Per-group sums (of logs, for geometric means) and query counts of per-query rows
+    (weighted sums and the sum of the weights when the rows have a weight column)."""
     in_run, judged = flags
     mask = counted(in_run, judged, missing)
+    weighted = WEIGHT in _names(per_query)
     aggs = [
-        *(_partial(m, (aggregates or {}).get(m, "mean"), mask) for m in labels),
+        *(_partial(m, (aggregates or {}).get(m, "mean"), mask, weighted) for m in labels),
         mask.sum().cast(pl.Int64).alias("n_queries"),
         (pl.col(judged) & ~pl.col(in_run)).sum().cast(pl.Int64).alias("n_missing"),
         (~pl.col(judged) & pl.col(in_run)).sum().cast(pl.Int64).alias("n_unjudged"),
     ]
+    if weighted:
+        aggs.append(pl.col(WEIGHT).filter(mask).sum().cast(pl.Float64).alias(SUM_WEIGHTS))
     if by:
         return per_query.group_by(list(by)).agg(aggs)
     return per_query.select(aggs)
 
 
-def _finish(label: str, how: str) -> pl.Expr:
+def _finish(label: str, how: str, weighted: bool) -> pl.Expr:
     n = pl.col("n_queries")
     total = pl.col(label)
+    mass = pl.col(SUM_WEIGHTS) if weighted else n
     if how == "sum":
         value = total.cast(pl.Float64)
     elif how == "gmean":
-        value = (total / n).exp()
+        value = (total / mass).exp()
     else:
-        value = total / n
-    # a group without counted queries has no value (null, as irframe.evaluate gives)
-    return pl.when(n > 0).then(value).alias(label)
+        value = total / mass
+    # a group without counted queries (or whose counted queries weigh 0) has no value
+    return pl.when((n > 0) & (mass > 0)).then(value).alias(label)
 
 
 def combine_partials(
@@ -102,8 +121,10 @@ def combine_partials(
     *,
     aggregates: Mapping[str, str] | None = None,
 ) -> Any:
-    """Add partial sums up per group and finish them: the means."""
-    summed = [pl.col(c).sum() for c in (*labels, *COUNTS)]
+    """Add partial sums up per group and finish them: the means (weighted ones when the
+    partial sums have :data:`~irframe._input.weights.SUM_WEIGHTS`)."""
+    weighted = SUM_WEIGHTS in _names(partials)
+    summed = [pl.col(c).sum() for c in (*labels, *COUNTS, *([SUM_WEIGHTS] if weighted else []))]
     lf: Any
     if by:
         lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
@@ -111,7 +132,7 @@ def combine_partials(
         lf = partials.select(summed)
     if isinstance(lf, pl.DataFrame):
         lf = materialized(lf)
-    return lf.with_columns(_finish(m, (aggregates or {}).get(m, "mean")) for m in labels)
+    return lf.with_columns(_finish(m, (aggregates or {}).get(m, "mean"), weighted) for m in labels)
 
 
 def materialized(table: Frame) -> Frame:

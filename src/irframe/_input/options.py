@@ -52,7 +52,7 @@ _ROLES = {
     "qrels_relevance": "qrels_relevance_col", "qrels_subtopic": "qrels_subtopic_col",
 }  # fmt: skip
 ColumnsArg = str | Mapping[str, str] | None
-_OPTIONAL_COLUMNS = ("rank_col", "qrels_query_col", "qrels_doc_col", "qrels_relevance_col")
+_OPTIONAL_COLUMNS = ("rank_col", "qrels_query_col", "qrels_doc_col", "qrels_relevance_col", "weights")
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,8 @@ class Options:
     # the measures' values under tied scores (see irframe._engine.ties); "docid": trec_eval's
     ties: Ties = "docid"
     columns: str | None = None  # the preset applied (None: the names above, auto-detected)
+    # the queries' weights column (of the queries table or the qrels: irframe._input.weights)
+    weights: str | None = None
 
     @classmethod
     def build(cls, where: str = "evaluate", **kwargs: Any) -> Options:
@@ -119,6 +121,12 @@ class Options:
         columns = kwargs.pop("columns", None)
         for name, value in kwargs.items():
             _check(name, value, where)
+        if kwargs.get("weights") is not None and kwargs["weights"] in by:
+            msg = (
+                f"The 'weights' parameter of {where} names the by column {kwargs['weights']!r}: a "
+                "column cannot both group the queries and weight them. Hint: drop it from by=."
+            )
+            raise InvalidParameterError(msg)
         preset, names = _columns_arg(columns, where)
         defaults = {f.name: f.default for f in fields(cls)}
         for key, value in names.items():

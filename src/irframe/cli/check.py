@@ -109,6 +109,24 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="random sign vectors")
     p.add_argument("--bootstrap", type=int, default=10_000, metavar="N", help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="seed of the Monte-Carlo steps (default: 0)")
+    p.add_argument(
+        "--weights", metavar="COLUMN",
+        help="weigh the queries by this column of --queries (or of the qrels): weighted means, tests, CIs",
+    )  # fmt: skip
+    p.add_argument(
+        "--holes", choices=("report", "fail", "ignore"), default="ignore",
+        help="judgment holes (unjudged documents in each run's top --holes-depth): a regression that "
+        "judging them could undo passes with a note ('report') or fails with it ('fail'); default: ignore",
+    )  # fmt: skip
+    p.add_argument(
+        "--holes-depth", type=int, default=10, metavar="K", help="top documents looked at (default: 10)"
+    )
+    p.add_argument(
+        "--holes-grade",
+        type=float,
+        metavar="G",
+        help="grade of a hole judged relevant (default: the highest)",
+    )
     _add_map(p)
     add_config_options(p)
     p.set_defaults(func=cmd_check, data_error_exit=2)  # its 1 means a regression
@@ -154,6 +172,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
         "candidate": load_runs([cand_path], mapping, stdin),
         "baseline": _baseline(str(base_path), mapping, stdin),
         "queries": load_queries(str(queries_path), mapping) if queries_path else None,
+        "paths": (qrels_path, cand_path, str(base_path)),
     }
     return frames, config
 
@@ -165,6 +184,17 @@ def _print(result: Any, fmt: str) -> None:
         _write(result.to_markdown(), sys.stdout)
     else:
         _write(result.report(ascii=not _markers_encodable()), sys.stdout)
+
+
+def _with_pool_command(result: Any, paths: tuple[str, str, str], depth: int) -> Any:
+    """The result with ``irframe pool`` of these files (the baseline unless a snapshot)."""
+    import dataclasses
+
+    from irframe._check.extras import pool_command
+
+    qrels, candidate, baseline = paths
+    runs = [candidate] if result.baseline_kind == "snapshot" else [baseline, candidate]
+    return dataclasses.replace(result, pool_command=pool_command(qrels, runs, depth))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -190,7 +220,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             n_permutations=args.permutations,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
+            weights=args.weights,
+            holes=args.holes,
+            holes_depth=args.holes_depth,
+            holes_grade=args.holes_grade,
             **{k: _setting(args, config, k) for k in _DEFAULTS},
         )
+    if result.pool_command is not None:  # the files of this command line
+        result = _with_pool_command(result, frames["paths"], args.holes_depth)
     _print(result, args.format)
     return result.exit_code

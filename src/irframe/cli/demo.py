@@ -24,7 +24,8 @@ def add_parser(sub: SubParsers) -> None:
         help="evaluate the bundled golden set (3 systems, 40 queries)",
         description=(
             "Evaluate the three bundled golden runs (bm25, dense, hybrid) against the golden "
-            "qrels: measures side by side, then nDCG@10 per query segment."
+            "qrels: measures side by side, then nDCG@10 per query segment, the golden-set check of "
+            "hybrid against bm25, and the next step: what to judge in hybrid's top 10."
         ),
     )
     _add_measure_option(p, f"measures to show (default: {' '.join(DEFAULT_MEASURES)})")
@@ -89,6 +90,25 @@ def _print_check(g: Any, measures: list[str]) -> None:
     print(result.report(ascii=not _markers_encodable()), file=sys.stdout)
 
 
+def _print_pool(g: Any, n: int = 5) -> None:
+    """The next step of the loop: what hybrid ranks in its top 10 that nobody judged."""
+    from irframe._golden.pool import pool
+
+    run = g.runs.filter(g.runs["system"] == "hybrid")
+    p = pool(run, g.qrels, depth=10, queries=g.queries, documents=g.docs, doc_text_col="title")
+    print(
+        "\nThe next step of the loop: judge what hybrid ranks in its top 10 that nobody judged\n"
+        f"  cd {g.paths.qrels.parent} && irframe pool qrels.txt runs/hybrid.run --depth 10 -o to_judge.tsv",
+        file=sys.stdout,
+    )
+    if p.to_judge.height == 0:
+        print("Nothing to judge: every document of hybrid's top 10 has a grade.", file=sys.stdout)
+        return
+    print(f"{p.to_judge.height} pairs to judge, most useful first; the first {n}:", file=sys.stdout)
+    sheet = p.to_judge.head(n).select("query_id", "doc_id", "doc_title", "priority", "best_rank")
+    print(render_table(sheet), file=sys.stdout)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run ``irframe demo``."""
     from irframe.datasets import golden
@@ -103,4 +123,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
         file=sys.stdout,
     )
     _print_check(g, measures)
+    _print_pool(g)
     return 0
