@@ -13,7 +13,8 @@ Two things griffe gets wrong on irframe's code, fixed here once the package is l
    not a Python annotation (``array-like``, ``frame or path``) is shown as written, not parsed into
    ``array - like``.
 
-A default written as a constant (``rank_col=DEFAULT_RANK``) is shown as its value (``'rank'``).
+A default written as a constant (``rank_col=DEFAULT_RANK``) is shown as its value (``'rank'``), and
+a return type written with reST double backticks ("Same type as ``run``") loses them (the column is code).
 
 Loaded by mkdocs.yml's mkdocstrings ``extensions`` option after griffe's ``dataclasses`` (which makes
 the dataclasses' ``__init__``). ``docs/_gen/test_api_signatures.py`` checks the result against
@@ -36,6 +37,7 @@ import griffe
 _ITEM = re.compile(r"^\s*(?P<names>\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::\s*(?P<type>.*?))?\s*$")
 _DEFAULT = re.compile(r",\s+default(?: |: |=).*$")  # "bool, default False": the default is the signature's
 _PARAM_KINDS = (griffe.DocstringSectionKind.parameters, griffe.DocstringSectionKind.other_parameters)
+_RETURN_KINDS = (griffe.DocstringSectionKind.returns, griffe.DocstringSectionKind.yields)
 _KIND = {
     inspect.Parameter.POSITIONAL_ONLY: griffe.ParameterKind.positional_only,
     inspect.Parameter.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
@@ -215,6 +217,10 @@ def fix_docstring(obj: griffe.Object) -> None:
     params = obj.parameters
     written = _written_types(obj.docstring.value, params)
     for section in obj.docstring.parsed:
+        if section.kind in _RETURN_KINDS:
+            for item in section.value:  # "Same type as ``run``": the type column is code already
+                if isinstance(item.annotation, str) and "``" in item.annotation:
+                    item.annotation = item.annotation.replace("``", "")
         if section.kind not in _PARAM_KINDS:
             continue
         for item in section.value:

@@ -238,7 +238,8 @@ def _worked(fam: Any) -> list[str]:
     per_query = irframe.evaluate(RUN, names, qrels, per_query=True)
     mean = irframe.evaluate(RUN, names, qrels)
     table = per_query.select("query_id", *names)
-    mean_row = pl.DataFrame({"query_id": ["mean"], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
+    label = str(getattr(fam, "aggregate", "mean") or "mean")  # "sum" for NumQ, "gmean" for GMAP
+    mean_row = pl.DataFrame({"query_id": [label], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
     return [
         "**Worked example** (computed during the build):",
         "",
