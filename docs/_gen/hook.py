@@ -1,7 +1,10 @@
-"""MkDocs hook: generate the measure, API and CLI reference pages at build time.
+"""MkDocs hook: generate the reference pages, the guides' pictures and check report at build time.
 
 Loaded by ``hooks:`` in mkdocs.yml. The pages are built from the installed irframe (its measure
-registry, ``__all__`` and argument parser), so the reference cannot drift from the code.
+registry, ``__all__`` and argument parser), so the reference cannot drift from the code; the
+guides' figures are drawn by ``irframe.plotting`` and the check report printed by ``irframe check``
+while the site is built (docs/_gen/figures.py, check_example.py); doctest blocks are shown as
+console sessions (doctest_blocks.py).
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import api
+import check_example
+import doctest_blocks
+import figures
 import measures_page
 import performance
 from mkdocs.structure.files import File, Files
 
 import cli
+
+_DRAWN: dict[str, bytes] = {}  # the figures drawn for this build (on_files), by name
 
 
 def generated_pages() -> dict[str, str]:
@@ -58,4 +66,15 @@ def on_files(files: Files, config: Any) -> Files:
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
     files.append(File.generated(config, "guides/scaling.png", content=performance.plot_bytes()))
+    _DRAWN.clear()
+    _DRAWN.update(figures.render_all())
+    for name, content in _DRAWN.items():
+        files.append(File.generated(config, figures.path(name), content=content))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    depth = page.file.src_uri.count("/")
+    markdown = figures.replace_markers(markdown, depth, _DRAWN)
+    markdown = check_example.replace_marker(markdown)
+    return doctest_blocks.convert(markdown)

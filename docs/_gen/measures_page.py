@@ -9,7 +9,9 @@ here, during the build, by ``irframe.evaluate``.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -100,10 +102,23 @@ def _trec(fam: Any) -> list[str]:
             fixed = getattr(t, "fixed", None) or {}
             pattern = getattr(t, "pattern", str(t))
             extra = ", ".join(f"{k}={v}" for k, v in fixed.items())
-            out.append(f"`{pattern}`" + (f" ({extra})" if extra else ""))
+            out.append(trec_pattern(pattern) + (f" ({extra})" if extra else ""))
         return out
     name = getattr(fam, "trec_name", None)
-    return [f"`{name}`"] if name else []
+    return [trec_pattern(name)] if name else []
+
+
+def trec_pattern(pattern: str) -> str:
+    """A trec_eval name pattern as code with its placeholders in italics: ``P_{k}`` -> P_*k*.
+
+    Written as HTML so that Markdown reads neither ``{k}`` (attribute lists) nor ``_`` (emphasis).
+    """
+    parts = re.split(r"\{(\w+)\}", pattern)
+    text = "".join(
+        f"<var>{html.escape(part)}</var>" if i % 2 else html.escape(part).replace("_", "&#95;")
+        for i, part in enumerate(parts)
+    )
+    return f"<code>{text}</code>"
 
 
 def _ir_measures(fam: Any) -> str:
@@ -113,9 +128,17 @@ def _ir_measures(fam: Any) -> str:
     return _cell(str(value)) if " " in str(value) else f"`{value}`"  # a name, or a sentence
 
 
+_CELL_ESCAPES = str.maketrans({"|": "&#124;", "{": "&#123;", "}": "&#125;", "*": "&#42;", "_": "&#95;"})
+
+
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: | would split it, {...} would read as attributes."""
-    return text.replace("|", "&#124;").replace("{", "&#123;").replace("}", "&#125;")
+    """Text safe inside a Markdown table cell.
+
+    ``|`` would split it, ``{...}`` read as attributes, ``*`` and ``_`` as emphasis
+    (``a*relret + b*nonrelret``); code spans are left as they are (the table reads them whole).
+    """
+    parts = re.split(r"(`[^`]*`)", text)  # odd items are the code spans
+    return "".join(part if i % 2 else part.translate(_CELL_ESCAPES) for i, part in enumerate(parts))
 
 
 KINDS = {
@@ -215,7 +238,8 @@ def _worked(fam: Any) -> list[str]:
     per_query = irframe.evaluate(RUN, names, qrels, per_query=True)
     mean = irframe.evaluate(RUN, names, qrels)
     table = per_query.select("query_id", *names)
-    mean_row = pl.DataFrame({"query_id": ["mean"], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
+    label = str(getattr(fam, "aggregate", "mean") or "mean")  # "sum" for NumQ, "gmean" for GMAP
+    mean_row = pl.DataFrame({"query_id": [label], **{n: [mean[n][0]] for n in names}}, schema=table.schema)
     return [
         "**Worked example** (computed during the build):",
         "",
@@ -254,15 +278,14 @@ def _family(fam: Any) -> list[str]:
     aliases = _aliases(fam)
     trec = _trec(fam)
     aggregate = str(getattr(fam, "aggregate", "mean") or "mean")
+    written = f"`{_examples(fam)[-1]}`" + (
+        f"; aliases {', '.join(f'`{a}`' for a in aliases)}" if aliases else ""
+    )
     lines += [
-        "| | |",
-        "|---|---|",
-        f"| written | `{_examples(fam)[-1]}`"
-        + (f"; aliases {', '.join(f'`{a}`' for a in aliases)}" if aliases else "")
-        + " |",
-        f"| trec_eval | {', '.join(trec) if trec else '— (not in trec_eval)'} |",
-        f"| ir_measures | {_ir_measures(fam)} |",
-        f"| aggregate | {AGGREGATE.get(aggregate, aggregate)} |",
+        "| written | trec_eval | ir_measures | over queries |",
+        "|---|---|---|---|",
+        f"| {written} | {', '.join(trec) if trec else '— (not in trec_eval)'} | {_ir_measures(fam)} "
+        f"| {AGGREGATE.get(aggregate, aggregate)} |",
         "",
     ]
     peers = str(getattr(fam, "peers", "") or "").strip()

@@ -77,7 +77,7 @@ def test_new_registry_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(measures_page.registry, "families", lambda: [NDCG, P], raising=False)
     page = measures_page.page()
     assert "$$\n\\mathrm{nDCG@k}" in page  # the formula as a display-math block
-    assert "`ndcg_cut_{k}` (gain=linear)" in page
+    assert "<code>ndcg&#95;cut&#95;<var>k</var></code> (gain=linear)" in page  # a placeholder, not {k}
     assert "`nDCG(dcg='exp-log2')@k`" in page
     assert "**How peers differ**: ranx's ndcg uses the linear gain" in page
     assert "| `gain` | str | `exp` | exp: 2^g - 1; linear: g |" in page
@@ -86,6 +86,15 @@ def test_new_registry_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     # the worked example is computed: P@2 on the example run is 0.5 for q1 (d2 grade 0, d1 grade 2)
     # and 0 for q2 (d7 grade 0, d8 unjudged), mean 0.25
     assert "| q1 | 0.5 |\n| q2 | 0 |\n| mean | 0.25 |" in page
+
+
+def test_table_cells_escape_markdown_but_not_code() -> None:
+    # a*relret + b*nonrelret read as emphasis; {k} as an attribute list
+    assert measures_page._cell("a*b + c*d, P_{k}") == "a&#42;b + c&#42;d, P&#95;&#123;k&#125;"
+    assert measures_page._cell("see `a*b_{k}`") == "see `a*b_{k}`"
+    assert (
+        measures_page.trec_pattern("Rprec_mult_{mult}") == "<code>Rprec&#95;mult&#95;<var>mult</var></code>"
+    )
 
 
 def test_old_registry_shape() -> None:

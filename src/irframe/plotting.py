@@ -59,7 +59,8 @@ def _pyplot() -> Any:
 def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
-    _, new_ax = _pyplot().subplots(figsize=figsize)
+    # constrained layout makes room for the tick labels and titles when the figure is saved
+    _, new_ax = _pyplot().subplots(figsize=figsize, layout="constrained")
     return new_ax  # type: ignore[no-any-return]
 
 
@@ -221,6 +222,12 @@ def plot_at_k(
             raise InvalidParameterError(msg)
         values = [row.item(0, label) for label in labels]
         ax.plot(ks_list, values, marker="o", markersize=3, label=name)
+    from matplotlib.ticker import MaxNLocator
+
+    if len(ks_list) <= 12:  # cutoffs are whole numbers: tick at the ones drawn, or at integers
+        ax.set_xticks(sorted(set(ks_list)))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     ax.set_xlabel("k")
     ax.set_ylabel(f"{family_text}@k")
     ax.set_title(f"{family_text}@k by system")
@@ -285,7 +292,8 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
     against = report.baseline if report.baseline is not None else "the vs system"
     ax.set_xlabel(f"Δ vs {against} ({report.ci:.0%} CI)")
     ax.set_title(
-        f"filled: significant after {report.correction} correction "
-        f"(family of {report.family_size}, alpha = {report.alpha:g})"
+        f"filled: significant after {report.correction} correction\n"
+        f"(family of {report.family_size}, alpha = {report.alpha:g})",
+        fontsize="medium",
     )
     return ax

@@ -420,8 +420,8 @@ def sample_queries(
     Notes
     -----
     *Traffic.* A query's traffic is its number of rows in the log, or the sum of its
-    ``weight`` column (a count per row, e.g. an aggregated log); weights must be finite and
-    > 0.  A segment's traffic is the sum over its queries; its queries are the distinct
+    ``weight`` column (a count per row, e.g. an aggregated log); weights must be finite
+    and > 0.  A segment's traffic is the sum over its queries; its queries are the distinct
     query ids with its ``by`` values.  A query whose ``by`` values differ between rows is
     refused (name the segment in the query id, or segment by a query attribute).  Null
     ``by`` values form a segment of their own.
