@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import polars as pl
 
 from irframe._check import table as gate_table
+from irframe._check.baseline import baseline_bytes
 from irframe._check.snapshot import (
     Snapshot,
     combined,
@@ -63,10 +64,12 @@ from irframe._check.snapshot import (
     queries_fingerprint,
     run_fingerprint,
 )
+from irframe._check.snapshot_file import refuse_no_values
 from irframe._compare import LONG, Settings, check_choice, check_missing
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, JudgmentsChangedError
+from irframe.io._atomic import refuse_input_as_output
 
 if TYPE_CHECKING:
     from irframe._input.frames import Origin
@@ -251,9 +254,12 @@ def snapshot(
     """
     opts = _options("snapshot", column_kwargs, missing=missing, duplicates=duplicates)
     labels = _labels(measures, DEFAULT_MEASURES)
+    if path is not None:
+        refuse_input_as_output(path, {"run": run, "qrels": qrels, "queries": queries}, "snapshot")
     the_run = _as_run(run, "run")
     qrels_frame = _frame(qrels, "qrels")[0]
     values = _per_query(the_run, qrels_frame, labels, opts)
+    refuse_no_values(values, labels, "snapshot")
     per_query = _qrels_hashes(qrels_frame.lazy(), opts)
     run_cols = [opts.query_col, opts.doc_col, opts.rank_col or DEFAULT_RANK, opts.score_col]
     fingerprints = {
@@ -540,6 +546,11 @@ def _baseline(obj: Any) -> Snapshot | _Run:
             raise FileNotFoundError(msg)
         if is_snapshot_file(obj):
             return Snapshot.read(obj)
+    read_once = baseline_bytes(obj)  # a pipe or a binary stream: its content sniffed, read once
+    if isinstance(read_once, Snapshot):
+        return read_once
+    if read_once is not None:
+        return dataclasses.replace(_as_run(read_once[0], "baseline"), name=read_once[1])
     if obj is None:
         msg = "check needs a baseline: a run, a snapshot or the path of either (baseline=...)."
         raise InvalidParameterError(msg)
@@ -875,6 +886,7 @@ def check(
     moved_measure = failed[0] if failed else labels[0]
     moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
                    k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
+    gate_table.refuse_uncompared(table, changes.queries)  # after compare's shared-query rule
     return CheckResult(
         passed=not failed,
         candidate=cand.name,

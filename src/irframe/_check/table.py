@@ -31,7 +31,7 @@ from irframe._compare import (
 )
 from irframe._compare.weighted import W
 from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
-from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
+from irframe.exceptions import ColumnNotFoundError, EmptyInputError, InvalidDataError, closest
 
 if TYPE_CHECKING:
     from irframe._check.gate import _Gate
@@ -49,6 +49,7 @@ __all__ = [
     "long_table",
     "moved_queries",
     "paired",
+    "refuse_uncompared",
 ]
 
 BASE, CAND = "baseline", "candidate"  # the two systems of compare's long table
@@ -197,6 +198,26 @@ def possible_hole(row: Mapping[str, Any], max_drop: float) -> bool:
     (``delta_high >= -max_drop``)."""
     high = row.get("delta_high")
     return high is not None and high >= -max_drop
+
+
+def refuse_uncompared(table: pl.DataFrame, left_out: Sequence[str]) -> None:
+    """Only a gate that compared something can pass: a measure with no query valued on both
+    sides overall (0 queries, or no values) is a data error, not a pass."""
+    rows = table.filter((pl.col("group") == "all") & (pl.col("n_queries") == 0))
+    if rows.height == 0:
+        return
+    names = ", ".join(rows["measure"].to_list())
+    why = (
+        f"the {len(left_out)} queries whose judgments changed were left out"
+        if left_out
+        else "no query has a value on both sides (no judged query in both runs, or no values)"
+    )
+    msg = (
+        f"check compared no query on {names}: {why}; a check over 0 queries cannot pass. "
+        "Hint: check that the candidate, the baseline and the qrels share query ids"
+        + (", or take a new snapshot of the baseline." if left_out else ".")
+    )
+    raise EmptyInputError(msg)
 
 
 def _status(r: Mapping[str, Any], delta: float | None) -> str:
