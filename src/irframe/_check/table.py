@@ -150,23 +150,30 @@ def comparisons(
     pairs: pl.DataFrame, labels: Sequence[str], by: Sequence[str], settings: Settings
 ) -> list[dict[str, Any]]:
     """One row per (group, measure) with compare's statistics, in the report's order
-    (the Monte-Carlo steps run in that order too)."""
+    (the Monte-Carlo steps run in that order too; draws of one shape made once)."""
+    from irframe._resample import reusing_draws
+
     rows = []
-    for group, measure, cell in _cells(pairs, labels, by):
-        row: dict[str, Any] = {"group": group, "measure": measure}
-        if cell is None:
-            rows.append({**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS})
-            continue
-        stats = compare_one(cell, [], settings)
-        if W in cell:  # weighted: compare's weighted means
-            row |= {k: stats.get(k) for k in ("n_queries", "baseline_mean", "mean", "sum_weights")}
-        else:
-            row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
-                    "mean": _mean(cell[LONG.value])}  # fmt: skip
-        if HOLE_COLUMNS[0] in cell:
-            row |= hole_summary(cell, cell.get(W))
-        rows.append(row | {k: stats.get(k) for k in _STATS})
+    with reusing_draws():
+        for group, measure, cell in _cells(pairs, labels, by):
+            rows.append(_comparison(group, measure, cell, settings))
     return rows
+
+
+def _comparison(group: str, measure: str, cell: dict[str, Any] | None, settings: Settings) -> dict[str, Any]:
+    """One row of the table: compare's statistics of one (group, measure) cell."""
+    row: dict[str, Any] = {"group": group, "measure": measure}
+    if cell is None:
+        return {**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS}
+    stats = compare_one(cell, [], settings)
+    if W in cell:  # weighted: compare's weighted means
+        row |= {k: stats.get(k) for k in ("n_queries", "baseline_mean", "mean", "sum_weights")}
+    else:
+        row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
+                "mean": _mean(cell[LONG.value])}  # fmt: skip
+    if HOLE_COLUMNS[0] in cell:
+        row |= hole_summary(cell, cell.get(W))
+    return row | {k: stats.get(k) for k in _STATS}
 
 
 def decide(

@@ -16,7 +16,7 @@ import polars as pl
 from irframe._escape import html, latex, markdown, terminal
 from irframe._input.frames import Origin, from_lazy
 
-__all__ = ["ComparisonReport"]
+__all__ = ["ComparisonReport", "resample_count", "unreachable_note"]
 
 _TEST_TEXT = {
     "randomization": "randomization (sign-flip permutation)",
@@ -190,6 +190,8 @@ class ComparisonReport:
         """One paragraph saying what was tested, how, and over which family."""
         corr = _CORRECTION_TEXT[self.correction]
         who = f"Baseline {self.baseline!r}" if self.baseline is not None else "Every pair of systems"
+        resamples = self._table.get_column("resamples") if "resamples" in self._table.columns else None
+        floor = unreachable_note(resamples, self.family_size, self.alpha, self.correction)
         return (
             f"{who}; {self._n_text()} paired per comparison. "
             f"Two-sided {self._test_text()}. {corr} correction over a family of {self.family_size} "
@@ -201,6 +203,7 @@ class ComparisonReport:
                 if self.weights is None
                 else f" Queries weighted by {self.weights!r}: weighted means, tests and CI (irframe.stats)."
             )
+            + (f" {floor}" if floor else "")
         )
 
     def legend(self, style: str = "unicode") -> str:
@@ -393,6 +396,51 @@ class ComparisonReport:
             lines.append(rf"\label{{{label}}}")
         lines.append(r"\end{table}")
         return "\n".join(lines)
+
+
+def resample_count(result: Any, deltas: Any, settings: Any) -> int | None:
+    """How many sign vectors (or bootstrap resamples) a p-value counts over: ``2**m`` for
+    an exact randomization test over ``m`` non-zero deltas, the drawn count for a
+    Monte-Carlo one; None for the t and Wilcoxon tests (and a degenerate comparison).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> resample_count(NS(test="randomization", method="exact"), [0.5, 0, -0.25], None)
+    4
+    """
+    if result.method == "monte-carlo":
+        return int(settings.n_bootstrap if result.test == "bootstrap" else settings.n_permutations)
+    if result.test == "randomization" and result.method == "exact":
+        return int(2 ** sum(1 for d in deltas if d != 0))
+    return None
+
+
+def unreachable_note(resamples: pl.Series | None, family: int, alpha: float, correction: str) -> str:
+    """A sentence when no p-value can be significant after the correction: a p-value that
+    counts over at most ``B`` sign vectors (or resamples) is at least about ``1 / (B + 1)``,
+    and Holm or Bonferroni multiply the smallest one by the family size.
+
+    Examples
+    --------
+    >>> note = unreachable_note(pl.Series([10_000, 65_536]), 19_900, 0.05, "holm")
+    >>> note.startswith("No comparison can be significant"), "n_permutations >= 398,000" in note
+    (True, True)
+    """
+    if resamples is None or correction not in ("holm", "bonferroni") or family == 0:
+        return ""
+    drawn = resamples.drop_nulls()
+    if drawn.len() == 0 or drawn.len() < resamples.len():  # a t or Wilcoxon p-value has no floor
+        return ""
+    b = int(drawn.max())  # type: ignore[arg-type]
+    if family / (b + 1) < alpha:
+        return ""
+    return (
+        f"No comparison can be significant: each p-value counts over at most {b:,} sign vectors "
+        f"(or resamples), so none is below 1/{b + 1:,}, which times the family of {family:,} "
+        f"comparisons is above alpha = {alpha:g}. Hint: n_permutations >= {math.ceil(family / alpha):,}, "
+        "or fewer comparisons."
+    )
 
 
 def _fmt(x: float | None) -> str:
