@@ -114,6 +114,13 @@ def _options(where: str, column_kwargs: Mapping[str, Any], **rules: Any) -> Opti
     return dataclasses.replace(Options.build(where, **rules, **column_kwargs), columns=None)
 
 
+def _detected(opts: Options, run: Frame, qrels: Frame, where: str) -> Options:
+    """evaluate's column detection (a PyTerrier or ranx frame given without ``columns=``),
+    once for the call, from the run and the qrels as given."""
+    schema, qschema = run.collect_schema().names(), qrels.collect_schema().names()
+    return dataclasses.replace(opts.detect(schema, where, qrels_schema=qschema), columns=None)
+
+
 def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
     from irframe.io.sniff import load, load_queries
 
@@ -258,6 +265,7 @@ def snapshot(
         refuse_input_as_output(path, {"run": run, "qrels": qrels, "queries": queries}, "snapshot")
     the_run = _as_run(run, "run")
     qrels_frame = _frame(qrels, "qrels")[0]
+    opts = _detected(opts, the_run.frame, qrels_frame, "snapshot")
     values = _per_query(the_run, qrels_frame, labels, opts)
     refuse_no_values(values, labels, "snapshot")
     per_query = _qrels_hashes(qrels_frame.lazy(), opts)
@@ -870,6 +878,7 @@ def check(
     extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
     cand = _as_run(candidate, "candidate")
     qrels_frame = _frame(qrels, "qrels")[0]
+    opts = _detected(opts, cand.frame, qrels_frame, "check")
     base = _baseline(baseline)
     labels, rule = _measures_and_missing(measures, missing, base)
     opts = dataclasses.replace(opts, missing=cast("Missing", rule))
