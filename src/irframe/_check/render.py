@@ -182,7 +182,7 @@ def render_markdown(result: CheckResult) -> str:
     parts += ["", *[f"> {markdown(n)}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
     parts += ["", _md_table(header, rows), ""]
-    parts.append(_legend(result, "unicode"))
+    parts.append(markdown(_legend(result, "unicode")))
     parts += ["", *[f"- {markdown(line)}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
