@@ -57,6 +57,7 @@ from irframe._check import table as gate_table
 from irframe._check.baseline import baseline_bytes
 from irframe._check.snapshot import (
     Snapshot,
+    SnapshotSource,
     combined,
     is_snapshot_file,
     natural_key,
@@ -288,8 +289,11 @@ def snapshot(
     return snap
 
 
-def read_snapshot(path: str | os.PathLike[str]) -> Snapshot:
-    """Read a snapshot file written by :func:`snapshot` or ``irframe snapshot``.
+def read_snapshot(path: SnapshotSource) -> Snapshot:
+    """Read a snapshot file written by :func:`snapshot` or ``irframe snapshot``: a path (a
+    pipe such as ``<(cat base.json)`` too) or a binary stream, checked against the schema
+    (:mod:`irframe._check.snapshot_file`: a tampered file is an InvalidDataError naming the
+    key, query or measure).
 
     Examples
     --------
