@@ -22,6 +22,7 @@ __all__ = [
     "JudgmentsChangedError",
     "MissingFileError",
     "MissingQueriesError",
+    "OutputFileError",
     "TableFileError",
     "TrecFormatError",
     "UnknownMeasureError",
@@ -142,6 +143,18 @@ class MissingFileError(IrFrameError, FileNotFoundError):
 
 class FilePermissionError(IrFrameError, PermissionError):
     """A file exists but this process may not read it (also a :class:`PermissionError`)."""
+
+
+class OutputFileError(IrFrameError, OSError):
+    """A file could not be written (a full disk, no permission...): the path is named, any old
+    file there is unchanged, and ``errno`` is the system's (also an :class:`OSError`)."""
+
+    def __init__(self, errno: int, message: str, filename: str) -> None:
+        OSError.__init__(self, errno, message, filename)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class CliError(Exception):

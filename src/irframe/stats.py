@@ -91,6 +91,7 @@ import numpy as np
 import numpy.typing as npt
 
 from irframe._input.params import MAX_RESAMPLES, check_level, check_resamples, check_seed
+from irframe._resample import exact_signs, index_chunks, sign_chunks
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = [
@@ -138,8 +139,6 @@ CORRECTIONS: dict[str, str] = {
 
 #: Sign vectors are enumerated exactly up to this many non-zero deltas (2**16 rows).
 EXACT_MAX_N = 16
-# Elements per chunk of resampling matrices (chunk rows x n queries).
-_CHUNK_ELEMENTS = 2_000_000
 _EPS = float(np.finfo(np.float64).eps)
 
 SeedLike = int | np.random.Generator | None
@@ -288,10 +287,10 @@ def _check_level(ci: object, where: str) -> float:
     return check_level(ci, "ci", where)
 
 
-def _sign_matrix(m: int) -> npt.NDArray[np.int8]:
-    """All 2**m sign vectors as rows of +1/-1 (the first row is all +1)."""
-    bits = (np.arange(2**m, dtype=np.int64)[:, None] >> np.arange(m, dtype=np.int64)) & 1
-    return cast("npt.NDArray[np.int8]", (1 - 2 * bits).astype(np.int8))
+def _sign_matrix(m: int) -> FloatArray:
+    """All 2**m sign vectors as rows of +1.0/-1.0 (the first row all +1), read-only; the
+    table is built once per ``m`` up to :data:`EXACT_MAX_N` (:mod:`irframe._resample`)."""
+    return exact_signs(m, keep=EXACT_MAX_N)
 
 
 # --------------------------------------------------------------------------------------
@@ -643,7 +642,7 @@ def randomization_test(
     """
     d, w = _weighted(_deltas(x, y, "randomization_test"), weights, "randomization_test")
     n_perm = _check_count(n_permutations, "n_permutations", "randomization_test")
-    rng = _rng(seed, "randomization_test")
+    checked = _check_seed(seed, "randomization_test")
     n = int(d.size)
     stat = _wmean(d, w)
     degenerate = _degenerate("randomization", d, stat)
@@ -666,28 +665,20 @@ def randomization_test(
         null = np.abs(_sign_matrix(m) @ nz)
         count = int(np.count_nonzero(null >= t_obs - gamma))
         return PairedTestResult("randomization", stat, count / null.size, n, "exact")
-    rows = max(1, _CHUNK_ELEMENTS // m)
     count = 0
-    done = 0
-    while done < n_perm:
-        c = min(rows, n_perm - done)
-        signs = rng.integers(0, 2, size=(c, m), dtype=np.int8) * np.int8(2) - np.int8(1)
+    for signs in sign_chunks(checked, lambda: _rng(checked, "randomization_test"), n_perm, m):
         count += int(np.count_nonzero(np.abs(signs @ nz) >= t_obs - gamma))
-        done += c
     return PairedTestResult("randomization", stat, (count + 1) / (n_perm + 1), n, "monte-carlo")
 
 
 def _bootstrap_means(
-    d: FloatArray, n_bootstrap: int, rng: np.random.Generator, w: FloatArray | None = None
+    d: FloatArray, n_bootstrap: int, seed: SeedLike, where: str, w: FloatArray | None = None
 ) -> FloatArray:
     """Means of ``n_bootstrap`` resamples of the queries (weighted: each keeps its weight)."""
-    n = d.size
-    rows = max(1, _CHUNK_ELEMENTS // n)
     out = np.empty(n_bootstrap, dtype=np.float64)
     done = 0
-    while done < n_bootstrap:
-        c = min(rows, n_bootstrap - done)
-        idx = rng.integers(0, n, size=(c, n))
+    for idx in index_chunks(seed, lambda: _rng(seed, where), n_bootstrap, d.size):
+        c = idx.shape[0]
         if w is None:
             out[done : done + c] = d[idx].mean(axis=1)
         else:
@@ -750,7 +741,7 @@ def bootstrap_ci(
     """
     d, w = _weighted(_deltas(x, y, "bootstrap_ci"), weights, "bootstrap_ci")
     n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_ci")
-    rng = _rng(seed, "bootstrap_ci")
+    checked = _check_seed(seed, "bootstrap_ci")
     level = _check_level(ci, "bootstrap_ci")
     if method not in ("percentile", "bca"):
         err = InvalidParameterError.for_value("method", "bootstrap_ci", "'percentile' or 'bca'", method)
@@ -761,7 +752,7 @@ def bootstrap_ci(
         return ConfidenceInterval(est, math.nan, math.nan, level, method, n)
     if not np.any(d != d[0]):  # constant deltas: every resample has the same mean
         return ConfidenceInterval(est, est, est, level, method, n)
-    means = _bootstrap_means(d, n_boot, rng, w)
+    means = _bootstrap_means(d, n_boot, checked, "bootstrap_ci", w)
     alpha = (1.0 - level) / 2.0
     lo_q, hi_q = alpha, 1.0 - alpha
     if method == "bca":
@@ -800,13 +791,13 @@ def bootstrap_test(
     """
     d, w = _weighted(_deltas(x, y, "bootstrap_test"), weights, "bootstrap_test")
     n_boot = _check_count(n_bootstrap, "n_bootstrap", "bootstrap_test")
-    rng = _rng(seed, "bootstrap_test")
+    checked = _check_seed(seed, "bootstrap_test")
     n = int(d.size)
     stat = _wmean(d, w)
     degenerate = _degenerate("bootstrap", d, stat)
     if degenerate is not None:
         return degenerate
-    means = _bootstrap_means(d, n_boot, rng, w)
+    means = _bootstrap_means(d, n_boot, checked, "bootstrap_test", w)
     gamma = 8.0 * n * _EPS * float(np.abs(d).sum()) / n
     count = int(np.count_nonzero(np.abs(means - stat) >= abs(stat) - gamma))
     return PairedTestResult("bootstrap", stat, (count + 1) / (n_boot + 1), n, "monte-carlo")

@@ -165,12 +165,12 @@ def test_randomization_zero_deltas_do_not_change_exact_p() -> None:
 
 
 def test_randomization_chunks_do_not_change_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    import irframe.stats as st
+    import irframe._resample as draws
 
     rng = np.random.default_rng(1)
     x, y = _pair(rng, 60, "continuous")
     whole = randomization_test(x, y, n_permutations=5000, seed=3).p_value
-    monkeypatch.setattr(st, "_CHUNK_ELEMENTS", 60 * 7)  # 7 permutations per chunk
+    monkeypatch.setattr(draws, "CHUNK_ELEMENTS", 60 * 7)  # 7 permutations per chunk
     chunked = randomization_test(x, y, n_permutations=5000, seed=3).p_value
     assert abs(whole - chunked) < 0.03  # same distribution, different draws
 

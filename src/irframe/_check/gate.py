@@ -54,8 +54,10 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import polars as pl
 
 from irframe._check import table as gate_table
+from irframe._check.baseline import baseline_bytes
 from irframe._check.snapshot import (
     Snapshot,
+    SnapshotSource,
     combined,
     is_snapshot_file,
     natural_key,
@@ -63,10 +65,12 @@ from irframe._check.snapshot import (
     queries_fingerprint,
     run_fingerprint,
 )
+from irframe._check.snapshot_file import refuse_no_values
 from irframe._compare import LONG, Settings, check_choice, check_missing
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, JudgmentsChangedError
+from irframe.io._atomic import refuse_input_as_output
 
 if TYPE_CHECKING:
     from irframe._input.frames import Origin
@@ -109,6 +113,13 @@ def _options(where: str, column_kwargs: Mapping[str, Any], **rules: Any) -> Opti
     """The one options value of a call: unknown keywords raise with a did-you-mean, and
     ``columns=`` (a preset or a mapping) becomes explicit column names."""
     return dataclasses.replace(Options.build(where, **rules, **column_kwargs), columns=None)
+
+
+def _detected(opts: Options, run: Frame, qrels: Frame, where: str) -> Options:
+    """evaluate's column detection (a PyTerrier or ranx frame given without ``columns=``),
+    once for the call, from the run and the qrels as given."""
+    schema, qschema = run.collect_schema().names(), qrels.collect_schema().names()
+    return dataclasses.replace(opts.detect(schema, where, qrels_schema=qschema), columns=None)
 
 
 def _read_path(path: str | os.PathLike[str], kind: str) -> pl.DataFrame:
@@ -251,9 +262,13 @@ def snapshot(
     """
     opts = _options("snapshot", column_kwargs, missing=missing, duplicates=duplicates)
     labels = _labels(measures, DEFAULT_MEASURES)
+    if path is not None:
+        refuse_input_as_output(path, {"run": run, "qrels": qrels, "queries": queries}, "snapshot")
     the_run = _as_run(run, "run")
     qrels_frame = _frame(qrels, "qrels")[0]
+    opts = _detected(opts, the_run.frame, qrels_frame, "snapshot")
     values = _per_query(the_run, qrels_frame, labels, opts)
+    refuse_no_values(values, labels, "snapshot")
     per_query = _qrels_hashes(qrels_frame.lazy(), opts)
     run_cols = [opts.query_col, opts.doc_col, opts.rank_col or DEFAULT_RANK, opts.score_col]
     fingerprints = {
@@ -274,8 +289,11 @@ def snapshot(
     return snap
 
 
-def read_snapshot(path: str | os.PathLike[str]) -> Snapshot:
-    """Read a snapshot file written by :func:`snapshot` or ``irframe snapshot``.
+def read_snapshot(path: SnapshotSource) -> Snapshot:
+    """Read a snapshot file written by :func:`snapshot` or ``irframe snapshot``: a path (a
+    pipe such as ``<(cat base.json)`` too) or a binary stream, checked against the schema
+    (:mod:`irframe._check.snapshot_file`: a tampered file is an InvalidDataError naming the
+    key, query or measure).
 
     Examples
     --------
@@ -540,6 +558,11 @@ def _baseline(obj: Any) -> Snapshot | _Run:
             raise FileNotFoundError(msg)
         if is_snapshot_file(obj):
             return Snapshot.read(obj)
+    read_once = baseline_bytes(obj)  # a pipe or a binary stream: its content sniffed, read once
+    if isinstance(read_once, Snapshot):
+        return read_once
+    if read_once is not None:
+        return dataclasses.replace(_as_run(read_once[0], "baseline"), name=read_once[1])
     if obj is None:
         msg = "check needs a baseline: a run, a snapshot or the path of either (baseline=...)."
         raise InvalidParameterError(msg)
@@ -859,6 +882,7 @@ def check(
     extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
     cand = _as_run(candidate, "candidate")
     qrels_frame = _frame(qrels, "qrels")[0]
+    opts = _detected(opts, cand.frame, qrels_frame, "check")
     base = _baseline(baseline)
     labels, rule = _measures_and_missing(measures, missing, base)
     opts = dataclasses.replace(opts, missing=cast("Missing", rule))
@@ -875,6 +899,7 @@ def check(
     moved_measure = failed[0] if failed else labels[0]
     moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
                    k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
+    gate_table.refuse_uncompared(table, changes.queries)  # after compare's shared-query rule
     return CheckResult(
         passed=not failed,
         candidate=cand.name,

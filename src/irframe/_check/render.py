@@ -12,6 +12,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from irframe._escape import html, markdown, terminal
+
 if TYPE_CHECKING:
     from irframe._check.gate import CheckResult
 
@@ -128,6 +130,8 @@ def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
 
 
 def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
+    header = [terminal(h) for h in header]
+    rows = [[terminal(c) for c in r] for r in rows]
     widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=True)]
     lines = []
     for cells in [list(header), *rows]:
@@ -147,41 +151,42 @@ def _moved_title(result: CheckResult) -> str:
 def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     """The plain-text report."""
     style = "ascii" if ascii else "unicode"
-    parts = [verdict(result), _context(result)]
-    parts += [f"Note: {n}" for n in [*_hole_notes(result), *result.notes]]
+    parts = [terminal(verdict(result)), terminal(_context(result))]
+    parts += [f"Note: {terminal(n)}" for n in [*_hole_notes(result), *result.notes]]
     header, rows = _delta_rows(result, style)
     parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])})]
-    parts += [_legend(result, style), *_power(result)]
+    parts += [terminal(_legend(result, style)), *map(terminal, _power(result))]
     if result._moved.height:
         mh, mr = _moved_rows(result)
         numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
-        parts += ["", _moved_title(result), _text_table(mh, mr, numeric)]
+        parts += ["", terminal(_moved_title(result)), _text_table(mh, mr, numeric)]
     return "\n".join(parts)
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(_md_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    lines = ["| " + " | ".join(markdown(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def render_markdown(result: CheckResult) -> str:
-    """The report as GitHub Markdown (verdict heading, tables, the moved queries folded)."""
+    """The report as GitHub Markdown (verdict heading, tables, the moved queries folded).
+
+    User text (ids, query texts, documents, names) is Markdown text, escaped
+    (:func:`irframe._escape.markdown`; HTML in the fold's summary: :func:`irframe._escape.html`):
+    a ``</details>`` in a query's text does not close the fold.
+    """
     icon = "✅" if result.passed else "❌"
-    parts = [f"### {icon} irframe check: {verdict(result)}", "", _context(result)]
+    parts = [f"### {icon} irframe check: {markdown(verdict(result))}", "", markdown(_context(result))]
     notes = [*_hole_notes(result), *result.notes]
-    parts += ["", *[f"> {n}" for n in notes]] if notes else []
+    parts += ["", *[f"> {markdown(n)}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
     parts += ["", _md_table(header, rows), ""]
-    parts.append(_legend(result, "unicode"))
-    parts += ["", *[f"- {line}" for line in _power(result)]] if result.power else []
+    parts.append(markdown(_legend(result, "unicode")))
+    parts += ["", *[f"- {markdown(line)}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
-        parts += ["", f"<details><summary>{_moved_title(result)}</summary>", "", _md_table(mh, mr), "",
+        parts += ["", f"<details><summary>{html(_moved_title(result))}</summary>", "", _md_table(mh, mr), "",
                   "</details>"]  # fmt: skip
     return "\n".join(parts)
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import polars as pl
 
@@ -28,13 +28,16 @@ from irframe.exceptions import InvalidDataError
 __all__ = [
     "FORMAT",
     "Snapshot",
+    "SnapshotSource",
+    "is_snapshot",
+    "is_snapshot_file",
     "natural_key",
     "qrels_fingerprints",
     "queries_fingerprint",
     "run_fingerprint",
 ]
 
-FORMAT = "irframe-snapshot/1"
+FORMAT = "irframe-snapshot/1"  # the schema: irframe._check.snapshot_file
 _QKEY = "query_id"
 
 
@@ -185,69 +188,92 @@ class Snapshot:
         return "\n".join(line for line in lines if line) + "\n"
 
     def write(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` to ``path`` (UTF-8, ``\\n`` line ends)."""
-        Path(path).write_text(self.to_json(), encoding="utf-8", newline="\n")
+        """Write :meth:`to_json` to ``path`` (UTF-8, ``\\n`` line ends), atomically: the old
+        file stays whole until the new one is complete (see :mod:`irframe.io._atomic`)."""
+        from irframe.io._atomic import write_text
+
+        write_text(path, self.to_json())
 
     @classmethod
-    def from_json(cls, text: str, name: str = "<snapshot>") -> Snapshot:
-        """Parse a snapshot file's text (``name`` is used in error messages)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            msg = f"{name}: not a snapshot file (invalid JSON at line {exc.lineno}: {exc.msg})."
-            raise InvalidDataError(msg) from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            got = data.get("format") if isinstance(data, dict) else type(data).__name__
-            msg = (
-                f"{name}: not an irframe snapshot (format {got!r}, expected {FORMAT!r}). "
-                "Hint: make one with `irframe snapshot QRELS RUN -o FILE`."
-            )
-            raise InvalidDataError(msg)
-        measures, queries = data.get("measures"), data.get("queries")
-        if not isinstance(measures, list) or not isinstance(queries, dict):
-            msg = f"{name}: a snapshot needs a 'measures' list and a 'queries' object."
-            raise InvalidDataError(msg)
-        return cls._from_parts(data, [str(m) for m in measures], queries, name)
+    def from_json(cls, text: str | bytes, name: str = "<snapshot>") -> Snapshot:
+        """Parse a snapshot file's text or bytes, checked against the schema
+        (:mod:`irframe._check.snapshot_file`; ``name`` is used in error messages)."""
+        from irframe._check.snapshot_file import parse
 
-    @classmethod
-    def _from_parts(
-        cls, data: Mapping[str, Any], measures: list[str], queries: Mapping[str, Any], name: str
-    ) -> Snapshot:
-        columns: dict[str, list[Any]] = {_QKEY: [], **{m: [] for m in measures}}
-        qrels: dict[str, str] = {}
-        for q, entry in queries.items():
-            if not isinstance(entry, dict) or any(m not in entry for m in measures):
-                msg = f"{name}: query {q!r} lacks a value for some of {measures}."
-                raise InvalidDataError(msg)
-            columns[_QKEY].append(str(q))
-            for m in measures:
-                value = entry[m]
-                columns[m].append(None if value is None else float(value))
-            if entry.get("qrels") is not None:
-                qrels[str(q)] = str(entry["qrels"])
-        schema = {_QKEY: pl.String, **dict.fromkeys(measures, pl.Float64)}
-        fingerprints = data.get("fingerprints") or {}
+        parts = parse(text.encode("utf-8") if isinstance(text, str) else text, name)
+        columns: dict[str, list[Any]] = {_QKEY: list(parts.values)}
+        for i, m in enumerate(parts.measures):
+            columns[m] = [row[i] for row in parts.values.values()]
+        schema = {_QKEY: pl.String, **dict.fromkeys(parts.measures, pl.Float64)}
         return cls(
-            measures=tuple(measures),
+            measures=tuple(parts.measures),
             values=pl.DataFrame(columns, schema=schema),
-            qrels=qrels,
-            fingerprints={k: (None if v is None else str(v)) for k, v in dict(fingerprints).items()},
-            missing=str(data.get("missing", "zero")),
-            irframe_version=str(data.get("irframe_version", "unknown")),
+            qrels=parts.qrels,
+            fingerprints=parts.fingerprints,
+            missing=parts.missing,
+            irframe_version=parts.irframe_version,
             name=name,
         )
 
     @classmethod
-    def read(cls, path: str | os.PathLike[str]) -> Snapshot:
-        """Read a snapshot file."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"), name=str(path))
+    def read(cls, source: SnapshotSource) -> Snapshot:
+        """Read a snapshot file: a path (a pipe such as ``<(cat base.json)`` too) or a binary
+        stream (``io.BytesIO(data)``, ``sys.stdin.buffer``), read once."""
+        name, data = read_source(source)
+        return cls.from_json(data, name=name)
+
+
+SnapshotSource = str | os.PathLike[str] | BinaryIO
+
+
+def _stream_name(stream: object) -> str:
+    name = getattr(stream, "name", None)
+    return name if isinstance(name, str) else "<stream>"
+
+
+def read_source(source: SnapshotSource) -> tuple[str, bytes]:
+    """A snapshot source's display name and all its bytes (read once)."""
+    if isinstance(source, str | os.PathLike):
+        from irframe.io._source import open_source
+
+        with open_source(source) as src:
+            return str(source), src.stream.read()
+    data = source.read()
+    if not isinstance(data, bytes):
+        msg = f"{_stream_name(source)}: a snapshot stream must be binary (open(path, 'rb'), io.BytesIO)."
+        raise InvalidDataError(msg)
+    return _stream_name(source), data
+
+
+def is_snapshot(head: bytes) -> bool:
+    """Whether bytes (a file's start, or all of it) are a snapshot file: a JSON object whose
+    ``format`` names the snapshot format (any version, any Unicode encoding, so that the
+    reader can say what is wrong with it).
+
+    Examples
+    --------
+    >>> is_snapshot(b'{"format": "irframe-snapshot/1", "measures": []}'), is_snapshot(b"q1 0 d1 1")
+    (True, False)
+    """
+    from irframe._check.snapshot_file import sniff
+
+    return sniff(head)
 
 
 def is_snapshot_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` looks like a snapshot file (a JSON object naming the format)."""
+    """Whether the regular file ``path`` holds a snapshot (by its content, see :func:`is_snapshot`).
+
+    A pipe or a device (``-``, ``<(cat base.json)``) is not looked at: it can be read only
+    once.  Read its bytes, then ask :func:`is_snapshot` and read them with
+    :meth:`Snapshot.read` (``io.BytesIO(data)``).
+    """
+    from irframe.io._source import open_source
+
     try:
-        with Path(path).open("rb") as fh:
-            head = fh.read(4096)
-    except OSError:
+        if not Path(path).is_file():
+            return False
+        with open_source(path) as src:  # gunzipped when gzip
+            head = src.stream.read(65536)
+    except (OSError, EOFError):
         return False
-    return head.lstrip().startswith(b"{") and FORMAT.encode() in head
+    return is_snapshot(head)

@@ -31,7 +31,7 @@ from irframe._compare import (
 )
 from irframe._compare.weighted import W
 from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
-from irframe.exceptions import ColumnNotFoundError, InvalidDataError, closest
+from irframe.exceptions import ColumnNotFoundError, EmptyInputError, InvalidDataError, closest
 
 if TYPE_CHECKING:
     from irframe._check.gate import _Gate
@@ -49,6 +49,7 @@ __all__ = [
     "long_table",
     "moved_queries",
     "paired",
+    "refuse_uncompared",
 ]
 
 BASE, CAND = "baseline", "candidate"  # the two systems of compare's long table
@@ -149,23 +150,30 @@ def comparisons(
     pairs: pl.DataFrame, labels: Sequence[str], by: Sequence[str], settings: Settings
 ) -> list[dict[str, Any]]:
     """One row per (group, measure) with compare's statistics, in the report's order
-    (the Monte-Carlo steps run in that order too)."""
+    (the Monte-Carlo steps run in that order too; draws of one shape made once)."""
+    from irframe._resample import reusing_draws
+
     rows = []
-    for group, measure, cell in _cells(pairs, labels, by):
-        row: dict[str, Any] = {"group": group, "measure": measure}
-        if cell is None:
-            rows.append({**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS})
-            continue
-        stats = compare_one(cell, [], settings)
-        if W in cell:  # weighted: compare's weighted means
-            row |= {k: stats.get(k) for k in ("n_queries", "baseline_mean", "mean", "sum_weights")}
-        else:
-            row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
-                    "mean": _mean(cell[LONG.value])}  # fmt: skip
-        if HOLE_COLUMNS[0] in cell:
-            row |= hole_summary(cell, cell.get(W))
-        rows.append(row | {k: stats.get(k) for k in _STATS})
+    with reusing_draws():
+        for group, measure, cell in _cells(pairs, labels, by):
+            rows.append(_comparison(group, measure, cell, settings))
     return rows
+
+
+def _comparison(group: str, measure: str, cell: dict[str, Any] | None, settings: Settings) -> dict[str, Any]:
+    """One row of the table: compare's statistics of one (group, measure) cell."""
+    row: dict[str, Any] = {"group": group, "measure": measure}
+    if cell is None:
+        return {**row, "n_queries": 0, "p_value": None, "note": NO_PAIRS}
+    stats = compare_one(cell, [], settings)
+    if W in cell:  # weighted: compare's weighted means
+        row |= {k: stats.get(k) for k in ("n_queries", "baseline_mean", "mean", "sum_weights")}
+    else:
+        row |= {"n_queries": stats["n_queries"], "baseline_mean": _mean(cell[LONG.baseline_value]),
+                "mean": _mean(cell[LONG.value])}  # fmt: skip
+    if HOLE_COLUMNS[0] in cell:
+        row |= hole_summary(cell, cell.get(W))
+    return row | {k: stats.get(k) for k in _STATS}
 
 
 def decide(
@@ -197,6 +205,26 @@ def possible_hole(row: Mapping[str, Any], max_drop: float) -> bool:
     (``delta_high >= -max_drop``)."""
     high = row.get("delta_high")
     return high is not None and high >= -max_drop
+
+
+def refuse_uncompared(table: pl.DataFrame, left_out: Sequence[str]) -> None:
+    """Only a gate that compared something can pass: a measure with no query valued on both
+    sides overall (0 queries, or no values) is a data error, not a pass."""
+    rows = table.filter((pl.col("group") == "all") & (pl.col("n_queries") == 0))
+    if rows.height == 0:
+        return
+    names = ", ".join(rows["measure"].to_list())
+    why = (
+        f"the {len(left_out)} queries whose judgments changed were left out"
+        if left_out
+        else "no query has a value on both sides (no judged query in both runs, or no values)"
+    )
+    msg = (
+        f"check compared no query on {names}: {why}; a check over 0 queries cannot pass. "
+        "Hint: check that the candidate, the baseline and the qrels share query ids"
+        + (", or take a new snapshot of the baseline." if left_out else ".")
+    )
+    raise EmptyInputError(msg)
 
 
 def _status(r: Mapping[str, Any], delta: float | None) -> str:

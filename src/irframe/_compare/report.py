@@ -6,7 +6,6 @@ with; it renders as aligned text (``str(report)``), Markdown, LaTeX and HTML (no
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,9 +13,10 @@ from typing import Any
 
 import polars as pl
 
+from irframe._escape import html, latex, markdown, terminal
 from irframe._input.frames import Origin, from_lazy
 
-__all__ = ["ComparisonReport"]
+__all__ = ["ComparisonReport", "resample_count", "unreachable_note"]
 
 _TEST_TEXT = {
     "randomization": "randomization (sign-flip permutation)",
@@ -153,7 +153,7 @@ class ComparisonReport:
             sym = ("△" if up else "▽") if style != "ascii" else ("+" if up else "-")
         else:
             return ""
-        return _LATEX_MARKERS[sym] if style == "latex" else sym
+        return sym
 
     def _n_text(self) -> str:
         ns = self._table.get_column("n_queries")
@@ -190,6 +190,8 @@ class ComparisonReport:
         """One paragraph saying what was tested, how, and over which family."""
         corr = _CORRECTION_TEXT[self.correction]
         who = f"Baseline {self.baseline!r}" if self.baseline is not None else "Every pair of systems"
+        resamples = self._table.get_column("resamples") if "resamples" in self._table.columns else None
+        floor = unreachable_note(resamples, self.family_size, self.alpha, self.correction)
         return (
             f"{who}; {self._n_text()} paired per comparison. "
             f"Two-sided {self._test_text()}. {corr} correction over a family of {self.family_size} "
@@ -201,6 +203,7 @@ class ComparisonReport:
                 if self.weights is None
                 else f" Queries weighted by {self.weights!r}: weighted means, tests and CI (irframe.stats)."
             )
+            + (f" {floor}" if floor else "")
         )
 
     def legend(self, style: str = "unicode") -> str:
@@ -235,8 +238,6 @@ class ComparisonReport:
                 continue
             rel = r["rel_delta"]
             rel_s = f" ({rel:+.1%})" if rel is not None else ""
-            if style == "latex":
-                rel_s = rel_s.replace("%", r"\%")
             cells.append(f"{_fmt(r['mean'])}{self._marker(r, style)}{rel_s}")
         return cells
 
@@ -304,13 +305,13 @@ class ComparisonReport:
         """Aligned plain-text tables for the terminal (``ascii=True``: no Unicode markers)."""
         style = "ascii" if ascii else "unicode"
         header, rows = self._wide_rows(style)
-        parts = [_text_table(header, rows), "", _wrap(self.legend(style))]
+        parts = [_text_table(header, rows), "", _wrap(terminal(self.legend(style)))]
         if details:
             dh, dr = self._detail_rows()
             if ascii:
                 dr = [[c.translate(_ASCII) for c in row] for row in dr]
             parts += ["", _text_table(dh, dr)]
-        parts += ["", _wrap(self.method_text())]
+        parts += ["", _wrap(terminal(self.method_text()))]
         return "\n".join(parts)
 
     def __str__(self) -> str:
@@ -326,7 +327,7 @@ class ComparisonReport:
         out = [_md_table(header, rows)]
         if details or (details is None and self.baseline is None):
             out += ["", _md_table(*self._detail_rows())]
-        out += ["", self.legend("unicode") + " " + self.method_text()]
+        out += ["", markdown(self.legend("unicode") + " " + self.method_text())]
         return "\n".join(out)
 
     def _repr_markdown_(self) -> str:
@@ -335,7 +336,7 @@ class ComparisonReport:
     def to_html(self) -> str:
         """HTML for notebooks: the summary table, the comparisons (CI, p, W/T/L), legend, method.
 
-        Every name and value is HTML-escaped.
+        Every name and value is HTML-escaped (:func:`irframe._escape.html`).
 
         Examples
         --------
@@ -353,8 +354,8 @@ class ComparisonReport:
                 '<div class="irframe-comparison">',
                 _html_table(header, rows, caption="Means"),
                 _html_table(dh, dr, caption="Comparisons"),
-                f"<p>{html.escape(self.legend('unicode'))}</p>",
-                f"<p>{html.escape(self.method_text())}</p>",
+                f"<p>{html(self.legend('unicode'))}</p>",
+                f"<p>{html(self.method_text())}</p>",
                 "</div>",
             ]
         )
@@ -366,18 +367,21 @@ class ComparisonReport:
         r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).
 
         The caption defaults to the legend and the method text.  With ``pairs="all"`` the
-        table lists every comparison (the details) instead of one row per system.
+        table lists every comparison (the details) instead of one row per system.  Names
+        and values are text (:func:`irframe._escape.latex`); a ``caption`` given is LaTeX
+        as written, ``$...$`` math included, its other special characters escaped.
         """
         if self.baseline is None:
-            header, rows = self._detail_rows("latex")
+            header, rows = self._detail_rows()
             cols = "l" * (len(self.by) + 3) + "r" * (len(header) - len(self.by) - 3)
         else:
-            header, rows = self._wide_rows("latex")
+            header, rows = self._wide_rows("unicode")
             cols = "l" * (len(self.by) + 1) + "r" * len(self.measures)
-        legend = self.legend("unicode")
-        for k, v in _LATEX_MARKERS.items():
-            legend = legend.replace(k, v)
-        cap = caption if caption is not None else legend + " " + self.method_text()
+        cap = (
+            _tex_caption(caption)
+            if caption is not None
+            else _tex(self.legend("unicode") + " " + self.method_text())
+        )
         lines = [
             r"\begin{table}[t]",
             r"\centering",
@@ -386,12 +390,57 @@ class ComparisonReport:
             " & ".join(_tex(h) for h in header) + r" \\",
             r"\midrule",
         ]
-        lines += [" & ".join(_tex(c, keep_math=True) for c in row) + r" \\" for row in rows]
-        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_tex(cap, keep_math=True)}}}"]
+        lines += [" & ".join(_tex(c) for c in row) + r" \\" for row in rows]
+        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{cap}}}"]
         if label:
             lines.append(rf"\label{{{label}}}")
         lines.append(r"\end{table}")
         return "\n".join(lines)
+
+
+def resample_count(result: Any, deltas: Any, settings: Any) -> int | None:
+    """How many sign vectors (or bootstrap resamples) a p-value counts over: ``2**m`` for
+    an exact randomization test over ``m`` non-zero deltas, the drawn count for a
+    Monte-Carlo one; None for the t and Wilcoxon tests (and a degenerate comparison).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> resample_count(NS(test="randomization", method="exact"), [0.5, 0, -0.25], None)
+    4
+    """
+    if result.method == "monte-carlo":
+        return int(settings.n_bootstrap if result.test == "bootstrap" else settings.n_permutations)
+    if result.test == "randomization" and result.method == "exact":
+        return int(2 ** sum(1 for d in deltas if d != 0))
+    return None
+
+
+def unreachable_note(resamples: pl.Series | None, family: int, alpha: float, correction: str) -> str:
+    """A sentence when no p-value can be significant after the correction: a p-value that
+    counts over at most ``B`` sign vectors (or resamples) is at least about ``1 / (B + 1)``,
+    and Holm or Bonferroni multiply the smallest one by the family size.
+
+    Examples
+    --------
+    >>> note = unreachable_note(pl.Series([10_000, 65_536]), 19_900, 0.05, "holm")
+    >>> note.startswith("No comparison can be significant"), "n_permutations >= 398,000" in note
+    (True, True)
+    """
+    if resamples is None or correction not in ("holm", "bonferroni") or family == 0:
+        return ""
+    drawn = resamples.drop_nulls()
+    if drawn.len() == 0 or drawn.len() < resamples.len():  # a t or Wilcoxon p-value has no floor
+        return ""
+    b = int(drawn.max())  # type: ignore[arg-type]
+    if family / (b + 1) < alpha:
+        return ""
+    return (
+        f"No comparison can be significant: each p-value counts over at most {b:,} sign vectors "
+        f"(or resamples), so none is below 1/{b + 1:,}, which times the family of {family:,} "
+        f"comparisons is above alpha = {alpha:g}. Hint: n_permutations >= {math.ceil(family / alpha):,}, "
+        "or fewer comparisons."
+    )
 
 
 def _fmt(x: float | None) -> str:
@@ -405,6 +454,8 @@ def _fmt_p(p: float | None) -> str:
 
 
 def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    header = [terminal(h) for h in header]
+    rows = [[terminal(c) for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
@@ -415,53 +466,36 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str) -> str:
     def cells(tag: str, values: Sequence[str]) -> str:
-        return "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values)
+        return "".join(f"<{tag}>{html(v)}</{tag}>" for v in values)
 
     body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
     return (
-        f"<table><caption>{html.escape(caption)}</caption>"
+        f"<table><caption>{html(caption)}</caption>"
         f"<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
     )
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", r"\|")
-
-    lines = ["| " + " | ".join(esc(h) for h in header) + " |"]
+    lines = ["| " + " | ".join(markdown(h) for h in header) + " |"]
     lines.append("|" + "|".join(":---" if i == 0 else "---:" for i in range(len(header))) + "|")
-    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(markdown(c) for c in r) + " |" for r in rows]
     return "\n".join(lines)
 
 
-_TEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-                "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                "<": "$<$", ">": "$>$"}  # fmt: skip
+def _tex(text: str) -> str:
+    """Text (a name, a value, the legend) as LaTeX, the significance markers as math."""
+    out = latex(text)
+    for marker, math_mode in _LATEX_MARKERS.items():
+        out = out.replace(marker, math_mode)
+    return out
 
 
-def _tex(s: str, keep_math: bool = False) -> str:
-    if keep_math:
-        # leave $...$ segments (our markers) and already escaped \% alone
-        out, inside = [], False
-        for part in s.split("$"):
-            out.append(part if inside else _tex_escape(part))
-            inside = not inside
-        return "$".join(out)
-    return _tex_escape(s)
-
-
-def _tex_escape(s: str) -> str:
-    out = []
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if ch == "\\" and i + 1 < len(s) and s[i + 1] == "%":
-            out.append(r"\%")
-            i += 2
-            continue
-        out.append(_TEX_SPECIAL.get(ch, ch))
-        i += 1
-    return "".join(out)
+def _tex_caption(caption: str) -> str:
+    """A caption given by the caller: its ``$...$`` math kept, the rest as text."""
+    parts = caption.split("$")
+    if len(parts) % 2 == 0:  # an unpaired $: all text
+        return _tex(caption)
+    return "$".join(part if i % 2 else _tex(part) for i, part in enumerate(parts))
 
 
 def _wrap(text: str, width: int = 100) -> str:

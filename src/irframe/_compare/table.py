@@ -28,7 +28,7 @@ from irframe._compare.pairing import (
     check_shared_queries,
     pair_values,
 )
-from irframe._compare.report import ComparisonReport
+from irframe._compare.report import ComparisonReport, resample_count
 from irframe._compare.weighted import W, check_weights_name, resolve, system_means, with_weights
 from irframe._golden.holes import (
     HOLE_COLUMNS,
@@ -183,6 +183,7 @@ def compare_one(row: Mapping[str, Any], by: Sequence[str], s: Settings) -> dict[
         "n_queries": int(d.size),
         **weighted,
         "note": res.note,
+        "resamples": resample_count(res, d if w is None else w * d, s),
     }
 
 
@@ -199,9 +200,12 @@ def _weightless(row: Mapping[str, Any], by: Sequence[str], d: Any) -> dict[str, 
 def _compare_all(
     paired: pl.DataFrame, by: Sequence[str], s: Settings, progress: Progress
 ) -> list[dict[str, Any]]:
-    """Every comparison of the table, one progress step each."""
+    """Every comparison of the table, one progress step each (the random draws of one shape
+    made once for all: :func:`irframe._resample.reusing_draws`, the same numbers)."""
+    from irframe._resample import reusing_draws
+
     records = []
-    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step:
+    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step, reusing_draws():
         for row in paired.iter_rows(named=True):
             records.append(compare_one(row, by, s))
             step(f"{row[_SYS]} {row[_MEAS]}")
@@ -247,6 +251,7 @@ def _table_schema(
         "correction": s,
         "family_size": i64,
         "note": s,
+        "resamples": i64,
     }
 
 
@@ -534,8 +539,10 @@ def compare(
         ``ci_high`` (bootstrap CI of the mean delta), ``p_value``, ``p_adjusted``,
         ``significant``, ``effect_size`` (Cohen's d_z = mean / sd of the deltas),
         ``wins``, ``ties``, ``losses``, ``n_queries``, ``test``, ``correction``,
-        ``family_size`` (number of tests in the correction) and ``note`` (why a p-value
-        is null, e.g. ``"n < 2"``).
+        ``family_size`` (number of tests in the correction), ``note`` (why a p-value
+        is null, e.g. ``"n < 2"``) and ``resamples`` (how many sign vectors or bootstrap
+        resamples the p-value counts over: ``2**m`` when the randomization test enumerates
+        them all, ``n_permutations`` when it draws them; null for the t and Wilcoxon tests).
 
     Examples
     --------

@@ -87,13 +87,14 @@ def to_lazy(obj: object, role: str = "run") -> tuple[pl.LazyFrame, Origin]:
     if isinstance(obj, pl.DataFrame):
         return obj.lazy(), Origin("polars")
     if is_arrow_table(obj):
-        table: Any = obj
+        table: Any = readable_arrow(obj, role)
         return pl.DataFrame(table).lazy(), Origin("pyarrow")
     if is_pandas_frame(obj):
         return _from_pandas(obj, role)
     if hasattr(obj, "__arrow_c_stream__"):
+        stream = readable_arrow(obj, role)
         try:
-            return pl.DataFrame(obj).lazy(), Origin("polars")
+            return pl.DataFrame(stream).lazy(), Origin("polars")
         except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
             msg = f"Cannot read the {role} through its Arrow C stream: {exc}."
             raise IrFrameError(msg) from exc
@@ -130,7 +131,7 @@ def _checked_pandas(frame: Any, role: str) -> tuple[Any, Origin]:
 
 def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
     """A pandas frame as a ``pl.LazyFrame``; the columns that cannot convert are named."""
-    frame, origin = _checked_pandas(frame, role)
+    frame, origin = _checked_pandas(readable_arrow(frame, role), role)
     try:
         return pl.from_pandas(frame).lazy(), origin
     except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
@@ -267,11 +268,11 @@ def in_memory_rows(obj: object, role: str = "run") -> tuple[Rows, Origin] | None
     if isinstance(obj, pl.DataFrame):
         return PolarsRows(obj), Origin("polars")
     if is_arrow_table(obj):
-        return _table_rows(obj)
+        return _table_rows(readable_arrow(obj, role))
     if not is_pandas_frame(obj):
         peer = peer_frame(obj, role)
         return None if peer is None else (PolarsRows(peer), Origin("polars"))
-    frame, origin = _checked_pandas(obj, role)
+    frame, origin = _checked_pandas(readable_arrow(obj, role), role)
     if not all(_arrow_shares(dt) for dt in frame.dtypes):
         return None
     import pyarrow as pa
@@ -346,3 +347,78 @@ def from_lazy(lf: pl.LazyFrame | pl.DataFrame, origin: Origin) -> Any:
     if origin.arrow_dtypes and pd is not None:
         return df.to_pandas(types_mapper=pd.ArrowDtype)
     return df.to_pandas()
+
+
+# --- Arrow types polars cannot take ---------------------------------------------------------
+def _unreadable(t: Any) -> bool:
+    """Whether polars cannot import the Arrow type ``t`` (it raises or panics): intervals,
+    unions, decimal256, run-end encoded arrays, list views, and nested types holding them."""
+    import pyarrow as pa
+
+    ty = pa.types
+    if ty.is_interval(t) or ty.is_union(t) or ty.is_decimal256(t) or ty.is_run_end_encoded(t):
+        return True
+    if ty.is_list_view(t) or ty.is_large_list_view(t):
+        return True
+    if isinstance(t, pa.ExtensionType):
+        return _unreadable(t.storage_type)
+    if ty.is_list(t) or ty.is_large_list(t) or ty.is_fixed_size_list(t):
+        return _unreadable(t.value_type)
+    if ty.is_struct(t):
+        return any(_unreadable(t.field(i).type) for i in range(t.num_fields))
+    if ty.is_map(t):
+        return _unreadable(t.key_type) or _unreadable(t.item_type)
+    if ty.is_dictionary(t):
+        return _unreadable(t.value_type)
+    return False
+
+
+def _arrow_fields(obj: Any) -> tuple[Any, list[tuple[str, Any]]]:
+    """What polars is given for ``obj`` (a stream as a pyarrow reader over it) and the Arrow
+    fields it holds (a pandas frame: its pyarrow-backed columns)."""
+    if is_pandas_frame(obj):
+        pd = _pandas()
+        return obj, [
+            (str(c), dt.pyarrow_dtype) for c, dt in obj.dtypes.items() if isinstance(dt, pd.ArrowDtype)
+        ]
+    import pyarrow as pa
+
+    if not is_arrow_table(obj):
+        try:
+            obj = pa.RecordBatchReader.from_stream(obj)
+        except (TypeError, ValueError, pa.ArrowException):
+            return obj, []  # (polars' own import says what is wrong with it)
+    return obj, [(f.name, f.type) for f in obj.schema]
+
+
+def readable_arrow(obj: Any, role: str) -> Any:
+    """``obj`` (a pyarrow Table, an Arrow C stream, a pandas frame) as polars can be given it,
+    or an :class:`~irframe.exceptions.InvalidDataError` naming the columns of Arrow types
+    polars cannot read (it would panic), with the way out: drop or cast them first.
+
+    A stream is read through a ``pyarrow.RecordBatchReader`` (its schema is looked at, no
+    batch is read here); a Table or a pandas frame comes back as it is.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> t = pa.table({"query_id": ["q1"], "span": pa.array([pa.MonthDayNano([1, 0, 0])])})
+    >>> readable_arrow(t, "run")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.InvalidDataError: The run has a column ...: 'span' (month_day_nano_interval). ...
+    """
+    given, fields = _arrow_fields(obj)
+    bad = [(name, t) for name, t in fields if _unreadable(t)]
+    if not bad:
+        return given
+    names = [name for name, _ in bad]
+    shown = ", ".join(f"{name!r} ({t})" for name, t in bad)
+    several = "columns" if len(bad) > 1 else "a column"
+    msg = (
+        f"The {role} has {several} of an Arrow type polars cannot read: {shown}. Hint: drop "
+        f"{'them' if len(bad) > 1 else 'it'} before passing the {role} (pyarrow: "
+        f"table.drop_columns({names!r}); duckdb: SELECT * EXCLUDE ({', '.join(names)})), or cast "
+        "to a type polars reads (a decimal256 to float64 or decimal128, an interval to int64 or text)."
+    )
+    raise InvalidDataError(msg)

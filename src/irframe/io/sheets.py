@@ -23,16 +23,14 @@ q1 | d2 |  |  |  | 1.0
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 import polars as pl
 
 from irframe.exceptions import InvalidParameterError
+from irframe.io._atomic import atomic_write
 from irframe.io._lines import raise_bad_line
 from irframe.io._parse import QRELS, WS
 from irframe.io._source import PathOrFile, open_source
@@ -77,45 +75,6 @@ def sheet_format(path: str | os.PathLike[str], format: str | None, where: str) -
         )
         raise InvalidParameterError(msg)
     return found
-
-
-def _new_file_mode() -> int:
-    """The mode a newly created file gets (0o666 less the umask)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path`` (one rename).
-
-    The temporary file keeps ``path``'s last suffix (``.gz`` writers see ``.gz``); on an
-    error it is removed and ``path`` is left as it was.  A replaced file keeps its mode.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> with atomic_write(out) as tmp:
-    ...     _ = tmp.write_text("q1 0 d1 1\\n")
-    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
-    ('q1 0 d1 1\\n', ['qrels.txt'])
-    """
-    target = Path(path)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        tmp.chmod(mode)
-        tmp.replace(target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _sheet_columns(frame: pl.DataFrame, added: list[str]) -> list[str]:

@@ -52,7 +52,6 @@ import gzip
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import polars as pl
@@ -376,14 +375,16 @@ def _need(df: pl.DataFrame, col: str, role: str, frame: str) -> None:
 
 
 def _write_text(lines: pl.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write one pre-formatted string column, gzip-compressed when the name ends in ``.gz``."""
-    target = Path(path)
-    if target.suffix == ".gz":
-        text = lines.write_csv(include_header=False, quote_style="never")
-        with gzip.open(target, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-    else:
-        lines.write_csv(target, include_header=False, quote_style="never")
+    """Write one pre-formatted string column, gzip-compressed when the name ends in ``.gz``, atomically."""
+    from irframe.io._atomic import atomic_write
+
+    with atomic_write(path) as tmp:
+        if tmp.suffix == ".gz":
+            text = lines.write_csv(include_header=False, quote_style="never")
+            with gzip.open(tmp, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+        else:
+            lines.write_csv(tmp, include_header=False, quote_style="never")
 
 
 def _check_ids(df: pl.DataFrame, cols: Sequence[str], frame: str, names: Sequence[str] = ()) -> None:

@@ -1,0 +1,167 @@
+r"""The one atomic writer: every file irframe writes goes through :func:`atomic_write`.
+
+A file is written to a temporary file in the target's directory (``.NAME.XXXX.tmp``),
+flushed to disk, given the mode of the file it replaces (or the umask's for a new one),
+and renamed over the target in one step.  A reader, a crash or a full disk never sees
+half a file: on any error the temporary file is removed, the old file is left as it was,
+and an :class:`~irframe.exceptions.OutputFileError` names the path (an ``OSError`` too,
+with the original's ``errno``).  A target that is a symbolic link is written through
+the link (the link stays a link).
+
+:func:`refuse_input_as_output` is the check of the functions that both read and write
+files: an output path that names one of the inputs is refused before anything is read.
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> out = pathlib.Path(tempfile.mkdtemp()) / "base.json"
+>>> write_text(out, '{"a": 1}\n')
+>>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+('{"a": 1}\n', ['base.json'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from irframe.exceptions import InvalidParameterError, OutputFileError
+
+__all__ = ["atomic_write", "refuse_input_as_output", "write_bytes", "write_text"]
+
+
+def _new_file_mode() -> int:
+    """The mode a newly created file gets (0o666 less the umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _failed(target: Path, exc: OSError) -> OutputFileError:
+    """The error naming the path (``exc``'s errno kept)."""
+    why = exc.strerror or str(exc)
+    msg = f"Could not write {str(target)!r}: {why}."
+    if exc.errno is not None and os.strerror(exc.errno) == why and exc.errno in _HINTS:
+        msg += f" {_HINTS[exc.errno]}"
+    msg += " Any existing file there is unchanged."
+    return OutputFileError(exc.errno or 0, msg, str(target))
+
+
+_HINTS = {
+    28: "Hint: free some disk space (or write elsewhere) and run again.",  # ENOSPC
+    13: "Hint: check the directory's permissions, or write elsewhere.",  # EACCES
+    30: "Hint: the file system is read-only; write elsewhere.",  # EROFS
+}
+
+
+def _target(path: str | os.PathLike[str]) -> Path:
+    """The file to replace: ``path``, or the file a symbolic link points to."""
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    if target.is_dir():
+        msg = f"Could not write {str(path)!r}: it is a directory. Hint: give a file name."
+        raise OutputFileError(21, msg, str(path))  # EISDIR
+    return target
+
+
+def _sync(path: Path) -> None:
+    """Flush ``path`` to disk (a full disk may only say so here)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path`` (one rename).
+
+    The temporary file keeps ``path``'s last suffix (``.gz`` writers see ``.gz``).  On an
+    error it is removed and ``path`` is left as it was; an ``OSError`` (a full disk, no
+    permission, a missing directory) becomes an
+    :class:`~irframe.exceptions.OutputFileError` naming ``path``.  A replaced file keeps
+    its mode.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> with atomic_write(out) as tmp:
+    ...     _ = tmp.write_text("q1 0 d1 1\\n")
+    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+    ('q1 0 d1 1\\n', ['qrels.txt'])
+    """
+    target = _target(path)
+    try:
+        mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
+        )
+        os.close(fd)
+    except OSError as exc:
+        raise _failed(Path(path), exc) from exc
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        _sync(tmp)
+        tmp.chmod(mode)
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OutputFileError):
+            raise
+        raise _failed(Path(path), exc) from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`)."""
+    with atomic_write(path) as tmp, tmp.open("wb") as fh:
+        fh.write(data)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically, as UTF-8 with the line ends as they are."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_input_as_output(
+    output: str | os.PathLike[str], inputs: Mapping[str, object], where: str, parameter: str = "path"
+) -> None:
+    """Refuse an ``output`` path that names one of ``inputs`` (``{role: path or other}``).
+
+    Inputs that are not paths (frames, streams) are skipped.  Two paths are the same file
+    when they resolve to the same file (links included) or to the same name.
+
+    Examples
+    --------
+    >>> refuse_input_as_output("run.txt", {"run": "./run.txt", "qrels": None}, "snapshot")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.InvalidParameterError: snapshot would write its output (path='run.txt') over ...
+    """
+    out = Path(output)
+    for role, value in inputs.items():
+        if not isinstance(value, str | os.PathLike) or str(value) == "-":
+            continue
+        given = Path(value)
+        if _same_file(out, given) or out.resolve() == given.resolve():
+            msg = (
+                f"{where} would write its output ({parameter}={str(output)!r}) over its {role} input "
+                f"{str(value)!r}. Hint: write the output to another file."
+            )
+            raise InvalidParameterError(msg)
