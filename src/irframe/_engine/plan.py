@@ -400,10 +400,18 @@ def finish(
     table = materialized(table)
     post = {k: e for k, e in comp.post.items() if k not in computed}
     if post:
-        table = materialized(table.with_columns(**post))
-    return table.with_columns(
-        pl.when(pl.col(JUDGED)).then(expr).otherwise(None).alias(label) for label, expr in finals.items()
-    )
+        table = materialized(_with(table, post))
+    measures = {label: pl.when(pl.col(JUDGED)).then(expr).otherwise(None) for label, expr in finals.items()}
+    return _with(table, measures)
+
+
+def _with(table: Frame, columns: Mapping[str, pl.Expr]) -> Frame:
+    """``table`` with ``columns`` added; on a DataFrame one expression after the other
+    (``with_columns_seq``): on a small table the 47 classic measures' final expressions
+    took ~13% less time than spread over the thread pool."""
+    if isinstance(table, pl.DataFrame):
+        return table.with_columns_seq(**columns)
+    return table.with_columns(**columns)
 
 
 def dup_probe(cols: Sequence[str]) -> pl.Expr:
