@@ -261,9 +261,8 @@ def evaluate_options(
     queries: Any = None,
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
+    refuse_weights(opts, "Spark")  # (before pyspark is imported: refused where it is absent too)
     from pyspark.sql.pandas.types import from_arrow_schema
-
-    refuse_weights(opts, "Spark")
 
     if not is_spark_frame(run):
         msg = f"The run must be a pyspark.sql.DataFrame for irframe.spark.evaluate; got {type(run)!r}."
