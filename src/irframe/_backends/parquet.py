@@ -399,6 +399,7 @@ class Parquet(skeleton.Primitives):
 
     where = "evaluate_parquet"
     label = "out-of-core (parquet)"
+    weighs = False
 
     def __init__(
         self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,

@@ -49,10 +49,10 @@ from irframe._backends.partition import (
     partial_sums,
 )
 from irframe._engine.aggregate import aggregates_of, check_not_empty
+from irframe._input import weights
 from irframe._input.columns import natural_order
 from irframe._input.options import Options
 from irframe._input.queries import join_attributes, query_attributes
-from irframe._input.weights import refuse as refuse_weights
 from irframe.measures import Family
 from irframe.measures.user import ensure_registered, user_families
 
@@ -90,7 +90,7 @@ class Primitives:
 
     where = "evaluate"  # the function named in messages about the options
     label = "partitioned"  # the backend, as messages name it
-    weighs = False  # whether it takes weights= (else refused, naming it)
+    weighs = True  # whether it takes weights= (else refused, naming it)
 
     def is_native(self, obj: object) -> bool:
         """Whether ``obj`` is one of this backend's frames (a ``queries`` table, say)."""
@@ -179,10 +179,7 @@ class _Frames:
 
 
 def _with_attributes(f: _Frames, run: Any, qrels: Any, queries: Any, opts: Options) -> tuple[Any, Any]:
-    """The ``by`` columns the run lacks joined onto run and qrels (a backend's queries
-    table is collected: one row per query)."""
-    if queries is not None and f.backend.is_native(queries):
-        queries = f.backend.rows(queries, list(f.backend.schema(queries)))
+    """The ``by`` columns the run lacks joined onto run and qrels."""
 
     def qrels_rows(cols: list[str]) -> pl.LazyFrame | pl.DataFrame:
         return f.rows(qrels, cols)
@@ -191,6 +188,23 @@ def _with_attributes(f: _Frames, run: Any, qrels: Any, queries: Any, opts: Optio
         f.names(run) or [], f.names(qrels), queries, opts, qrels_rows=None if qrels is None else qrels_rows
     )
     return (run, qrels) if attrs is None else attrs.attach(run, qrels, opts, f.join)
+
+
+def _weights(f: _Frames, run: Any, qrels: Any, queries: Any, opts: Options) -> pl.DataFrame:
+    """The weights table (:func:`irframe._input.weights.weights_for`, the one rule), from
+    the distinct query ids (and weights) of the backend's frames, built where
+    :func:`evaluate` runs and sent to every partition."""
+
+    def stub(frame: Any, key: str) -> pl.LazyFrame:
+        if _local(frame):
+            return frame.lazy()  # type: ignore[no-any-return]
+        names = list(f.schema(frame))
+        wanted = [key, *([opts.weights] if opts.weights in names else [])] if key in names else []
+        got = f.rows(frame, wanted).lazy() if wanted else pl.LazyFrame()
+        return got.with_columns(pl.lit(None).alias(c) for c in names if c not in wanted)
+
+    qrels_stub = None if qrels is None else stub(qrels, opts.qrels_columns[0])
+    return weights.weights_for(stub(run, opts.query_col), qrels_stub, queries, opts, f.backend.where)
 
 
 def evaluate(
@@ -210,20 +224,23 @@ def evaluate(
     the out-of-core backend passes its module's name for it, which tests replace).
     """
     if not backend.weighs:
-        refuse_weights(opts, backend.label)
+        weights.refuse(opts, backend.label)
     f = _Frames(backend)
     run = backend.run_input(run)
     qrels = None if qrels is None else backend.qrels_input(qrels)
     opts = opts.detect(f.names(run) or [], backend.where, qrels_schema=f.names(qrels))
+    if queries is not None and (opts.by or opts.weights) and backend.is_native(queries):
+        queries = backend.rows(queries, list(backend.schema(queries)))  # small: one row per query
     if opts.by:  # query attributes: validated now, joined on before the rows move
         run, qrels = _with_attributes(f, run, qrels, queries, opts)
     # validate measures, parameters and columns on the schemas (no data is read)
     stand_in = None if qrels is None else f.stand_in(qrels)
     plan = engine.build(f.stand_in(run), measures, stand_in, opts, allow_empty=True)
+    table = None if opts.weights is None else _weights(f, run, qrels, queries, opts)
     run = f.select(run, plan.read[0])
     qrels = None if qrels is None else f.select(qrels, plan.read[1])
     qrels_schema = None if qrels is None else f.schema(qrels)
-    job = Job.of(plan, measures, opts, per_query, evaluate)
+    job = Job.of(plan, measures, opts, per_query, evaluate, weight_table=table)
     part_schema = job.part_schema(f.schema(run), qrels_schema)
     with backend.session():
         placed = backend.colocate(run, qrels, plan.cols.query, opts.qrels_columns[0])
@@ -248,15 +265,19 @@ class Job:
     has_qrels: bool
     evaluate: Callable[..., pa.Table]
     families: tuple[Family, ...]  # user-defined measures, registered on the workers
+    weights: pl.DataFrame | None  # the queries' weights (weights=), joined onto each partition
 
     @classmethod
-    def of(cls, plan: engine.Plan, measures: Any, opts: Options, per_query: bool, evaluate: Any) -> Job:
+    def of(
+        cls, plan: engine.Plan, measures: Any, opts: Options, per_query: bool, evaluate: Any, *,
+        weight_table: pl.DataFrame | None = None,
+    ) -> Job:  # fmt: skip
         """The job of this plan; the segment check applies as in process (see
         :func:`irframe._engine.checks.attribute_like`): with qrels, unless ``missing="drop"``."""
         checked = plan.partitions if plan.has_qrels and opts.missing != "drop" else ()
         return cls(
             measures, opts, per_query, plan.keys, plan.labels, aggregates_of(plan.measures), checked,
-            plan.has_qrels, evaluate, user_families(measures),
+            plan.has_qrels, evaluate, user_families(measures), weight_table,
         )  # fmt: skip
 
     def partition(self, run: Any, qrels: Any, values: pl.DataFrame | None) -> pl.DataFrame:
@@ -266,9 +287,13 @@ class Job:
         return self.reduce(pl.DataFrame(table), values)
 
     def reduce(self, table: pl.DataFrame, values: pl.DataFrame | None) -> pl.DataFrame:
-        """Per-query rows (keys, measures, flags) or partial sums, then the summary row."""
+        """Per-query rows (keys, measures, flags, the weight) or partial sums (weighted
+        when the rows have weights), then the summary row."""
+        if self.weights is not None:
+            table = weights.attach(table, self.keys[-1], self.weights)
         if self.per_query:
-            rows = table.select(*self.keys, *self.labels, IN_RUN, JUDGED)
+            weight = [] if self.weights is None else [weights.WEIGHT]
+            rows = table.select(*self.keys, *self.labels, *weight, IN_RUN, JUDGED)
         else:
             rows = partial_sums(
                 table, self.labels, self.keys[:-1], self.opts.missing, aggregates=self.aggregates
@@ -323,7 +348,8 @@ class Job:
             )
         if self.opts.missing == "drop":
             rows = rows.filter(pl.col(IN_RUN))
-        rows = rows.select(*self.keys, *self.labels)
+        weight = [] if self.weights is None else [pl.col(weights.WEIGHT).alias(str(self.opts.weights))]
+        rows = rows.select(*self.keys, *self.labels, *weight)
         return rows.sort(natural_order(rows.collect_schema(), self.keys), nulls_last=True)
 
     def out_schema(self, part_schema: pa.Schema) -> pa.Schema:
