@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 
 from irframe._backends import skeleton
 from irframe._backends.registry import Backend
@@ -86,15 +85,15 @@ class Toy(skeleton.Primitives):
         return pl.concat([run.select(columns) for run, _ in placed]).unique()
 
     def map(
-        self, placed: Placed, fn: skeleton.PartitionFn, values: Any, schema: pa.Schema
+        self, placed: Placed, fn: skeleton.PartitionFn, values: Any, schema: pl.Schema
     ) -> list[pl.DataFrame]:
         outputs = [fn(run, qrels, values) for run, qrels in placed]
-        assert all(o.to_arrow().schema == schema for o in outputs)  # the declared schema
+        assert all(o.schema == schema for o in outputs)  # the declared schema
         return outputs
 
-    def gather(self, mapped: list[pl.DataFrame], finish: skeleton.Finish, schema: pa.Schema) -> pl.DataFrame:
+    def gather(self, mapped: list[pl.DataFrame], finish: skeleton.Finish, schema: pl.Schema) -> pl.DataFrame:
         result = finish(pl.concat(mapped).lazy()).collect()
-        assert result.to_arrow().schema == schema
+        assert result.schema == schema
         return result
 
 

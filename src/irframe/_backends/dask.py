@@ -230,20 +230,25 @@ class Dask(skeleton.Primitives):
 
         return delayed(_concat_unique)(placed.run[columns].drop_duplicates().to_delayed())
 
-    def map(self, placed: _Placed, fn: skeleton.PartitionFn, values: Any, schema: pa.Schema) -> Any:
+    def map(self, placed: _Placed, fn: skeleton.PartitionFn, values: Any, schema: pl.Schema) -> Any:
         import pandas as pd
 
-        meta = schema.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+        arrow = _arrow(schema)
+        meta = arrow.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
         return placed.run_buckets.map_partitions(
-            _evaluate_part, placed.qrels_buckets, values, fn=fn, schema=schema,
+            _evaluate_part, placed.qrels_buckets, values, fn=fn, schema=arrow,
             run_schema=placed.run_schema, qrels_schema=placed.qrels_schema, meta=meta,
             clear_divisions=True,
         )  # fmt: skip
 
-    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pa.Schema) -> Any:
+    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:
         """One partition: the outputs are small (sums, or one row per query)."""
-        meta = schema.empty_table().to_pandas()
+        meta = pl.DataFrame(schema=schema).to_pandas()
         return mapped.repartition(npartitions=1).map_partitions(_finish, finish, meta=meta)
+
+
+def _arrow(schema: pl.Schema) -> pa.Schema:
+    return pl.DataFrame(schema=schema).to_arrow().schema
 
 
 def _to_polars(pdf: pd.DataFrame, schema: pl.Schema) -> pl.DataFrame:

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
-import pyarrow as pa
 
 from irframe._backends import skeleton
 from irframe._backends.partition import evaluate_partition
@@ -451,7 +450,7 @@ class Parquet(skeleton.Primitives):
             source = pl.scan_parquet(placed.tmp / "run" / "**" / "*.parquet") if written else source.clear()
         return source.select(columns).unique().collect(engine="streaming")
 
-    def map(self, placed: _Buckets, fn: skeleton.PartitionFn, values: Any, schema: pa.Schema) -> Any:
+    def map(self, placed: _Buckets, fn: skeleton.PartitionFn, values: Any, schema: pl.Schema) -> Any:
         """The buckets one after the other; large outputs go to files."""
         kept: list[pl.DataFrame] = []
         files: list[Path] = []
@@ -467,7 +466,7 @@ class Parquet(skeleton.Primitives):
             placed.step(f"bucket {b + 1}/{placed.n}")
         return kept, files
 
-    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pa.Schema) -> Any:
+    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:
         kept, files = mapped
         parts = [*([pl.scan_parquet(files)] if files else []), *([pl.concat(kept).lazy()] if kept else [])]
         result = finish(pl.concat(parts) if len(parts) > 1 else parts[0])

@@ -45,12 +45,13 @@ from irframe._backends.partition import (
     JUDGED,
     combine_partials,
     evaluate_partition,
-    output_schema,
+    output_columns,
     partial_sums,
 )
 from irframe._engine.aggregate import aggregates_of, check_not_empty
 from irframe._input import weights
 from irframe._input.columns import natural_order
+from irframe._input.frames import PolarsFrame
 from irframe._input.options import Options
 from irframe._input.queries import join_attributes, query_attributes
 from irframe.measures import Family
@@ -134,12 +135,12 @@ class Primitives:
         """The distinct rows of these run columns (the systems), as ``map`` passes them."""
         raise NotImplementedError
 
-    def map(self, placed: Any, fn: PartitionFn, values: Any, schema: pa.Schema) -> Any:
+    def map(self, placed: Any, fn: PartitionFn, values: Any, schema: pl.Schema) -> Any:
         """``fn(run, qrels, values)`` on every partition (polars frames in; the values as a
         polars frame or None); its output has ``schema``."""
         raise NotImplementedError
 
-    def gather(self, mapped: Any, finish: Finish, schema: pa.Schema) -> Any:
+    def gather(self, mapped: Any, finish: Finish, schema: pl.Schema) -> Any:
         """``finish`` on all partitions' outputs in one place (a LazyFrame of them); the
         result, of ``schema``, in this backend's kind of frame."""
         raise NotImplementedError
@@ -239,9 +240,8 @@ def evaluate(
     table = None if opts.weights is None else _weights(f, run, qrels, queries, opts)
     run = f.select(run, plan.read[0])
     qrels = None if qrels is None else f.select(qrels, plan.read[1])
-    qrels_schema = None if qrels is None else f.schema(qrels)
     job = Job.of(plan, measures, opts, per_query, evaluate, weight_table=table)
-    part_schema = job.part_schema(f.schema(run), qrels_schema)
+    part_schema = job.part_schema(output_columns(plan, plan.frame.lazy()).collect_schema())
     with backend.session():
         placed = backend.colocate(run, qrels, plan.cols.query, opts.qrels_columns[0])
         values = None
@@ -286,9 +286,10 @@ class Job:
         table = self.evaluate(run, self.measures, qrels, partition_values=values, options=self.opts)
         return self.reduce(pl.DataFrame(table), values)
 
-    def reduce(self, table: pl.DataFrame, values: pl.DataFrame | None) -> pl.DataFrame:
+    def reduce(self, table: PolarsFrame, values: pl.DataFrame | None) -> PolarsFrame:
         """Per-query rows (keys, measures, flags, the weight) or partial sums (weighted
-        when the rows have weights), then the summary row."""
+        when the rows have weights), then the summary row (eager or lazy alike: on an
+        empty lazy table it gives the schema)."""
         if self.weights is not None:
             table = weights.attach(table, self.keys[-1], self.weights)
         if self.per_query:
@@ -300,26 +301,30 @@ class Job:
             )
         return pl.concat([rows, self._summary(table, values)], how="diagonal")
 
-    def _summary(self, table: pl.DataFrame, values: pl.DataFrame | None) -> pl.DataFrame:
-        counts = [
-            pl.lit(int(table.get_column(IN_RUN).sum()), pl.Int64).alias(N_RUN),
-            pl.lit(int(table.get_column(JUDGED).sum()), pl.Int64).alias(N_JUDGED),
-        ]
+    def _summary(self, table: PolarsFrame, values: pl.DataFrame | None) -> PolarsFrame:
+        counts = table.select(
+            pl.col(IN_RUN).sum().cast(pl.Int64).alias(N_RUN),
+            pl.col(JUDGED).sum().cast(pl.Int64).alias(N_JUDGED),
+        )
         if not self.checked:
-            return pl.select(counts)
-        stats = engine.partition_stats(table.filter(pl.col(IN_RUN)), self.keys[-1], self.checked)
+            return counts
+        ran = table.filter(pl.col(IN_RUN))
+        # (partition_stats is typed for DataFrames; its group_by runs lazily alike)
+        stats: Any = engine.partition_stats(ran, self.keys[-1], self.checked)  # type: ignore[arg-type]
         distinct = [None if values is None else values.get_column(c).n_unique() for c in self.checked]
-        return stats.select(
-            *counts,
+        stats = stats.select(
             pl.col("n").alias(N_STAT),
             *(pl.col(c).alias(_max(i)) for i, c in enumerate(self.checked)),
             *(pl.lit(n, pl.Int64).alias(_distinct(i)) for i, n in enumerate(distinct)),
         )
+        summary: PolarsFrame = pl.concat([counts, stats], how="horizontal")
+        return summary
 
-    def part_schema(self, run_schema: pl.Schema, qrels_schema: pl.Schema | None) -> pa.Schema:
-        """The schema of :meth:`partition`'s output for inputs of these schemas."""
-        table = output_schema(run_schema, self.measures, qrels_schema, options=self.opts)
-        return self.reduce(pl.DataFrame(table.empty_table()), None).to_arrow().schema
+    def part_schema(self, table: pl.Schema) -> pl.Schema:
+        """The schema of :meth:`partition`'s output, for :func:`evaluate_partition`'s
+        table of this schema (nothing computed: no Arrow or polars work before the rows
+        move, whose peak memory is the out-of-core backend's)."""
+        return self.reduce(pl.LazyFrame(schema=table), None).collect_schema()
 
     def finish(self, parts: pl.LazyFrame) -> pl.LazyFrame:
         """Every partition's output -> the result, after the global checks."""
@@ -352,7 +357,6 @@ class Job:
         rows = rows.select(*self.keys, *self.labels, *weight)
         return rows.sort(natural_order(rows.collect_schema(), self.keys), nulls_last=True)
 
-    def out_schema(self, part_schema: pa.Schema) -> pa.Schema:
+    def out_schema(self, part_schema: pl.Schema) -> pl.Schema:
         """The schema of the result."""
-        empty = pl.DataFrame(part_schema.empty_table()).lazy()
-        return self.result(empty).collect().to_arrow().schema
+        return self.result(pl.LazyFrame(schema=part_schema)).collect_schema()

@@ -134,8 +134,10 @@ def evaluate_options(
     )
 
 
-def _plain(schema: pa.Schema) -> pa.Schema:
+def _plain(schema: pa.Schema | pl.Schema) -> pa.Schema:
     """Spark's Arrow types: ``string``/``binary`` rather than the large variants."""
+    if isinstance(schema, pl.Schema):
+        schema = pl.DataFrame(schema=schema).to_arrow().schema
 
     def plain(t: pa.DataType) -> pa.DataType:
         if pa.types.is_large_string(t):
@@ -252,7 +254,7 @@ class Spark(skeleton.Primitives):
         """Collected on the driver (one row per system), sent with every task."""
         return placed.run.select(*columns).distinct().toArrow()
 
-    def map(self, placed: _Placed, fn: skeleton.PartitionFn, values: Any, schema: pa.Schema) -> Any:
+    def map(self, placed: _Placed, fn: skeleton.PartitionFn, values: Any, schema: pl.Schema) -> Any:
         stacked_schema, out_schema = _arrow_schema(placed.stacked.schema), _plain(schema)
         run_cols, qrels_cols = placed.run_cols, placed.qrels_cols
 
@@ -268,7 +270,7 @@ class Spark(skeleton.Primitives):
 
         return placed.stacked.mapInArrow(per_partition, _spark_schema(out_schema))
 
-    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pa.Schema) -> Any:
+    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:
         """One task: the outputs are small (sums, or one row per query)."""
         parts_schema, out_schema = _arrow_schema(mapped.schema), _plain(schema)
 
