@@ -65,30 +65,50 @@ def _documented(option: griffe.Parameter) -> griffe.DocstringParameter:
     )
 
 
-class ForwardedSignatures(griffe.Extension):
-    """Expand ``**options`` of the functions marked by ``with_evaluate_options``."""
+def _functions(obj: griffe.Object, seen: set[str]) -> list[griffe.Function]:
+    """The functions defined in ``obj`` and its members (aliases are not followed)."""
+    if obj.path in seen:
+        return []
+    seen.add(obj.path)
+    found = [obj] if isinstance(obj, griffe.Function) else []
+    for member in obj.members.values():
+        if not member.is_alias and member.path.startswith(obj.path + "."):
+            found += _functions(member, seen)  # type: ignore[arg-type]
+    return found
 
-    def on_function(self, *, func: griffe.Function, **kwargs: Any) -> None:
-        obj = _runtime(func)
-        names = getattr(obj, "__evaluate_options__", None)
-        var_kw = next((p for p in func.parameters if p.kind is griffe.ParameterKind.var_keyword), None)
-        if not names or var_kw is None:
-            return
-        static = {p.name: p for p in func.parameters}
-        runtime = inspect.signature(obj).parameters.values()
-        params = [static[p.name] if p.name in static else _option(p) for p in runtime]
-        # the docstring is parsed while **options is still a parameter (no warning for it)
-        func.parameters = griffe.Parameters(*params, var_kw)
-        if func.docstring is not None:
-            for section in func.docstring.parsed:
-                if section.kind is not griffe.DocstringSectionKind.parameters:
+
+def expand(func: griffe.Function) -> None:
+    """The run-time signature of a function marked by ``with_evaluate_options``, and one
+    docstring entry per option in place of its ``**options`` entry."""
+    obj = _runtime(func)
+    names = getattr(obj, "__evaluate_options__", None)
+    var_kw = next((p for p in func.parameters if p.kind is griffe.ParameterKind.var_keyword), None)
+    if not names or var_kw is None:
+        return
+    static = {p.name: p for p in func.parameters}
+    runtime = inspect.signature(obj).parameters.values()
+    params = [static[p.name] if p.name in static else _option(p) for p in runtime]
+    # the docstring is parsed while **options is still a parameter (no warning for it)
+    func.parameters = griffe.Parameters(*params, var_kw)
+    if func.docstring is not None:
+        for section in func.docstring.parsed:
+            if section.kind is not griffe.DocstringSectionKind.parameters:
+                continue
+            entries = []
+            for entry in section.value:
+                if entry.name.lstrip("*") != var_kw.name:
+                    entries.append(entry)
                     continue
-                entries = []
-                for entry in section.value:
-                    if entry.name.lstrip("*") != var_kw.name:
-                        entries.append(entry)
-                        continue
-                    named = {e.name for e in section.value}
-                    entries += [_documented(p) for p in params if p.name in names and p.name not in named]
-                section.value = entries
-        del func.parameters[var_kw.name]
+                named = {e.name for e in section.value}
+                entries += [_documented(p) for p in params if p.name in names and p.name not in named]
+            section.value = entries
+    del func.parameters[var_kw.name]
+
+
+class ForwardedSignatures(griffe.Extension):
+    """Expand ``**options`` of the functions marked by ``with_evaluate_options`` (before
+    ``griffe_params.SignatureDefaults``, which then finds the signatures already right)."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        for func in _functions(pkg, set()):
+            expand(func)
