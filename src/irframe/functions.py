@@ -1,14 +1,18 @@
 """The typed public API: ``evaluate`` and its one-measure shortcuts.
 
-Every ``.ir`` namespace method forwards to a function here.
+Every ``.ir`` namespace method forwards to a function here.  ``evaluate``'s signature is
+the one full list of the options; the backends' entry points (``irframe.dask.evaluate``,
+``irframe.spark.evaluate``, ``irframe.evaluate_parquet``) take them as
+``**options: Unpack[EvaluateOptions]`` and forward them (:func:`with_evaluate_options`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from irframe._backends.registry import backend_for
+from irframe._backends.registry import backend_for, backend_named
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe.exceptions import InvalidParameterError
@@ -32,7 +36,40 @@ __all__ = [
 ]
 
 FrameT = TypeVar("FrameT")
+FnT = TypeVar("FnT", bound=Callable[..., Any])
 MeasureLike = str | Measure
+# the column options a by expression may not be named after (see irframe._input.by_exprs)
+_READ_COLUMNS = (
+    "query_col", "doc_col", "rank_col", "score_col", "relevance_col", "qrels_query_col",
+    "qrels_doc_col", "qrels_relevance_col", "columns",
+)  # fmt: skip
+
+
+class EvaluateOptions(TypedDict, total=False):
+    """The keyword options of :func:`evaluate`, for functions that forward them
+    (``**options: Unpack[EvaluateOptions]``): the names and types of ``evaluate``'s
+    keyword-only parameters (a test keeps them equal), without the defaults, which are
+    ``evaluate``'s."""
+
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None
+    per_query: bool
+    missing: Missing
+    query_col: str
+    doc_col: str
+    rank_col: str | None
+    score_col: str
+    relevance_col: str
+    qrels_query_col: str | None
+    qrels_doc_col: str | None
+    qrels_relevance_col: str | None
+    qrels_subtopic_col: str
+    duplicates: Duplicates
+    columns: ColumnsArg
+    order: Order
+    depth: int | None
+    ties: Ties
+    weights: str | None
+    queries: Any
 
 
 def evaluate(
@@ -231,28 +268,79 @@ def evaluate(
     │ 0.625 ┆ 400.0       │
     └───────┴─────────────┘
     """
+    options: EvaluateOptions = {
+        "by": by, "per_query": per_query, "missing": missing, "query_col": query_col,
+        "doc_col": doc_col, "rank_col": rank_col, "score_col": score_col,
+        "relevance_col": relevance_col, "qrels_query_col": qrels_query_col,
+        "qrels_doc_col": qrels_doc_col, "qrels_relevance_col": qrels_relevance_col,
+        "qrels_subtopic_col": qrels_subtopic_col, "duplicates": duplicates, "columns": columns,
+        "order": order, "depth": depth, "ties": ties, "weights": weights, "queries": queries,
+    }  # fmt: skip
+    return evaluate_as("evaluate", run, measures, qrels, options, **backend_options)  # type: ignore[no-any-return]
+
+
+def evaluate_as(
+    where: str,
+    run: Any,
+    measures: Any,
+    qrels: Any,
+    options: Mapping[str, Any],
+    *,
+    backend: str | None = None,
+    **backend_options: Any,
+) -> Any:
+    """:func:`evaluate` with its keyword options as one mapping, for the entry points that
+    forward them: ``where`` names the caller in messages; ``backend`` forces a backend
+    (by its registry name) instead of the one the run's type selects.
+    """
+    rest = dict(options)
+    per_query = rest.pop("per_query", False)
+    queries = rest.pop("queries", None)
     if not isinstance(per_query, bool):
-        raise InvalidParameterError.for_value("per_query", "evaluate", "a bool", per_query)
-    if has_expressions(by):
-        names = {"query_col": query_col, "doc_col": doc_col, "rank_col": rank_col, "score_col": score_col,
-                 "relevance_col": relevance_col, "qrels_query_col": qrels_query_col,
-                 "qrels_doc_col": qrels_doc_col, "qrels_relevance_col": qrels_relevance_col}  # fmt: skip
-        by, frames = with_by_columns(
-            by, {"run": run, "qrels": qrels, "queries": queries}, where="evaluate",
-            protected=protected_columns({**names, "columns": columns}),
-        )  # fmt: skip
+        raise InvalidParameterError.for_value("per_query", where, "a bool", per_query)
+    if has_expressions(rest.get("by")):
+        protected = protected_columns({k: v for k, v in rest.items() if k in _READ_COLUMNS})
+        rest["by"], frames = with_by_columns(
+            rest["by"], {"run": run, "qrels": qrels, "queries": queries}, where=where, protected=protected
+        )
         run, qrels, queries = frames["run"], frames["qrels"], frames["queries"]
-    opts = Options.build(
-        by=by, missing=missing, query_col=query_col, doc_col=doc_col, rank_col=rank_col,
-        score_col=score_col, relevance_col=relevance_col, qrels_query_col=qrels_query_col,
-        qrels_doc_col=qrels_doc_col, qrels_relevance_col=qrels_relevance_col, duplicates=duplicates,
-        qrels_subtopic_col=qrels_subtopic_col,
-        columns=columns, order=order, depth=depth, ties=ties, weights=weights,
-    )  # fmt: skip
-    backend = backend_for(run)
+    opts = Options.build(where, **rest)
+    found = backend_for(run) if backend is None else backend_named(backend)
     if queries is not None:
         backend_options["queries"] = queries
-    return backend.evaluate(run, measures, qrels, opts, per_query, **backend_options)  # type: ignore[no-any-return]
+    return found.evaluate(run, measures, qrels, opts, per_query, **backend_options)
+
+
+def with_evaluate_options(fn: FnT) -> FnT:
+    """Show :func:`evaluate`'s keyword options in the signature of ``fn``, which takes
+    them as ``**options: Unpack[EvaluateOptions]`` (for ``inspect.signature``, ``help``,
+    IPython and the docs; mypy reads the TypedDict).
+
+    The options come after ``fn``'s positional parameters, with ``evaluate``'s defaults
+    and annotations; ``fn``'s own keyword-only parameters (its backend's options) follow.
+
+    Examples
+    --------
+    >>> @with_evaluate_options
+    ... def shout(run, measures, qrels=None, *, loud: bool = True, **options):
+    ...     return evaluate_as("shout", run, measures, qrels, options)
+    >>> params = inspect.signature(shout).parameters
+    >>> params["missing"].default, params["loud"].default, "options" in params
+    ('zero', True, False)
+    """
+    own = inspect.signature(fn)
+    params = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    taken = {p.name for p in params}
+    options = [
+        p
+        for p in inspect.signature(evaluate).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in taken
+    ]
+    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    fn.__signature__ = own.replace(parameters=[*positional, *options, *keyword])  # type: ignore[attr-defined]
+    fn.__evaluate_options__ = tuple(p.name for p in options)  # type: ignore[attr-defined]
+    return fn
 
 
 def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any]) -> FrameT:

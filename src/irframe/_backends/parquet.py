@@ -12,6 +12,10 @@ Per-query measures only need one query's rows at a time.  :func:`evaluate_parque
    :func:`irframe.partition.evaluate_partition` (the engine, run once per bucket) and adds
    up per-group sums and counts for the means.
 
+The steps around these are :mod:`irframe._backends.skeleton`'s (options, query
+attributes, the plan, the global checks, the natural order, the means); this module
+supplies the primitives of the bucket files (:class:`Parquet`).
+
 The result is exactly :func:`irframe.evaluate`'s (per query, or the means); only the time
 and the peak memory differ.  Peak memory follows ``memory_limit``, not the data size
 (measured on 1e8 rows, 3.8 GB in memory: 0.85 GB peak with ``"2GB"``); settings below
@@ -27,33 +31,27 @@ import signal
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
-import pyarrow as pa
 
-from irframe import _engine
-from irframe._backends.partition import (
-    IN_RUN,
-    JUDGED,
-    combine_partials,
-    evaluate_partition,
-    partial_sums,
-)
-from irframe._engine.aggregate import aggregates_of, check_not_empty
-from irframe._input.columns import natural_order
+from irframe._backends import skeleton
+from irframe._backends.partition import evaluate_partition
 from irframe._input.frames import to_lazy
-from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
-from irframe._input.queries import with_query_attributes
-from irframe._input.weights import refuse as refuse_weights
+from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.measures import Measure
 from irframe.progress import Progress, check_progress, reporter
 
-__all__ = ["bucket_expr", "choose_buckets", "evaluate_options", "evaluate_parquet", "parse_bytes"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["Parquet", "bucket_expr", "choose_buckets", "evaluate_options", "evaluate_parquet", "parse_bytes"]
 
 MeasureLike = str | Measure
 
@@ -73,6 +71,10 @@ _FAST_BUCKET_BYTES = 64 * 2**20
 # before which 200000 buckets on 5 rows took 11 minutes). The automatic choice stays far
 # below (1 TB under a 600 MB limit: ~32500).
 MAX_BUCKETS = 65536
+# A bucket's output (per-query rows, or sums) is kept in memory up to this size, and
+# written next to the bucket files above it: the means' sums stay in memory, in bucket
+# order; per-query rows of large buckets go to disk.
+_KEEP_BYTES = 2**20
 _SAMPLE_ROWS = 20_000
 _UNITS = {
     "": 1, "b": 1,
@@ -265,47 +267,18 @@ def _bucket_inputs(
     return _scan_files(run_files, run_schema), qrels_b
 
 
-def _check_groups(
-    stats: pl.DataFrame, partition_values: pl.DataFrame | None, partitions: Sequence[str]
-) -> None:
-    """Global form of the engine's check that a partitioning by-column is not a segment."""
-    if partition_values is None:
-        return
-    distinct = {c: partition_values.get_column(c).n_unique() for c in partitions}
-    flagged = _engine.attribute_like(stats, distinct)
-    if flagged:
-        raise _engine.partitions_error(flagged)
-
-
+@with_evaluate_options
 def evaluate_parquet(
     source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | pl.LazyFrame,
     measures: MeasureLike | Iterable[MeasureLike],
     qrels: Any = None,
     *,
-    by: str | Sequence[str] | None = None,
-    per_query: bool = False,
-    missing: Missing = "zero",
     memory_limit: int | str = "4GB",
     buckets: int | None = None,
     output: str | os.PathLike[str] | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    rank_col: str | None = DEFAULT_RANK,
-    score_col: str = "score",
-    relevance_col: str = "relevance",
-    qrels_query_col: str | None = None,
-    qrels_doc_col: str | None = None,
-    qrels_relevance_col: str | None = None,
-    qrels_subtopic_col: str = "subtopic",
-    duplicates: Duplicates = "error",
-    columns: ColumnsArg = None,
-    order: Order = "auto",
-    depth: int | None = None,
-    ties: Ties = "docid",
-    weights: str | None = None,
     progress: Progress = False,
-    queries: Any = None,
+    **options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run larger than memory, hash bucket by hash bucket.
 
@@ -314,9 +287,11 @@ def evaluate_parquet(
     source : path, glob, list of paths, or polars.LazyFrame
         Parquet file(s) (``"logs/*.parquet"``, a directory...) or any lazy frame (e.g.
         ``pl.scan_csv(...)``), scanned in a streaming pass.
-    measures, qrels, by, per_query, missing
-        As for :func:`irframe.evaluate`. ``qrels`` may also be a parquet path or glob; it
-        is bucketed like the run, so it need not fit in memory either.
+    measures
+        As for :func:`irframe.evaluate`.
+    qrels
+        As for :func:`irframe.evaluate`; it may also be a parquet path or glob. It is
+        bucketed like the run, so it need not fit in memory either.
     memory_limit : int or str, default "4GB"
         Target peak memory of the process (``"2GB"``, ``"512MiB"``, bytes). It decides the
         number of buckets (:func:`choose_buckets`); settings below ~0.5 GB are not honoured.
@@ -329,11 +304,6 @@ def evaluate_parquet(
     tmp_dir : path, optional
         Where the bucket files go (default: the system temporary directory). They take
         about the size of the compressed input and are removed at the end.
-    query_col, doc_col, rank_col, score_col, relevance_col, qrels_query_col, \
-qrels_doc_col, qrels_relevance_col, \
-qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
-        As for :func:`irframe.evaluate` (``ties`` other than ``"docid"`` raises: in process only).
-        As for :func:`irframe.evaluate` (``weights``: refused here, not supported yet).
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
         on stderr); a callable gets ``(done, total, info)``.
@@ -341,6 +311,11 @@ qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
         Query attributes keyed by query id, as for :func:`irframe.evaluate` (held in
         memory): a ``by`` column the run lacks is taken from it (else from the qrels) and
         joined onto the run and the qrels as they are scanned.
+    **options
+        Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
+        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``),
+        with its default. ``ties`` other than ``"docid"`` raises (in process only), and
+        so does ``weights`` (not supported here yet).
 
     Returns
     -------
@@ -365,17 +340,9 @@ qrels_subtopic_col, duplicates, columns, order, depth, ties, weights
     │ 0.5 ┆ 3         ┆ 1         ┆ 1          │
     └─────┴───────────┴───────────┴────────────┘
     """
-    opts = Options.build(
-        "evaluate_parquet", by=by, missing=missing, query_col=query_col, doc_col=doc_col,
-        rank_col=rank_col, score_col=score_col, relevance_col=relevance_col,
-        qrels_query_col=qrels_query_col, qrels_doc_col=qrels_doc_col,
-        qrels_relevance_col=qrels_relevance_col, duplicates=duplicates, columns=columns, order=order,
-        depth=depth, ties=ties, weights=weights,
-        qrels_subtopic_col=qrels_subtopic_col,
-    )  # fmt: skip
-    return evaluate_options(
-        source, measures, qrels, opts, per_query, memory_limit=memory_limit, buckets=buckets,
-        output=output, tmp_dir=tmp_dir, progress=progress, queries=queries,
+    return evaluate_as(  # type: ignore[no-any-return]
+        "evaluate_parquet", source, measures, qrels, options, backend="parquet",
+        memory_limit=memory_limit, buckets=buckets, output=output, tmp_dir=tmp_dir, progress=progress,
     )  # fmt: skip
 
 
@@ -394,144 +361,116 @@ def evaluate_options(
     queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
+    backend = Parquet(memory_limit, buckets, output=output, tmp_dir=tmp_dir, progress=progress)
+    # (evaluate_partition read here, from this module: tests count and delay its calls)
+    return skeleton.evaluate(  # type: ignore[no-any-return]
+        backend,
+        source,
+        measures,
+        qrels,
+        opts,
+        per_query=per_query,
+        queries=queries,
+        evaluate=evaluate_partition,
+    )
+
+
+@dataclass(frozen=True)
+class _Buckets:
+    """The inputs written to their buckets (one bucket: the inputs as they are)."""
+
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame | None
+    schemas: tuple[pl.Schema, pl.Schema | None]
+    n: int
+    tmp: Path
+    step: Callable[[str], None]
+
+    def inputs(self, b: int) -> tuple[pl.LazyFrame, pl.LazyFrame | None] | None:
+        """Bucket ``b``'s run and qrels; None for an empty one after the first (whose
+        output is evaluated even when empty)."""
+        inputs = (self.run, self.qrels)
+        return _bucket_inputs(b, self.tmp, inputs, self.schemas, buckets=self.n, skip_empty=b > 0)
+
+
+class Parquet(skeleton.Primitives):
+    """The primitives of the bucket files: every frame is a polars ``LazyFrame``."""
+
     where = "evaluate_parquet"
-    refuse_weights(opts, "out-of-core (parquet)")
-    limit = parse_bytes(memory_limit)
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise InvalidParameterError.for_value("buckets", where, "a positive int", buckets)
-    if buckets is not None and buckets > MAX_BUCKETS:
-        raise InvalidParameterError.for_value("buckets", where, f"at most {MAX_BUCKETS}", buckets)
-    run_lf = _scan(source, "run")
-    qrels_lf = None if qrels is None else _scan(qrels, "qrels")
-    qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
-    opts = opts.detect(run_lf.collect_schema().names(), where, qrels_schema=qnames)
-    if opts.by:  # query attributes: a small table joined onto the scans
-        run_lf, qrels_lf = with_query_attributes(run_lf, qrels_lf, queries, opts)
-    kwargs: dict[str, Any] = {"options": opts}
-    # validate everything on the schemas before reading any data
-    plan = _engine.build(run_lf, measures, qrels_lf, opts, allow_empty=True)
-    aggregates = aggregates_of(plan.measures)
-    cols = plan.cols
-    needed = [*cols.keys, cols.doc, cols.order_col, *([cols.check_score] if cols.check_score else [])]
-    if cols.relevance is not None:
-        needed.append(cols.relevance)
-    run_lf = run_lf.select(list(dict.fromkeys(needed)))
-    qq, qd, qr = opts.qrels_columns
-    if qrels_lf is not None:
-        qschema = qrels_lf.collect_schema()
-        needed = [*(c for c in cols.by if c in qschema), qq, qd, qr]
-        qrels_lf = qrels_lf.select(list(dict.fromkeys(needed)))
+    label = "out-of-core (parquet)"
+    weighs = False
 
-    if buckets is None:
-        buckets = _auto_buckets(
-            run_lf, qrels_lf, limit, labels=(_label(source, "run"), _label(qrels, "qrels"))
+    def __init__(
+        self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,
+        tmp_dir: Any = None, progress: Progress = False,
+    ) -> None:  # fmt: skip
+        self.limit = parse_bytes(memory_limit)
+        if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
+            raise InvalidParameterError.for_value("buckets", self.where, "a positive int", buckets)
+        if buckets is not None and buckets > MAX_BUCKETS:
+            raise InvalidParameterError.for_value("buckets", self.where, f"at most {MAX_BUCKETS}", buckets)
+        self.buckets, self.output, self.tmp_dir, self.progress = buckets, output, tmp_dir, progress
+        self.labels = ["the run", "the qrels"]
+        self.stack = ExitStack()
+
+    def run_input(self, run: Any) -> pl.LazyFrame:
+        self.labels[0] = _label(run, "run")
+        return _scan(run, "run")
+
+    def qrels_input(self, qrels: Any) -> pl.LazyFrame:
+        self.labels[1] = _label(qrels, "qrels")
+        return _scan(qrels, "qrels")
+
+    def session(self) -> ExitStack:
+        """The spill files' directory, the SIGTERM cleanup and the progress report."""
+        return self.stack
+
+    def colocate(self, run: Any, qrels: Any, query: str, qrels_query: str) -> _Buckets:
+        """In one streaming pass each, run and qrels into ``tmp/{run,qrels}/<bucket>=<b>/``."""
+        n = self.buckets or _auto_buckets(run, qrels, self.limit, labels=(self.labels[0], self.labels[1]))
+        self.stack.enter_context(_cleanup_on_sigterm())
+        tmp = Path(self.stack.enter_context(tempfile.TemporaryDirectory(prefix="irframe-", dir=self.tmp_dir)))
+        step = self.stack.enter_context(
+            reporter(check_progress(self.progress, self.where), n, "evaluating buckets")
         )
+        if n > 1:
+            with _reading("the run"):
+                _write_buckets(run, query, n, tmp / "run")
+            if qrels is not None:
+                with _reading("the qrels"):
+                    _write_buckets(qrels, qrels_query, n, tmp / "qrels")
+        schemas = (run.collect_schema(), None if qrels is None else qrels.collect_schema())
+        return _Buckets(run, qrels, schemas, n, tmp, step)
 
-    labels = list(plan.labels)
-    keys = list(cols.keys)
-    by_cols = list(cols.by)
-    partitions = list(plan.partitions)
-    with (
-        _cleanup_on_sigterm(),
-        tempfile.TemporaryDirectory(prefix="irframe-", dir=tmp_dir) as tmp,
-        reporter(check_progress(progress, where), buckets, "evaluating buckets") as step,
-    ):
-        parts = _evaluate_buckets(
-            run_lf, qrels_lf, measures, kwargs, buckets=buckets, tmp=Path(tmp), query=cols.query,
-            qrels_query=qq, aggregates=aggregates,
-            partitions=partitions, per_query=per_query, output=output, keys=keys, step=step,
-        )  # fmt: skip
-        per_query_files, partials, stats, partition_values, (n_in_run, n_judged) = parts
-        check_not_empty(n_in_run, None if qrels_lf is None else n_judged)
-        if partitions and qrels_lf is not None and opts.missing != "drop":
-            _check_groups(stats, partition_values, partitions)
-        if not per_query:
-            result = combine_partials(partials, labels, by_cols, aggregates=aggregates)
-            if output is None:
-                return result  # type: ignore[no-any-return]
-            result.write_parquet(Path(output))
-            return pl.scan_parquet(Path(output))
-        table = pl.scan_parquet(per_query_files) if per_query_files else None
-        if table is None:
-            table = pl.LazyFrame(schema=plan.frame.select(*keys, *labels).collect_schema())
-        table = table.sort(natural_order(table.collect_schema(), keys), nulls_last=True)
-        if output is None:
-            return table.collect()
-        table.sink_parquet(Path(output))
-        return pl.scan_parquet(Path(output))
+    def values(self, placed: _Buckets, columns: list[str]) -> pl.DataFrame:
+        """Read from the bucket files (the input is not scanned again)."""
+        source = placed.run
+        if placed.n > 1:
+            written = any((placed.tmp / "run").glob("*/*.parquet"))
+            source = pl.scan_parquet(placed.tmp / "run" / "**" / "*.parquet") if written else source.clear()
+        return source.select(columns).unique().collect(engine="streaming")
 
+    def map(self, placed: _Buckets, fn: skeleton.PartitionFn, values: Any, schema: pl.Schema) -> Any:
+        """The buckets one after the other; large outputs go to files."""
+        kept: list[pl.DataFrame] = []
+        files: list[Path] = []
+        for b in range(placed.n):
+            found = placed.inputs(b)
+            if found is not None:
+                out = fn(found[0], found[1], values)
+                if out.estimated_size() <= _KEEP_BYTES:
+                    kept.append(out)
+                else:
+                    files.append(placed.tmp / f"out-{b:05d}.parquet")
+                    out.write_parquet(files[-1])
+            placed.step(f"bucket {b + 1}/{placed.n}")
+        return kept, files
 
-def _evaluate_buckets(
-    run_lf: pl.LazyFrame,
-    qrels_lf: pl.LazyFrame | None,
-    measures: Any,
-    kwargs: dict[str, Any],
-    *,
-    buckets: int,
-    tmp: Path,
-    query: str,
-    qrels_query: str,
-    aggregates: dict[str, str],
-    partitions: list[str],
-    per_query: bool,
-    output: Any,
-    keys: list[str],
-    step: Callable[[str], None],
-) -> tuple[list[Path], pl.DataFrame, pl.DataFrame, pl.DataFrame | None, tuple[int, int]]:
-    """Bucket the inputs, evaluate bucket by bucket; per-query parts go to ``tmp``."""
-    labels = None
-    missing = kwargs["options"].missing
-    run_schema = run_lf.collect_schema()
-    qrels_schema = None if qrels_lf is None else qrels_lf.collect_schema()
-    if buckets > 1:
-        with _reading("the run"):
-            _write_buckets(run_lf, query, buckets, tmp / "run")
-        if qrels_lf is not None:
-            with _reading("the qrels"):
-                _write_buckets(qrels_lf, qrels_query, buckets, tmp / "qrels")
-    partition_values = None
-    if partitions:
-        source = pl.scan_parquet(tmp / "run" / "**" / "*.parquet") if buckets > 1 else run_lf
-        if buckets > 1 and not any((tmp / "run").glob("*/*.parquet")):
-            source = pl.LazyFrame(schema=run_schema)
-        partition_values = source.select(partitions).unique().collect(engine="streaming")
-    partials: list[pl.DataFrame] = []
-    stats: list[pl.DataFrame] = []
-    files: list[Path] = []
-    by = [k for k in keys if k != query]
-    n_in_run = n_judged = 0
-    for b in range(buckets):
-        found = _bucket_inputs(
-            b,
-            tmp,
-            (run_lf, qrels_lf),
-            (run_schema, qrels_schema),
-            buckets=buckets,
-            skip_empty=labels is not None,
-        )
-        if found is None:
-            step(f"bucket {b + 1}/{buckets}")
-            continue
-        table: pa.Table = evaluate_partition(
-            found[0], measures, found[1], partition_values=partition_values, **kwargs
-        )
-        df: pl.DataFrame = pl.from_arrow(table)  # type: ignore[assignment]
-        if labels is None:
-            labels = [c for c in df.columns if c not in (*keys, IN_RUN, JUDGED)]
-        partials.append(partial_sums(df, labels, by, missing, aggregates=aggregates))
-        n_in_run += int(df.get_column(IN_RUN).sum())
-        n_judged += int(df.get_column(JUDGED).sum())
-        if partitions:
-            in_run = df.filter(pl.col(IN_RUN))
-            stats.append(_engine.partition_stats(in_run, query, partitions))
-        if per_query:
-            rows = df.filter(pl.col(IN_RUN)) if missing == "drop" else df
-            rows = rows.select(*keys, *labels)
-            if rows.height or not files:
-                path = tmp / f"per_query-{b:05d}.parquet"
-                rows.write_parquet(path)
-                files.append(path)
-        step(f"bucket {b + 1}/{buckets}")
-    all_partials = pl.concat(partials, how="vertical")
-    all_stats = pl.concat(stats) if stats else pl.DataFrame()
-    return files, all_partials, all_stats, partition_values, (n_in_run, n_judged)
+    def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:
+        kept, files = mapped
+        parts = [*([pl.scan_parquet(files)] if files else []), *([pl.concat(kept).lazy()] if kept else [])]
+        result = finish(pl.concat(parts) if len(parts) > 1 else parts[0])
+        if self.output is None:
+            return result.collect()
+        result.sink_parquet(Path(self.output))
+        return pl.scan_parquet(Path(self.output))

@@ -49,7 +49,8 @@ def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> engine
     return engine.build(run_lf, measures, qrels_lf, opts, partition_values=parts, allow_empty=True)
 
 
-def _select(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
+def output_columns(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
+    """The columns of :func:`evaluate_partition`'s output, from the engine's table."""
     return table.select(
         *plan.keys,
         *plan.labels,
@@ -92,7 +93,7 @@ def evaluate_partition(
         run_lf, measures, qrels, opts, n_rows=n_rows or 0, rows=rows, partition_values=parts,
         allow_empty=True,
     )  # fmt: skip
-    return _select(plan, df).to_arrow()
+    return output_columns(plan, df).to_arrow()
 
 
 def output_schema(
@@ -121,7 +122,7 @@ def output_schema(
 
     qrels = None if qrels_schema is None else empty(qrels_schema)
     plan = _plan(empty(run_schema), measures, qrels, kwargs)
-    return _select(plan, plan.frame).collect().to_arrow().schema
+    return output_columns(plan, plan.frame).collect().to_arrow().schema
 
 
 def partial_sums(

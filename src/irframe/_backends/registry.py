@@ -23,20 +23,22 @@ from typing import Any
 
 from irframe.exceptions import InvalidParameterError, closest
 
-__all__ = ["Backend", "backend_for", "backends", "register_backend"]
+__all__ = ["Backend", "backend_for", "backend_named", "backends", "register_backend"]
 
 
 @dataclass(frozen=True)
 class Backend:
     """How one kind of native input is evaluated.
 
-    ``target`` is ``"module:function"``, imported on first use; the function is called as
-    ``fn(run, measures, qrels, opts, per_query, **backend_options)``.
+    ``target`` is ``"module:function"``, imported on first use, or the function; it is
+    called as ``fn(run, measures, qrels, opts, per_query, **backend_options)``.  A
+    partitioned backend's function runs :func:`irframe._backends.skeleton.evaluate` with
+    its primitives.
     """
 
     name: str
     is_native: Callable[[object], bool]
-    target: str
+    target: str | Callable[..., Any]
     options: tuple[str, ...] = ()
 
     def evaluate(
@@ -54,8 +56,10 @@ class Backend:
                 if hint:
                     msg += f" Hint: did you mean {hint[0]!r}?"
                 raise InvalidParameterError(msg)
-        module, _, func = self.target.partition(":")
-        fn = getattr(importlib.import_module(module), func)
+        fn = self.target
+        if isinstance(fn, str):
+            module, _, func = fn.partition(":")
+            fn = getattr(importlib.import_module(module), func)
         return fn(run, measures, qrels, opts, per_query, **backend_options)
 
 
@@ -102,6 +106,11 @@ def register_backend(backend: Backend) -> None:
 def backends() -> list[Backend]:
     """The registered backends in lookup order (the in-process engine comes last)."""
     return [*_BACKENDS, _LOCAL]
+
+
+def backend_named(name: str) -> Backend:
+    """The registered backend of this name (an entry point that evaluates on one backend)."""
+    return next(b for b in backends() if b.name == name)
 
 
 def backend_for(run: object) -> Backend:
