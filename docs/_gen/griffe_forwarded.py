@@ -30,12 +30,7 @@ def _evaluate_docs() -> dict[str, griffe.DocstringParameter]:
 
     text = ROLE.sub(r"`\1`", inspect.getdoc(irframe.evaluate) or "")
     sections = griffe.Docstring(text).parse("numpy", warnings=False)  # (its own page warns)
-    return {
-        p.name: p
-        for s in sections
-        if s.kind is griffe.DocstringSectionKind.parameters
-        for p in s.value
-    }
+    return {p.name: p for s in sections if s.kind is griffe.DocstringSectionKind.parameters for p in s.value}
 
 
 def _runtime(func: griffe.Function) -> Any:
