@@ -112,10 +112,13 @@ def evaluate(
         (``queries``, or a ``by`` column only the qrels carry), raised by ``evaluate`` on
         the driver.
     """
-    return evaluate_as(  # type: ignore[no-any-return]
+    # pyspark may be missing where mypy runs (DataFrame is Any then): an assignment
+    # types the same with and without it, a ``type: ignore`` would not
+    result: DataFrame = evaluate_as(
         "irframe.spark.evaluate", run, measures, qrels, options, backend="spark",
         num_partitions=num_partitions,
     )  # fmt: skip
+    return result
 
 
 def evaluate_options(
