@@ -17,11 +17,16 @@ ends, however it ends.  A directory is reclaimed only when all of these hold:
   directory, whose PID means nothing here, still holds it).
 
 Where ``flock`` does not exist (Windows) nothing is reclaimed.
+
+A disk that fills up while the buckets are written is named as such
+(:func:`writing_spill`): the spill directory and the hint to free space or pass
+``tmp_dir=``, not a read error of the input.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -29,7 +34,12 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["MARKER", "PREFIX", "reclaim", "spill_directory"]
+import polars as pl
+
+from irframe.exceptions import OutputFileError
+from irframe.io._atomic import os_error_of
+
+__all__ = ["MARKER", "PREFIX", "reclaim", "spill_directory", "writing_spill"]
 
 PREFIX = "irframe-spill-"
 MARKER = ".irframe-spill"  # holds the PID; locked by its run while it runs
@@ -142,3 +152,36 @@ def spill_directory(tmp_dir: str | os.PathLike[str] | None = None) -> Iterator[P
         shutil.rmtree(path, ignore_errors=True)
         if fd >= 0:
             os.close(fd)
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def writing_spill(directory: Path) -> Iterator[None]:
+    """A full disk (or quota) while writing spill files becomes an
+    :class:`~irframe.exceptions.OutputFileError` naming the spill directory (polars says
+    so with a ``ComputeError``); other errors pass as they are.
+
+    Examples
+    --------
+    >>> with writing_spill(Path("/tmp/irframe-spill-1-x")):
+    ...     raise pl.exceptions.ComputeError("parquet: IO error: No space left on device (os error 28)")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.OutputFileError: Could not write the spill files in '/tmp': No space left on device...
+    """
+    try:
+        yield
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        if isinstance(exc, OutputFileError):
+            raise
+        err = os_error_of(exc)
+        if err.errno not in _FULL:
+            raise
+        msg = (
+            f"Could not write the spill files in {str(directory.parent)!r}: {err.strerror}. Hint: "
+            "free some disk space, or pass tmp_dir= a directory with room for about the "
+            "compressed size of the input."
+        )
+        raise OutputFileError(err.errno, msg, str(directory)) from exc
