@@ -323,9 +323,11 @@ def evaluate_parquet(
         joined onto the run and the qrels as they are scanned.
     **options
         Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
-        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``),
-        with its default. ``ties`` other than ``"docid"`` raises (in process only), and
-        so does ``weights`` (not supported here yet).
+        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
+        ``weights``), with its default. ``ties`` other than ``"docid"`` raises (in
+        process only). ``weights``: the weights table is read from ``queries`` (or the
+        qrels) and joined onto every bucket's per-query rows, whose weighted partial
+        sums add up to the in-process means.
 
     Returns
     -------
@@ -410,7 +412,6 @@ class Parquet(skeleton.Primitives):
 
     where = "evaluate_parquet"
     label = "out-of-core (parquet)"
-    weighs = False
 
     def __init__(
         self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,
