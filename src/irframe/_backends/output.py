@@ -6,8 +6,8 @@
   match of a glob, a list of them), the qrels' files, a queries table given as a path
   (:func:`irframe.io._atomic.refuse_input_as_output`, links and ``./`` resolved);
 * a file the next run of the same call would read as part of an input: inside an input
-  directory, or matched by an input glob (names starting with ``.`` or ``_`` excepted:
-  they are never read);
+  directory, or matched by an input glob (polars reads every file there, names starting
+  with ``.`` or ``_`` included);
 * a path that cannot be written at all: a directory, or in a directory that does not
   exist (refused now, not after the whole evaluation).
 
@@ -52,8 +52,6 @@ def _files(item: str | os.PathLike[str]) -> list[Path]:
 
 def _would_read(output: str | os.PathLike[str], item: str | os.PathLike[str]) -> bool:
     """Whether a later scan of ``item`` (a directory or a glob) would read ``output``."""
-    if Path(output).name.startswith((".", "_")):
-        return False
     outs = (Path(os.path.abspath(output)), Path(output).resolve())  # (as written, links resolved)
     text = str(item)
     if _GLOB_CHARS & set(text) and not Path(item).exists():
