@@ -127,6 +127,22 @@ def cases() -> list[Case]:
 CASES = cases()
 
 
+def weighted(case: Case) -> Case:
+    """``case`` with ``weights="traffic"`` from a queries table: one weight per query of the
+    run and the qrels (0 for some: counted, not in the means), keyed by the query id as
+    text (the run's ids are ints in one case)."""
+    ids = [case.run.get_column(case.query).cast(pl.String)]
+    if case.qrels is not None:
+        ids.append(case.qrels.get_column(case.query).cast(pl.String))
+    queries = pl.DataFrame({case.query: pl.concat(ids).unique().sort()})
+    queries = queries.with_columns(traffic=pl.col(case.query).hash(seed=1) % 7)  # 0..6
+    kwargs = {**case.kwargs, "weights": "traffic", "queries": queries}
+    return Case(f"{case.name}-weighted", case.run, case.qrels, kwargs, case.query)
+
+
+WEIGHTED = [weighted(c) for c in CASES]
+
+
 def reference(case: Case, per_query: bool) -> pl.DataFrame:
     """The single-machine result."""
     result: pl.DataFrame = irframe.evaluate(

@@ -102,8 +102,9 @@ def test_sources_lazyframe_list_and_qrels_path(case: Case, tmp_path: Path) -> No
 @pytest.mark.parametrize("per_query", [True, False])
 def test_output_file(per_query: bool, tmp_path: Path) -> None:
     case = CASES[2]
-    path = _write(case, tmp_path)
-    out = tmp_path / "result.parquet"
+    (tmp_path / "log").mkdir()
+    path = _write(case, tmp_path / "log")
+    out = tmp_path / "result.parquet"  # beside the log: inside it, the next run would read it
     got = irframe.evaluate_parquet(
         path / "*.parquet", MEASURES, case.qrels, per_query=per_query, buckets=4,
         output=out, **case.kwargs,

@@ -1,11 +1,14 @@
 """evaluate(..., weights=): weighted means written out by hand, the weights' rule (queries
-table or qrels, never the run), their partial sums added up across partitions, and Dask's
-means equal to the in-process ones."""
+table or qrels, never the run), their partial sums added up across partitions, and the
+means of Dask, out of core and the toy backend equal to the in-process ones (Spark's:
+tests/spark/test_spark_weights.py)."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -13,6 +16,7 @@ import irframe
 from irframe._engine.aggregate import combine_partials, partial_sums
 from irframe._input.weights import WEIGHT
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
+from partition_cases import MEASURES, WEIGHTED, Case, assert_same_means, assert_same_per_query, reference
 
 # q1: the relevant doc at rank 2 (RR 1/2, P@1 0); q2: at rank 1 (RR 1, P@1 1);
 # q3: no relevant doc retrieved (RR 0); q4: judged, not in the run (0 under missing="zero")
@@ -94,8 +98,6 @@ def test_the_weights_rule_refuses_what_it_cannot_read() -> None:
         irframe.evaluate(RUN, ["RR"], two, weights="traffic")
     with pytest.raises(InvalidParameterError, match="cannot both group the queries and weight them"):
         irframe.evaluate(RUN, ["RR"], QRELS, by="traffic", weights="traffic", queries=TRAFFIC)
-    with pytest.raises(InvalidParameterError, match="not supported on the out-of-core"):
-        irframe.evaluate_parquet(RUN.lazy(), ["RR"], QRELS, weights="traffic", queries=TRAFFIC)
 
 
 def test_weighted_partial_sums_add_up_across_partitions() -> None:
@@ -141,9 +143,92 @@ def test_dask_weighted_means_equal_the_in_process_ones(missing: str, per_query: 
                 assert got[col].to_list() == want[col].to_list()
 
 
-def test_spark_refuses_weights_by_name() -> None:
-    from irframe._backends.spark import evaluate_options
+def test_a_backend_that_does_not_weigh_refuses_weights_by_name() -> None:
+    from irframe._backends import skeleton
     from irframe._input.options import Options
+    from toy_backend import Partitions, Toy
 
-    with pytest.raises(InvalidParameterError, match="not supported on the Spark backend"):
-        evaluate_options(RUN, ["RR"], QRELS, Options.build(weights="traffic"), per_query=False)
+    class Unweighted(Toy):
+        label = "unweighted toy"
+        weighs = False
+
+    with pytest.raises(InvalidParameterError, match="not supported on the unweighted toy backend"):
+        skeleton.evaluate(
+            Unweighted(), Partitions((RUN,)), ["RR"], QRELS, Options.build(weights="traffic"), per_query=False
+        )
+
+
+@pytest.mark.parametrize("buckets", [1, 3])
+def test_out_of_core_weighted_means_by_hand(buckets: int, tmp_path: Path) -> None:
+    RUN.write_parquet(tmp_path / "run.parquet")
+    QRELS.join(TRAFFIC, on="query_id").write_parquet(tmp_path / "qrels.parquet")  # weights in the qrels
+    for qrels, queries in ((QRELS, TRAFFIC), (tmp_path / "qrels.parquet", None)):
+        m = irframe.evaluate_parquet(
+            tmp_path / "run.parquet",
+            ["RR", "P@1"],
+            qrels,
+            weights="traffic",
+            queries=queries,
+            buckets=buckets,
+        )
+        # as test_weighted_means_by_hand: RR (3 * 0.5 + 1 * 1) / 10, P@1 (1 * 1) / 10
+        assert m.select("RR", "P@1", "n_queries", "sum_weights").row(0) == (0.25, 0.1, 4, 10.0)
+    pq = irframe.evaluate_parquet(
+        tmp_path / "run.parquet", ["RR"], QRELS, weights="traffic", queries=TRAFFIC, buckets=buckets,
+        per_query=True,
+    )  # fmt: skip
+    assert pq.rows() == [("q1", 0.5, 3.0), ("q2", 1.0, 1.0), ("q3", 0.0, 2.0), ("q4", 0.0, 4.0)]
+
+
+# the partition cases, weighted: out of core (a few bucket counts) and the toy backend
+OUT_OF_CORE = [(c, 5) for c in WEIGHTED] + [(WEIGHTED[0], 1), (WEIGHTED[2], 64), (WEIGHTED[7], 64)]
+
+
+@pytest.mark.parametrize(("case", "buckets"), OUT_OF_CORE, ids=repr)
+def test_out_of_core_weighted_means_equal_the_in_process_ones(
+    case: Case, buckets: int, tmp_path: Path
+) -> None:
+    case.run.sample(fraction=1.0, shuffle=True, seed=0).write_parquet(tmp_path / "run.parquet")
+    per_query = irframe.evaluate_parquet(
+        tmp_path / "run.parquet", MEASURES, case.qrels, per_query=True, buckets=buckets, **case.kwargs
+    )
+    assert isinstance(per_query, pl.DataFrame)
+    assert_same_per_query(per_query, case)  # with the weights column
+    means = irframe.evaluate_parquet(
+        tmp_path / "run.parquet", MEASURES, case.qrels, buckets=buckets, **case.kwargs
+    )
+    assert isinstance(means, pl.DataFrame)
+    assert_same_means(means, case)
+    assert "sum_weights" in means.columns
+
+
+@pytest.mark.parametrize("case", WEIGHTED, ids=repr)
+def test_toy_backend_weighted_means_equal_the_in_process_ones(case: Case) -> None:
+    from irframe._backends import skeleton
+    from irframe._input.options import Options
+    from toy_backend import Partitions, Toy
+
+    opts = Options.build(**{k: v for k, v in case.kwargs.items() if k != "queries"})
+    run = Partitions.split(case.run.sample(fraction=1.0, shuffle=True, seed=2), 3)
+    queries = case.kwargs["queries"]
+    for per_query, check in ((True, assert_same_per_query), (False, assert_same_means)):
+        got = skeleton.evaluate(Toy(4), run, MEASURES, case.qrels, opts, per_query=per_query, queries=queries)
+        check(got, case)
+
+
+def test_the_weighted_reference_is_the_weighted_mean_of_the_per_query_values() -> None:
+    """The in-process reference of the cases above, against numpy on its unweighted
+    per-query values: sum(w x) / sum(w) over the counted queries, per system."""
+    case = next(c for c in WEIGHTED if c.name == "by-system-lacking-queries-weighted")
+    plain = irframe.evaluate(case.run, MEASURES, case.qrels, per_query=True, by="system")
+    assert case.qrels is not None
+    judged = case.qrels.get_column("query_id").unique().implode()  # the counted queries
+    rows = plain.filter(pl.col("query_id").is_in(judged)).join(case.kwargs["queries"], on="query_id")
+    got = reference(case, per_query=False).sort("system")
+    for system, group in rows.group_by("system", maintain_order=True):
+        w = group.get_column("traffic").cast(pl.Float64).to_numpy()
+        row = got.filter(pl.col("system") == system[0])
+        assert row.item(0, "sum_weights") == w.sum()
+        for m in MEASURES:
+            want = float(np.sum(w * group.get_column(m).to_numpy()) / w.sum())
+            assert row.item(0, m) == pytest.approx(want, rel=1e-12)

@@ -28,7 +28,6 @@ import math
 import os
 import re
 import signal
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -39,11 +38,14 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from irframe._backends import skeleton
+from irframe._backends.output import check_output
 from irframe._backends.partition import evaluate_partition
+from irframe._backends.spill import spill_directory, writing_spill
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
-from irframe.exceptions import InvalidParameterError
+from irframe.exceptions import InvalidParameterError, OutputFileError
 from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
+from irframe.io._atomic import atomic_write
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.measures import Measure
 from irframe.progress import Progress, check_progress, reporter
@@ -169,6 +171,8 @@ def _reading(label: str) -> Iterator[None]:
     """Name the input when polars fails while reading it (a corrupt data page, say)."""
     try:
         yield
+    except OutputFileError:  # (a full disk under the spill files: named by writing_spill)
+        raise
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
         msg = f"Cannot read {label}: {polars_reason(exc)}"
         raise TableFileError(msg) from exc
@@ -300,10 +304,16 @@ def evaluate_parquet(
         65536, as each bucket holding a query costs a pass).
     output : path, optional
         Write the result (per-query rows or means) to this parquet file and return a
-        ``polars.LazyFrame`` scanning it.
+        ``polars.LazyFrame`` scanning it. The file is written beside the target and
+        renamed over it: on any error (a full disk) an existing file there is left whole
+        and an :class:`~irframe.exceptions.OutputFileError` names the path. A path that is
+        one of the inputs (a run or qrels file, a match of their glob, a file inside their
+        directory) is refused before anything is read.
     tmp_dir : path, optional
-        Where the bucket files go (default: the system temporary directory). They take
-        about the size of the compressed input and are removed at the end.
+        Where the bucket files go (default: the system temporary directory), in a
+        directory of their own (``irframe-spill-<pid>-<random>``). They take about the
+        size of the compressed input and are removed at the end; the directory of a run
+        killed outright (SIGKILL) is removed by the next run in the same ``tmp_dir``.
     progress : bool or callable, default False
         Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
         on stderr); a callable gets ``(done, total, info)``.
@@ -313,9 +323,11 @@ def evaluate_parquet(
         joined onto the run and the qrels as they are scanned.
     **options
         Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
-        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``),
-        with its default. ``ties`` other than ``"docid"`` raises (in process only), and
-        so does ``weights`` (not supported here yet).
+        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
+        ``weights``), with its default. ``ties`` other than ``"docid"`` raises (in
+        process only). ``weights``: the weights table is read from ``queries`` (or the
+        qrels) and joined onto every bucket's per-query rows, whose weighted partial
+        sums add up to the in-process means.
 
     Returns
     -------
@@ -361,6 +373,8 @@ def evaluate_options(
     queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
+    if output is not None:  # (refused before anything is read)
+        check_output(output, {"run": source, "qrels": qrels, "queries": queries})
     backend = Parquet(memory_limit, buckets, output=output, tmp_dir=tmp_dir, progress=progress)
     # (evaluate_partition read here, from this module: tests count and delay its calls)
     return skeleton.evaluate(  # type: ignore[no-any-return]
@@ -398,7 +412,6 @@ class Parquet(skeleton.Primitives):
 
     where = "evaluate_parquet"
     label = "out-of-core (parquet)"
-    weighs = False
 
     def __init__(
         self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,
@@ -429,15 +442,15 @@ class Parquet(skeleton.Primitives):
         """In one streaming pass each, run and qrels into ``tmp/{run,qrels}/<bucket>=<b>/``."""
         n = self.buckets or _auto_buckets(run, qrels, self.limit, labels=(self.labels[0], self.labels[1]))
         self.stack.enter_context(_cleanup_on_sigterm())
-        tmp = Path(self.stack.enter_context(tempfile.TemporaryDirectory(prefix="irframe-", dir=self.tmp_dir)))
+        tmp = self.stack.enter_context(spill_directory(self.tmp_dir))
         step = self.stack.enter_context(
             reporter(check_progress(self.progress, self.where), n, "evaluating buckets")
         )
         if n > 1:
-            with _reading("the run"):
+            with _reading("the run"), writing_spill(tmp):
                 _write_buckets(run, query, n, tmp / "run")
             if qrels is not None:
-                with _reading("the qrels"):
+                with _reading("the qrels"), writing_spill(tmp):
                     _write_buckets(qrels, qrels_query, n, tmp / "qrels")
         schemas = (run.collect_schema(), None if qrels is None else qrels.collect_schema())
         return _Buckets(run, qrels, schemas, n, tmp, step)
@@ -462,7 +475,8 @@ class Parquet(skeleton.Primitives):
                     kept.append(out)
                 else:
                     files.append(placed.tmp / f"out-{b:05d}.parquet")
-                    out.write_parquet(files[-1])
+                    with writing_spill(placed.tmp):
+                        out.write_parquet(files[-1])
             placed.step(f"bucket {b + 1}/{placed.n}")
         return kept, files
 
@@ -472,5 +486,6 @@ class Parquet(skeleton.Primitives):
         result = finish(pl.concat(parts) if len(parts) > 1 else parts[0])
         if self.output is None:
             return result.collect()
-        result.sink_parquet(Path(self.output))
-        return pl.scan_parquet(Path(self.output))
+        with atomic_write(self.output) as tmp:  # (the old file stays whole on any error)
+            result.sink_parquet(tmp)
+        return pl.scan_parquet(Path(self.output), glob=False)

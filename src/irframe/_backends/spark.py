@@ -95,9 +95,11 @@ def evaluate(
         and broadcast-joined onto the run (and the qrels) before the repartition.
     **options
         Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
-        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``),
-        with its default. ``ties`` other than ``"docid"`` raises (in process only), and
-        so does ``weights`` (not supported here yet).
+        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
+        ``weights``), with its default. ``ties`` other than ``"docid"`` raises (in
+        process only). ``weights``: the weights table is built on the driver, from a
+        queries table or the qrels' distinct (query, weight) rows, and sent with every
+        task, whose weighted partial sums add up to the in-process means.
 
     Returns
     -------
@@ -195,7 +197,6 @@ class Spark(skeleton.Primitives):
     """Spark's primitives: a stacked ``repartition``, ``mapInArrow``, one final task."""
 
     label = "Spark"
-    weighs = False
 
     def __init__(self, num_partitions: int | None = None) -> None:
         self.num_partitions = num_partitions

@@ -193,15 +193,15 @@ def refuse(opts: Options, backend: str) -> None:
 
     Examples
     --------
-    >>> refuse(Options.build(weights="traffic"), "Spark")
+    >>> refuse(Options.build(weights="traffic"), "toy")
     Traceback (most recent call last):
     ...
-    irframe.exceptions.InvalidParameterError: weights= is not supported on the Spark backend yet ...
+    irframe.exceptions.InvalidParameterError: weights= is not supported on the toy backend yet ...
     """
     if opts.weights is not None:
         msg = (
-            f"weights= is not supported on the {backend} backend yet (the in-process and Dask "
-            "backends take it). Hint: evaluate per query there (per_query=True) and weigh the "
-            "means with the queries table, or evaluate a pandas/polars/Dask frame."
+            f"weights= is not supported on the {backend} backend yet (the in-process, Dask, "
+            "Spark and out-of-core backends take it). Hint: evaluate per query there "
+            "(per_query=True) and weigh the means with the queries table."
         )
         raise InvalidParameterError(msg)

@@ -5,8 +5,10 @@ flushed to disk, given the mode of the file it replaces (or the umask's for a ne
 and renamed over the target in one step.  A reader, a crash or a full disk never sees
 half a file: on any error the temporary file is removed, the old file is left as it was,
 and an :class:`~irframe.exceptions.OutputFileError` names the path (an ``OSError`` too,
-with the original's ``errno``).  A target that is a symbolic link is written through
-the link (the link stays a link).
+with the original's ``errno``).  polars' writers do not always raise ``OSError`` (a full
+disk under ``sink_parquet`` is a ``ComputeError`` "... (os error 28)"): a polars error
+raised while writing is mapped the same way (:func:`os_error_of`).  A target that is a
+symbolic link is written through the link (the link stays a link).
 
 :func:`refuse_input_as_output` is the check of the functions that both read and write
 files: an output path that names one of the inputs is refused before anything is read.
@@ -23,14 +25,18 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import polars as pl
+
 from irframe.exceptions import InvalidParameterError, OutputFileError
 
-__all__ = ["atomic_write", "refuse_input_as_output", "write_bytes", "write_text"]
+__all__ = ["atomic_write", "os_error_of", "refuse_input_as_output", "write_bytes", "write_text"]
 
 
 def _new_file_mode() -> int:
@@ -55,6 +61,28 @@ _HINTS = {
     13: "Hint: check the directory's permissions, or write elsewhere.",  # EACCES
     30: "Hint: the file system is read-only; write elsewhere.",  # EROFS
 }
+
+
+def os_error_of(exc: BaseException) -> OSError:
+    """``exc`` as an ``OSError``: itself, or a polars error with the system's errno when its
+    message carries one (``(os error 28)``), else ``EIO`` with polars' first line.
+
+    Examples
+    --------
+    >>> e = os_error_of(pl.exceptions.ComputeError("IO error: No space left on device (os error 28)"))
+    >>> e.errno, e.strerror
+    (28, 'No space left on device')
+    >>> os_error_of(pl.exceptions.ComputeError("buffer overflow")).strerror
+    'buffer overflow'
+    """
+    if isinstance(exc, OSError):
+        return exc
+    text = str(exc).strip()
+    m = re.search(r"\(os error (\d+)\)", text)
+    if m:
+        code = int(m.group(1))
+        return OSError(code, os.strerror(code))
+    return OSError(errno.EIO, text.splitlines()[0] if text else type(exc).__name__)
 
 
 def _target(path: str | os.PathLike[str]) -> Path:
@@ -83,7 +111,7 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     The temporary file keeps ``path``'s last suffix (``.gz`` writers see ``.gz``).  On an
     error it is removed and ``path`` is left as it was; an ``OSError`` (a full disk, no
-    permission, a missing directory) becomes an
+    permission, a missing directory) or a polars error raised by the writer becomes an
     :class:`~irframe.exceptions.OutputFileError` naming ``path``.  A replaced file keeps
     its mode.
 
@@ -111,11 +139,11 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
         _sync(tmp)
         tmp.chmod(mode)
         tmp.replace(target)
-    except OSError as exc:
+    except (OSError, pl.exceptions.PolarsError) as exc:
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OutputFileError):
             raise
-        raise _failed(Path(path), exc) from exc
+        raise _failed(Path(path), os_error_of(exc)) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
