@@ -66,7 +66,7 @@ def test_dask_qrels_joined_on_the_cluster(client: Any, case: Case) -> None:
     assert_same_means(pl.from_pandas(means.compute()), case)
 
 
-def test_pandas_qrels_and_accessor(client: Any) -> None:
+def test_pandas_qrels_and_accessor(cluster: Any) -> None:
     case = CASES[2]  # by=system, a system lacking queries
     run = _ddf(case.run)
     qrels = case.qrels.to_pandas()  # type: ignore[union-attr]
@@ -88,7 +88,7 @@ def test_empty_input_partitions(client: Any) -> None:
     assert pl.from_pandas(got.compute()).sort(keys).equals(want.sort(keys))
 
 
-def test_errors(client: Any) -> None:
+def test_errors(cluster: Any) -> None:
     case = CASES[0]
     with pytest.raises(UnknownMeasureError):  # at call time: schema-only checks
         irframe.evaluate(_ddf(case.run), ["nDCG@10", "Frobnicate"], case.qrels)

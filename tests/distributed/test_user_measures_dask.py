@@ -18,7 +18,7 @@ import irframe.dask  # noqa: E402 - after the importorskip
 from user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
 
 
-def test_user_measure_on_dask_workers(client: Any) -> None:
+def test_user_measure_on_dask_workers(cluster: Any) -> None:
     # lambdas: the worker processes cannot import them, so they travel by value
     irframe.define_measure("Hits", lambda q: (q.grades >= q.params["rel"]).sum(), params={"rel": 1})
     irframe.define_measure("Missed", lambda q: (q.judged >= 1).sum() - (q.grades >= 1).sum(), aggregate="sum")
