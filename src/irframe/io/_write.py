@@ -1,0 +1,126 @@
+"""Writing a frame to a file in the format of its name, atomically, or to a text stream.
+
+Every writer of irframe's outputs (judging sheets, the command line's tables) goes
+through :func:`write_frame`; a path is written through :func:`atomic_write`: to a
+temporary file in the target's directory, renamed over the target once complete, so an
+interrupted write (a full disk, a crash) never leaves half a file or destroys the old one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TextIO
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["WriteFormat", "atomic_write", "format_of", "write_frame"]
+
+WriteFormat = Literal["parquet", "csv", "tsv", "jsonl", "json", "lines"]
+_BY_SUFFIX: dict[str, WriteFormat] = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".json": "json", ".tsv": "tsv", ".tab": "tsv",
+}  # fmt: skip
+# text formats: polars' CSV writer's options ("lines": one column of whole lines, as they are)
+_TEXT: dict[str, dict[str, Any]] = {
+    "csv": {}, "tsv": {"separator": "\t"}, "lines": {"include_header": False, "quote_style": "never"},
+}  # fmt: skip
+
+
+def format_of(path: str | os.PathLike[str]) -> WriteFormat:
+    """The format a file's name asks for: parquet, csv, jsonl, json; anything else TSV.
+
+    Examples
+    --------
+    >>> format_of("out.parquet"), format_of("sample.jsonl"), format_of("segments.txt")
+    ('parquet', 'jsonl', 'tsv')
+    """
+    return _BY_SUFFIX.get(Path(path).suffix.lower(), "tsv")
+
+
+def _new_file_mode() -> int:
+    """The mode a newly created file gets (0o666 less the umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path`` (one rename).
+
+    The temporary file keeps ``path``'s last suffix (``.gz`` writers see ``.gz``); on an
+    error it is removed and ``path`` is left as it was.  A replaced file keeps its mode.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> with atomic_write(out) as tmp:
+    ...     _ = tmp.write_text("q1 0 d1 1\\n")
+    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+    ('q1 0 d1 1\\n', ['qrels.txt'])
+    """
+    target = Path(path)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
+    )
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        tmp.chmod(mode)
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_frame(
+    df: pl.DataFrame, target: str | os.PathLike[str] | TextIO, format: WriteFormat | None = None
+) -> None:
+    """Write ``df`` as ``format`` (default: :func:`format_of` the path) to a path, atomically,
+    or to a text stream (text formats only).
+
+    Examples
+    --------
+    >>> import io, pathlib, tempfile, polars as pl
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "sample.tsv"
+    >>> write_frame(pl.DataFrame({"query_id": ["q1"], "traffic": [3]}), out)
+    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+    ('query_id\\ttraffic\\nq1\\t3\\n', ['sample.tsv'])
+    >>> stream = io.StringIO()
+    >>> write_frame(pl.DataFrame({"line": ["q1 0 d1 ?"]}), stream, "lines")
+    >>> stream.getvalue()
+    'q1 0 d1 ?\\n'
+    """
+    if not isinstance(target, str | os.PathLike):
+        fmt = format or "tsv"
+        if fmt == "parquet":
+            msg = "parquet needs a file path, not a stream"
+            raise ValueError(msg)
+        target.write(_text(df, fmt))
+        return
+    fmt = format or format_of(target)
+    with atomic_write(target) as tmp:
+        if fmt == "parquet":
+            df.write_parquet(tmp)
+        elif fmt in _TEXT:
+            df.write_csv(tmp, **_TEXT[fmt])
+        elif fmt == "jsonl":
+            df.write_ndjson(tmp)
+        else:
+            df.write_json(tmp)
+
+
+def _text(df: pl.DataFrame, fmt: str) -> str:
+    if fmt == "jsonl":
+        return df.write_ndjson()
+    if fmt == "json":
+        return df.write_json()
+    return str(df.write_csv(**_TEXT[fmt]))
