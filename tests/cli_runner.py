@@ -19,7 +19,7 @@ from pathlib import Path
 
 from irframe.cli import main
 
-__all__ = ["Result", "run_cli"]
+__all__ = ["ClosedStdout", "Result", "run_cli"]
 
 
 @dataclass(frozen=True)
@@ -31,21 +31,45 @@ class Result:
     stderr: str
 
 
-def _stream(data: bytes = b"") -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", write_through=True)
+class _ClosedBuffer:
+    def write(self, data: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        return None
 
 
-def _text(stream: io.TextIOWrapper) -> str:
+class ClosedStdout(io.TextIOBase):
+    """A standard output whose reader went away (``| true``): every write is a broken pipe."""
+
+    encoding = "utf-8"  # type: ignore[assignment]
+    buffer = _ClosedBuffer()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def _stream(data: bytes = b"", encoding: str = "utf-8") -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding=encoding, write_through=True)
+
+
+def _text(stream: io.TextIOBase) -> str:
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(raw, io.BytesIO):
+        return ""
     stream.flush()
-    raw = stream.buffer
-    assert isinstance(raw, io.BytesIO)
-    return raw.getvalue().decode("utf-8")
+    return raw.getvalue().decode(stream.encoding)
 
 
-def run_cli(*args: str | Path, stdin: str | None = None) -> Result:
-    """``irframe ARGS`` in this process: its exit code, stdout and stderr."""
+def run_cli(*args: str | Path, stdin: str | None = None, stdout: io.TextIOBase | None = None) -> Result:
+    """``irframe ARGS`` in this process: its exit code, stdout and stderr (``stdout``: write
+    to that stream instead, e.g. a :class:`ClosedStdout` or a cp1252 one)."""
     saved = sys.stdin, sys.stdout, sys.stderr
-    out, err = _stream(), _stream()
+    out: io.TextIOBase = stdout if stdout is not None else _stream()
+    err = _stream()
     sys.stdin, sys.stdout, sys.stderr = _stream((stdin or "").encode()), out, err
     try:
         code = main([str(a) for a in args])

@@ -64,8 +64,8 @@ CONTRACT: tuple[tuple[Exit, str], ...] = (
     ),
     (
         Exit.OUTPUT,
-        "the output was not written: stdout closed early (a broken pipe, '| head'), a full "
-        "disk, an unwritable -o file",
+        "the output was not written: stdout closed early (a broken pipe: its reader, e.g. head, "
+        "quit), a full disk, an unwritable -o file",
     ),
     (Exit.INTERRUPTED, "interrupted (Ctrl-C)"),
 )
@@ -79,8 +79,11 @@ def epilog() -> str:
     >>> print(epilog().splitlines()[0])
     exit codes (every subcommand):
     """
+    import textwrap
+
     lines = ["exit codes (every subcommand):"]
-    lines += [f"  {int(code):<4} {text}" for code, text in CONTRACT]
+    for code, text in CONTRACT:
+        lines += textwrap.wrap(text, 79, initial_indent=f"  {int(code):<4} ", subsequent_indent=" " * 7)
     lines.append("errors are one line 'irframe: error: ...' on stderr; --debug shows the traceback")
     return "\n".join(lines)
 
@@ -136,10 +139,10 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
 
 
 # --- standard output ----------------------------------------------------------------------
-def _output_error(exc: Exception) -> OutputError:
+def _output_error(exc: Exception, encoding: str | None) -> OutputError:
     if isinstance(exc, UnicodeEncodeError):
         msg = (
-            f"standard output ({exc.encoding}) cannot show {exc.object[exc.start : exc.end]!r}. "
+            f"standard output ({encoding or exc.encoding}) cannot show {exc.object[exc.start : exc.end]!r}. "
             "Hint: set PYTHONIOENCODING=utf-8, or write to a file."
         )
     else:
@@ -159,7 +162,7 @@ class _Guarded:
         except BrokenPipeError:
             raise
         except (OSError, UnicodeEncodeError) as exc:
-            raise _output_error(exc) from exc
+            raise _output_error(exc, getattr(self._stream, "encoding", None)) from exc
 
     def flush(self) -> None:
         try:
@@ -167,7 +170,7 @@ class _Guarded:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise _output_error(exc) from exc
+            raise _output_error(exc, getattr(self._stream, "encoding", None)) from exc
 
     @property
     def buffer(self) -> Any:
@@ -192,12 +195,12 @@ def guarded_stdout() -> Iterator[TextIO]:
 
 
 def silence_stdout() -> None:
-    """After a broken pipe: point file descriptor 1 at /dev/null so that the interpreter's
-    last flush does not fail again (in a process whose stdout is a file descriptor)."""
-    stream: IO[str] | None = sys.__stdout__
+    """After a broken pipe: point standard output's file descriptor at /dev/null so that the
+    interpreter's last flush does not fail again (when it is a file descriptor at all)."""
+    stream: IO[str] | None = sys.stdout
     try:
         fd = stream.fileno() if stream is not None else -1
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # (io.UnsupportedOperation is both)
         return
     if fd >= 0:
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -209,12 +209,15 @@ def refuse_empty(result: Any) -> None:
     if result.left_out:
         why = (
             f"{len(result.left_out)} queries were left out because their judgments changed since the "
-            "snapshot. Hint: take a new snapshot with irframe snapshot"
+            "snapshot. Hint: take a new snapshot (irframe snapshot)."
         )
     else:
-        why = "no query has a value on both sides. Hint: do the runs and the baseline share judged queries?"
+        why = (
+            "no query has a value on both sides (null values in the baseline, or no judged query "
+            "in common). Hint: check the baseline and the candidate's query ids."
+        )
     what = "0 queries" if len(empty) == len(rows) else f"no values of {', '.join(empty)}"
-    msg = f"the check compared {what} against {result.baseline}: {why}."
+    msg = f"the check compared {what} against {result.baseline}: {why}"
     raise EmptyInputError(msg)
 
 

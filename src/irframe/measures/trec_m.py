@@ -149,7 +149,8 @@ def resolve(specs: Sequence[str], rel: float | None = None, gain: str | None = N
     A measure left unchanged keeps the user's spelling as its label; a changed one is
     labelled by its canonical form, e.g. ``P(rel=2)@5``.  trec_eval names keep their
     meaning: ``--rel`` applies to them (like trec_eval's ``-l``), ``--gain`` does not
-    (``ndcg_cut_10`` is linear by definition).
+    (``ndcg_cut_10`` is linear by definition).  Two spellings that end with one label
+    (``P@5 --rel 2`` and ``P(rel=2)@5``) are one measure.
 
     Examples
     --------
@@ -158,7 +159,11 @@ def resolve(specs: Sequence[str], rel: float | None = None, gain: str | None = N
     >>> [(a.label, a.counted, a.all_only) for a in resolve(["num_ret", "gm_map"])]
     [('num_ret', True, False), ('gm_map', False, True)]
     """
-    return [_asked(spec, rel, gain) for spec in expand_groups(specs)]
+    by_label: dict[str, Asked] = {}
+    for spec in expand_groups(specs):
+        a = _asked(spec, rel, gain)
+        by_label.setdefault(a.label, a)
+    return list(by_label.values())
 
 
 def resolve_measures(
