@@ -206,3 +206,17 @@ def test_progress_of_an_out_of_core_run_only_when_asked(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     assert "bucket" in shown.stderr
     assert run_cli(*args, "--progress", "--quiet").stderr == ""
+
+
+def test_a_quoted_glob_of_trec_files_is_one_run(tmp_path: Path) -> None:
+    from irframe.datasets import golden_paths
+
+    paths = golden_paths()
+    lines = paths.runs["bm25"].read_text().splitlines()
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "a.run").write_text("".join(f"{ln}\n" for ln in lines if ln < "q2"))
+    (tmp_path / "parts" / "b.run").write_text("".join(f"{ln}\n" for ln in lines if ln >= "q2"))
+    whole = run_cli("eval", paths.qrels, paths.runs["bm25"], "-q", "-f", "trec", "-m", "P_5")
+    parts = run_cli("eval", paths.qrels, tmp_path / "parts" / "*.run", "-q", "-f", "trec", "-m", "P_5")
+    assert parts.returncode == 0, parts.stderr
+    assert parts.stdout == whole.stdout  # one system, named by its run tag (bm25)

@@ -189,13 +189,47 @@ def test_sigint_exits_130_and_says_so(tmp_path: Path) -> None:
     plugin = tmp_path / "slow.py"
     plugin.write_text("import sys, time\nprint('ready', file=sys.stderr, flush=True)\ntime.sleep(60)\n")
     cmd = [sys.executable, "-m", "irframe", "eval", QRELS, BM25, "--plugin", str(plugin)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    assert proc.stderr.readline().strip() == "ready"
-    start = time.monotonic()
-    os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+
+    def default_sigint() -> None:  # (a job started in the background inherits SIGINT ignored)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    with subprocess.Popen(cmd, preexec_fn=default_sigint, **pipes) as proc:  # type: ignore[call-overload]  # noqa: PLW1509
+        try:
+            assert proc.stderr.readline().strip() == "ready"
+            start = time.monotonic()
+            os.kill(proc.pid, signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
     assert proc.returncode == 130
     assert err.strip() == "irframe: interrupted"
     assert out == ""
     assert time.monotonic() - start < 10
+
+
+def test_snapshot_and_check_read_a_column_convention(tmp_path: Path) -> None:
+    """``--columns pyterrier`` is applied where the tables are read, for every subcommand
+    (snapshot and check accepted it and ignored it: issue 35 class 4)."""
+    run = irframe.read_trec_run(HYBRID).rename({"query_id": "qid", "doc_id": "docno"})
+    run.write_csv(tmp_path / "hybrid.csv")
+    irframe.read_trec_run(BM25).rename({"query_id": "qid", "doc_id": "docno"}).write_csv(
+        tmp_path / "bm25.csv"
+    )
+    qrels = irframe.read_trec_qrels(QRELS).rename(
+        {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
+    )
+    qrels.write_csv(tmp_path / "qrels.csv")
+    files = [tmp_path / "qrels.csv", tmp_path / "hybrid.csv"]
+    snap = tmp_path / "s.json"
+    assert run_cli("snapshot", *files, "--columns", "pyterrier", "-o", snap, "--no-config").returncode == 0
+    trec = tmp_path / "t.json"
+    assert run_cli("snapshot", QRELS, HYBRID, "-o", trec, "--no-config").returncode == 0
+    assert json.loads(snap.read_text())["queries"] == json.loads(trec.read_text())["queries"]
+    res = run_cli(
+        "check", *files, "-b", tmp_path / "bm25.csv", "--columns", "pyterrier", "--no-config", "-f", "json"
+    )
+    assert res.returncode == 0, res.stderr
+    same = run_cli("check", QRELS, HYBRID, "-b", BM25, "--no-config", "-f", "json")
+    got, want = json.loads(res.stdout), json.loads(same.stdout)
+    assert [r["delta"] for r in got["comparisons"]] == [r["delta"] for r in want["comparisons"]]

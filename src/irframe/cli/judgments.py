@@ -139,7 +139,7 @@ def _trec_text(merged: Any) -> str:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Run ``irframe judgments merge``."""
-    from irframe._golden.judgments import add_judgments
+    from irframe import add_judgments
     from irframe.io.sheets import read_judging_sheet
     from irframe.io.sniff import load
 

@@ -119,7 +119,7 @@ def _read(
 
 def cmd_pool(args: argparse.Namespace) -> int:
     """Run ``irframe pool``."""
-    from irframe._golden.pool import pool
+    from irframe import pool
     from irframe.io.sheets import sheet_format, write_judging_sheet
 
     qrels_path, run_paths = _inputs(args)
