@@ -250,3 +250,12 @@ def test_a_check_of_measures_without_values_is_a_data_error(files: dict[str, str
     res = run_cli("check", QRELS, HYBRID, "-b", str(nulls), "--no-config")
     assert res.returncode == Exit.ERROR  # was 0
     _one_error_line(res, f"the check compared no values of R@100 against {nulls}")
+
+
+def test_an_internal_error_while_evaluating_names_the_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import irframe.functions
+
+    monkeypatch.setattr(irframe.functions, "evaluate_both", _panic)
+    res = run_cli("eval", QRELS, BM25, DENSE)
+    assert res.returncode == Exit.ERROR
+    _one_error_line(res, f"internal error (polars panicked) while evaluating {BM25}, {DENSE} against {QRELS}")

@@ -161,6 +161,7 @@ class Inputs:
     queries: pl.DataFrame | None
     columns: Columns
     progress: bool
+    names: str = "the runs"  # what was read, for messages: "a.run, b.run against qrels.txt"
 
     @property
     def measures(self) -> list[Measure]:
@@ -215,7 +216,7 @@ def read_inputs(args: argparse.Namespace, default_measures: Sequence[str], *, la
 
     ``lazy``: the table runs are scanned, not read (for ``--memory-limit``).
     """
-    from irframe.io.sniff import load, load_queries, load_runs, scan_runs
+    from irframe.io.sniff import load, load_queries, load_runs, scan_runs, source_name
     from irframe.measures.diversity import is_diversity
 
     qrels_path, sources = run_sources(args)
@@ -247,7 +248,8 @@ def read_inputs(args: argparse.Namespace, default_measures: Sequence[str], *, la
     for note in notes if not getattr(args, "quiet", False) else []:
         print(f"irframe: note: {note}", file=sys.stderr)
     queries = load_queries(args.queries, {}) if getattr(args, "queries", None) else None
-    return Inputs(asked, qrels, runs, queries, columns, progress)
+    said = ", ".join(source_name(s) for s in sources) + (f" against {qrels_path}" if qrels_path else "")
+    return Inputs(asked, qrels, runs, queries, columns, progress, said)
 
 
 def _reading(progress: bool) -> Any:

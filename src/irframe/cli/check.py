@@ -184,6 +184,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
         "queries": load_queries(str(queries_path), columns.mapping) if queries_path else None,
         "paths": (qrels_path, cand_path, str(base_path)),
         "columns": columns,
+        "names": f"{cand_path} against {base_path} and {qrels_path}",
     }
     return frames, config
 
@@ -243,7 +244,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     measures = (
         args.measures or config.get("measures") or (None if snapshot_baseline else list(DEFAULT_MEASURES))
     )
-    with _progress("checking", progress):
+    with _progress(f"checking {frames['names']}", progress):
         result = check(
             frames["candidate"],
             frames["qrels"],

@@ -80,7 +80,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from irframe import compare_report
 
     inputs = read_inputs(args, DEFAULT_MEASURES)
-    with _progress("comparing", inputs.progress):
+    with _progress(f"comparing {inputs.names}", inputs.progress):
         report = compare_report(
             inputs.runs,
             inputs.qrels,

@@ -148,7 +148,7 @@ def _evaluate(
     """The per-query rows and the means, relabelled as asked (out of core: only the one
     the output shows, unless ``trec`` needs both)."""
     opts = {**inputs.options(args), "depth": args.depth}
-    with _progress("evaluating", inputs.progress):
+    with _progress(f"evaluating {inputs.names}", inputs.progress):
         if args.memory_limit is None:
             per_query, means = _in_memory(inputs, by, opts)  # one engine pass
         elif trec:  # two passes: the per-query lines and the means
