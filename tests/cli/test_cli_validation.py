@@ -82,15 +82,17 @@ def test_an_incomplete_cutoff_suggests_the_family(given: str, meant: str) -> Non
 
 def test_each_measure_is_parsed_once_under_trec_format(monkeypatch: pytest.MonkeyPatch) -> None:
     """``-f trec`` asks a measure's label, its trec_eval name, whether it is a count, whether
-    it is shown in ``all`` only, its gain: all from one parse (6 before)."""
+    it is shown in ``all`` only, its gain: all from one parse (6 before), and the engine is
+    given the parsed measures.  (Every parse of a string looks it up in the parser's memo.)"""
     parsed: list[str] = []
-    real = irframe.measures._parse._from_trec
 
-    def counting(text: str) -> object:
-        parsed.append(text)
-        return real(text)
+    class Counting(dict[str, object]):
+        def get(self, key: str, default: object = None) -> object:
+            parsed.append(key)
+            return super().get(key, default)
 
-    monkeypatch.setattr(irframe.measures._parse, "_from_trec", counting)
+    memo = Counting()
+    monkeypatch.setattr(irframe.measures._parse, "_parsed", lambda: memo)
     specs = ["map", "P_5", "nDCG@10", "num_ret", "gm_map", "ndcg_cut_10"]
     res = run_cli("eval", QRELS, BM25, *[a for m in specs for a in ("-m", m)], "-q", "-f", "trec")
     assert res.returncode == 0, res.stderr
