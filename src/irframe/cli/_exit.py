@@ -96,7 +96,9 @@ def exit_code(exc: BaseException) -> Exit:
     """The exit code of a command that raised ``exc``."""
     if isinstance(exc, KeyboardInterrupt):
         return Exit.INTERRUPTED
-    if isinstance(exc, BrokenPipeError | OutputError):
+    from irframe.exceptions import OutputFileError
+
+    if isinstance(exc, BrokenPipeError | OutputError | OutputFileError):
         return Exit.OUTPUT
     return Exit.ERROR
 
@@ -129,9 +131,14 @@ def _stage_of(exc: BaseException) -> str | None:
 
 @contextmanager
 def writing(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Writing the file ``path``: an operating-system error is an :class:`OutputError`."""
+    """Writing the file ``path``: an operating-system error is an :class:`OutputError`
+    (the library's :class:`~irframe.exceptions.OutputFileError` keeps its message)."""
+    from irframe.exceptions import OutputFileError
+
     try:
         yield
+    except OutputFileError as exc:
+        raise OutputError(str(exc)) from exc
     except OSError as exc:
         reason = exc.strerror or str(exc)
         msg = f"cannot write {os.fspath(path)!r}: {reason}"

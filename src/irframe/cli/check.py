@@ -198,30 +198,6 @@ def _print(result: Any, fmt: str) -> None:
         _write(result.report(ascii=not markers_encodable()), sys.stdout)
 
 
-def refuse_empty(result: Any) -> None:
-    """Only a check that compared something can pass: a measure with no query valued on
-    both sides (0 queries, or no values) is a data error, exit 2, not a pass."""
-    from irframe.exceptions import EmptyInputError
-
-    rows = [r for r in result.comparisons.iter_rows(named=True) if r["group"] == "all"]
-    empty = [r["measure"] for r in rows if not r["n_queries"]]
-    if not empty:
-        return
-    if result.left_out:
-        why = (
-            f"{len(result.left_out)} queries were left out because their judgments changed since the "
-            "snapshot. Hint: take a new snapshot (irframe snapshot)."
-        )
-    else:
-        why = (
-            "no query has a value on both sides (null values in the baseline, or no judged query "
-            "in common). Hint: check the baseline and the candidate's query ids."
-        )
-    what = "0 queries" if len(empty) == len(rows) else f"no values of {', '.join(empty)}"
-    msg = f"the check compared {what} against {result.baseline}: {why}"
-    raise EmptyInputError(msg)
-
-
 def _with_pool_command(result: Any, paths: tuple[str, str, str], depth: int) -> Any:
     """The result with ``irframe pool`` of these files (the baseline unless a snapshot)."""
     import dataclasses
@@ -267,7 +243,6 @@ def cmd_check(args: argparse.Namespace) -> int:
             **frames["columns"].evaluate_kwargs,
             **{k: _setting(args, config, k) for k in _DEFAULTS},
         )
-    refuse_empty(result)
     if result.pool_command is not None:  # the files of this command line
         result = _with_pool_command(result, frames["paths"], args.holes_depth)
     _print(result, args.format)

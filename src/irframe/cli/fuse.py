@@ -96,7 +96,7 @@ def add_parser(sub: SubParsers) -> None:
 def _write_atomic(fused: pl.DataFrame, out: Path, tag: str, names: dict[str, Any]) -> None:
     """Write to a temporary file beside ``out``, then rename it over ``out``."""
     from irframe.io import write_trec_run
-    from irframe.io.sheets import atomic_write
+    from irframe.io._atomic import atomic_write
 
     with writing(out), atomic_write(out) as tmp:
         write_trec_run(fused, tmp, tag=tag, **names)

@@ -107,7 +107,7 @@ def _output_format(args: argparse.Namespace) -> str:
 def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
     """The merged qrels as ``fmt``, atomically to -o or to stdout."""
     from irframe.io import write_trec_qrels
-    from irframe.io.sheets import atomic_write
+    from irframe.io._atomic import atomic_write
 
     if fmt == "parquet" and args.output is None:
         msg = "a parquet output needs -o FILE"

@@ -1,24 +1,22 @@
 """Writing a frame to a file in the format of its name, atomically, or to a text stream.
 
-Every writer of irframe's outputs (judging sheets, the command line's tables) goes
-through :func:`write_frame`; a path is written through :func:`atomic_write`: to a
-temporary file in the target's directory, renamed over the target once complete, so an
-interrupted write (a full disk, a crash) never leaves half a file or destroys the old one.
+Every writer of tables by format (judging sheets, the command line's tables) goes
+through :func:`write_frame`; a path is written through :func:`irframe.io._atomic.atomic_write`,
+so an interrupted write (a full disk, a crash) never leaves half a file or destroys the old one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
+
+from irframe.io._atomic import atomic_write
 
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["WriteFormat", "atomic_write", "format_of", "write_frame"]
+__all__ = ["WriteFormat", "format_of", "write_frame"]
 
 WriteFormat = Literal["parquet", "csv", "tsv", "jsonl", "json", "lines"]
 _BY_SUFFIX: dict[str, WriteFormat] = {
@@ -40,45 +38,6 @@ def format_of(path: str | os.PathLike[str]) -> WriteFormat:
     ('parquet', 'jsonl', 'tsv')
     """
     return _BY_SUFFIX.get(Path(path).suffix.lower(), "tsv")
-
-
-def _new_file_mode() -> int:
-    """The mode a newly created file gets (0o666 less the umask)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success it replaces ``path`` (one rename).
-
-    The temporary file keeps ``path``'s last suffix (``.gz`` writers see ``.gz``); on an
-    error it is removed and ``path`` is left as it was.  A replaced file keeps its mode.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> with atomic_write(out) as tmp:
-    ...     _ = tmp.write_text("q1 0 d1 1\\n")
-    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
-    ('q1 0 d1 1\\n', ['qrels.txt'])
-    """
-    target = Path(path)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        tmp.chmod(mode)
-        tmp.replace(target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_frame(

@@ -34,7 +34,7 @@ from irframe.io._atomic import atomic_write
 from irframe.io._lines import raise_bad_line
 from irframe.io._parse import QRELS, WS
 from irframe.io._source import PathOrFile, open_source
-from irframe.io._write import atomic_write, write_frame
+from irframe.io._write import write_frame
 from irframe.io.trec import _check_ids, _need, _to_polars
 
 __all__ = [

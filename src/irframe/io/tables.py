@@ -122,7 +122,12 @@ def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
 
 
 def _scan(
-    files: list[Path], fmt: TableFormat, mapping: Mapping[str, str], role: TableRole | None = None, *, hive: bool
+    files: list[Path],
+    fmt: TableFormat,
+    mapping: Mapping[str, str],
+    role: TableRole | None = None,
+    *,
+    hive: bool,
 ) -> pl.LazyFrame:
     source: Path | list[Path] = files[0] if len(files) == 1 else files
     sep = "," if fmt == "csv" else "\t"
