@@ -144,12 +144,25 @@ def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any
 
 def _baseline(path: str, mapping: dict[str, str], stdin: bytes | None) -> Any:
     """A snapshot (read here: the report names it by ``path`` as given, relative to the
-    working directory for a config's path) or a run read like the candidate."""
-    from irframe import read_snapshot
-    from irframe._check.snapshot import is_snapshot_file
+    working directory for a config's path) or a run read like the candidate.
+
+    A baseline that can be read only once (``-``, a pipe such as ``<(cat base.json)``) is
+    read once and recognised by its content, as :func:`irframe.check` does.
+    """
+    from pathlib import Path
+
+    from irframe import Snapshot, read_snapshot
+    from irframe._check.snapshot import is_snapshot, is_snapshot_file
     from irframe.io.sniff import load_runs
 
-    if path != "-" and is_snapshot_file(path):
+    p = Path(path)
+    pipe = path != "-" and p.exists() and not (p.is_file() or p.is_dir())
+    once = stdin if path == "-" else p.read_bytes() if pipe else None
+    if once is not None:
+        if is_snapshot(once[:65536]):
+            return Snapshot.from_json(once, name="<stdin>" if path == "-" else path)
+        return load_runs(["-"], mapping, once)  # (its rows named as standard input's)
+    if is_snapshot_file(path):
         return read_snapshot(path)
     return load_runs([path], mapping, stdin)
 
