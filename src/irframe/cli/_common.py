@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from irframe._escape import terminal
 from irframe._input.options import CHOICES, PRESETS, Options
 from irframe.cli._exit import stage
 from irframe.exceptions import CliError
@@ -36,6 +37,7 @@ __all__ = [
     "markers_encodable",
     "refuse_overwriting_inputs",
     "render_table",
+    "shown",
     "write_table",
 ]
 
@@ -298,7 +300,19 @@ def _fmt_value(v: object, decimals: int = 4) -> str:
         return "-"
     if isinstance(v, float):
         return f"{v:.{decimals}f}"
-    return str(v)
+    return terminal(str(v))  # (ids, names and segment values come from the data)
+
+
+def shown(text: str) -> str:
+    r"""Text for a terminal: each line's unprintable characters (``ESC``, ``\r``, bidirectional
+    overrides) shown as escapes (:func:`irframe._escape.terminal`), the line breaks kept.
+
+    Examples
+    --------
+    >>> shown("q1\x1b[2J\nq2\r")
+    'q1\\x1b[2J\nq2\\r'
+    """
+    return "\n".join(terminal(line) for line in text.split("\n"))
 
 
 def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] = ()) -> str:
@@ -320,7 +334,7 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
     for c in mark_best:
         if c in numeric and df[c].drop_nulls().len():
             best[c] = df[c].max()
-    cells = [[c + " " if c in best else c for c in cols]]
+    cells = [[terminal(c) + (" " if c in best else "") for c in cols]]
     for row in df.iter_rows():
         line = []
         for c, v in zip(cols, row, strict=True):

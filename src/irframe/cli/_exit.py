@@ -255,7 +255,9 @@ def one_line(exc: BaseException) -> str:
         text = text.replace(library, cli)
     text = _COLUMN_KEYWORD.sub(_column_hint, text)
     text = _COLUMNS_PRESET.sub(r"--columns \1", text)
-    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+    from irframe._escape import terminal
+
+    return terminal(" ".join(part.strip() for part in text.splitlines() if part.strip()))
 
 
 def _known(exc: BaseException) -> bool:

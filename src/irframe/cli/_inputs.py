@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from irframe._escape import terminal
 from irframe.cli._common import _progress
 from irframe.exceptions import CliError
 
@@ -246,7 +247,7 @@ def read_inputs(args: argparse.Namespace, default_measures: Sequence[str], *, la
             if getattr(args, "run_files_are", None) is None:
                 refuse_disjoint_systems(runs, sources)
     for note in notes if not getattr(args, "quiet", False) else []:
-        print(f"irframe: note: {note}", file=sys.stderr)
+        print(f"irframe: note: {terminal(note)}", file=sys.stderr)
     queries = load_queries(args.queries, {}) if getattr(args, "queries", None) else None
     said = ", ".join(source_name(s) for s in sources) + (f" against {qrels_path}" if qrels_path else "")
     return Inputs(asked, qrels, runs, queries, columns, progress, said)

@@ -17,6 +17,7 @@ from irframe.cli._common import (
     _default_format,
     _emit,
     _write,
+    shown,
     write_table,
 )
 
@@ -132,7 +133,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         write_table(result.disagreements, args.disagreements)
     fmt = args.format or _default_format(sys.stdout)
     if fmt == "table":
-        _write(result.to_text(top=args.top), sys.stdout)
+        _write(shown(result.to_text(top=args.top)), sys.stdout)
     else:
         _emit(result.pairs, fmt, sys.stdout, precision=args.precision)
     return 0

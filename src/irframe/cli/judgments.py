@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from irframe.cli._common import CliError, SubParsers, _common, refuse_overwriting_inputs, write_table
+from irframe.cli._common import CliError, SubParsers, _common, refuse_overwriting_inputs, shown, write_table
 from irframe.cli._exit import writing
 
 __all__ = ["add_parser", "cmd_merge", "parse_scale"]
@@ -167,7 +167,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if args.changes:
         write_table(merge.changes, args.changes, "tsv")
     if not args.quiet:
-        print(f"irframe: {merge}", file=sys.stderr)
+        print(f"irframe: {shown(str(merge))}", file=sys.stderr)
         extra = [c for c in merge.qrels.columns if c not in ("query_id", "doc_id", "relevance")]
         if fmt == "trec" and extra:
             print(f"irframe: note: TREC qrels hold no {', '.join(extra)} column(s); -f tsv keeps them",

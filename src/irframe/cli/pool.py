@@ -14,6 +14,7 @@ from irframe.cli._common import (
     _common,
     _progress,
     refuse_overwriting_inputs,
+    shown,
     write_table,
 )
 from irframe.cli._exit import writing
@@ -106,7 +107,7 @@ def _read(
     notes: list[str] = []
     runs = load_runs(run_paths, columns.renames("run"), stdin, None, notes)
     for note in notes if not args.quiet else []:
-        print(f"irframe: note: {note}", file=sys.stderr)
+        print(f"irframe: note: {shown(note)}", file=sys.stderr)
     kwargs: dict[str, Any] = {"order": columns.order, "duplicates": args.duplicates}
     if args.queries:
         kwargs["queries"] = load_queries(args.queries, mapping)
@@ -147,5 +148,5 @@ def cmd_pool(args: argparse.Namespace) -> int:
         write_table(result.coverage, args.coverage, "tsv")
     if not args.quiet:
         where = f"; wrote {args.output}" if args.output else ""
-        print(f"irframe: {result}{where}", file=sys.stderr)
+        print(f"irframe: {shown(str(result))}{where}", file=sys.stderr)
     return 0

@@ -7,7 +7,7 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
-from irframe.cli._common import SubParsers, _common, _mapping, write_table
+from irframe.cli._common import SubParsers, _common, _mapping, shown, write_table
 
 if TYPE_CHECKING:
     import polars as pl
@@ -103,11 +103,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
         write_table(result.segments, args.segments)
     if args.output:
         write_table(result.queries, args.output)
-        sys.stdout.write(result.to_text() + "\n")
+        sys.stdout.write(shown(result.to_text()) + "\n")
         if not args.quiet:
             print(f"irframe: wrote {args.output} ({result.n} queries)", file=sys.stderr)
     else:
         sys.stdout.write(result.queries.write_csv(separator="\t"))
         if not args.quiet:
-            print(result.to_text(), file=sys.stderr)
+            print(shown(result.to_text()), file=sys.stderr)
     return 0
