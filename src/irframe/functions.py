@@ -25,6 +25,7 @@ __all__ = [
     "ap",
     "bpref",
     "evaluate",
+    "evaluate_both",
     "judged",
     "mrr",
     "ndcg",
@@ -579,3 +580,51 @@ def tied_at_cutoff(run: FrameT, k: int, **options: Any) -> FrameT:
     opts = Options.build("tied_at_cutoff", **options)
     lf, origin = to_lazy(run, "run")
     return from_lazy(straddles(lf, k, opts), origin)  # type: ignore[no-any-return]
+
+
+def evaluate_both(
+    run: FrameT,
+    measures: MeasureLike | Iterable[MeasureLike],
+    qrels: Any = None,
+    **options: Any,
+) -> tuple[FrameT, FrameT]:
+    """The per-query values and the means, from one pass of the engine.
+
+    The same two frames as ``evaluate(run, measures, qrels, per_query=True, **options)``
+    and ``evaluate(run, measures, qrels, **options)``, for the cost of one when ``run`` is
+    evaluated in process (pandas, polars); other backends (Dask, Spark, parquet paths)
+    evaluate twice, as the two calls would.
+
+    Parameters
+    ----------
+    run, measures, qrels
+        As for :func:`evaluate`.
+    **options
+        :func:`evaluate`'s keyword options (``by``, ``missing``, ``columns``, ``queries``,
+        the column names, backend options), except ``per_query``.
+
+    Returns
+    -------
+    tuple of two frames of ``run``'s type
+        ``(per_query, means)``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from irframe.functions import evaluate_both
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"],
+    ...                     "rank": [1, 2, 1], "relevance": [0, 1, 1]})
+    >>> per_query, means = evaluate_both(run, ["RR", "P@1"])
+    >>> per_query["RR"].to_list(), means.select("RR", "P@1", "n_queries").row(0)
+    ([0.5, 1.0], (0.75, 0.5, 2))
+    """
+    if "per_query" in options:
+        msg = "evaluate_both() gives both tables: drop per_query=... (or call evaluate)."
+        raise InvalidParameterError(msg)
+    if backend_for(run).name != "in-process":
+        per_query = evaluate(run, measures, qrels, per_query=True, **options)
+        return per_query, evaluate(run, measures, qrels, **options)
+    from irframe._backends.local import evaluate_pair
+
+    pair: tuple[FrameT, FrameT] = evaluate_pair(run, measures, qrels, **options)
+    return pair

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import irframe
+from cli_runner import run_cli
 from irframe.cli import main
 from irframe.datasets import golden_paths
 from irframe.io import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
@@ -36,20 +37,33 @@ def test_exit_2_on_usage_and_data_errors(tmp_path: Path, capsys: pytest.CaptureF
     assert "no baseline" in capsys.readouterr().err
     assert main(["check", QRELS, HYBRID, "--baseline", BM25, "-m", "nDGC@10", "--no-config"]) == 2
     assert "irframe: error:" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as info:
-        main(["check", QRELS, HYBRID, "--baseline", BM25, "--fail-on", "sometimes"])
-    assert info.value.code == 2
+    # issue 34: main returns argparse's usage code (it raised SystemExit)
+    assert main(["check", QRELS, HYBRID, "--baseline", BM25, "--fail-on", "sometimes"]) == 2
 
 
-def test_subprocess_exit_codes() -> None:
+def test_exit_codes_as_a_process_sees_them() -> None:
     def code(*args: str) -> int:
-        return subprocess.run(
-            [sys.executable, "-m", "irframe", *args], check=False, capture_output=True, timeout=120
-        ).returncode
+        return run_cli(*args).returncode
 
     assert code("check", QRELS, HYBRID, "--baseline", BM25, "--no-config") == 0
     assert code("check", QRELS, DENSE, "--baseline", BM25, "--no-config") == 1
     assert code("check", QRELS, DENSE, "--no-config") == 2
+
+
+def test_a_reader_that_goes_away_never_passes_the_gate() -> None:
+    """``check ... -f markdown | true`` (issue 35): a real process whose stdout is a pipe
+    closed before it writes a regression's report exits 3, not 0 (nor 1: the report was
+    not delivered).  (The pass case, in process: tests/cli/test_exit_codes.py.)"""
+    args = ["check", QRELS, DENSE, "--baseline", BM25, "--no-config", "-f", "markdown"]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    proc = subprocess.Popen([sys.executable, "-m", "irframe", *args], **pipes)  # type: ignore[call-overload]
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.close()  # (the reader is gone before anything is written)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 3, err
+    assert "Traceback" not in err
 
 
 def test_degraded_file_fails_and_names_queries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

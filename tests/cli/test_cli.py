@@ -1,4 +1,5 @@
-"""The ``irframe`` command, run as a subprocess: outputs parsed back and checked against the library."""
+"""The ``irframe`` command, run in process (:mod:`cli_runner`; a few real subprocesses check
+the entry point, broken pipes and imports): outputs parsed back and checked against the library."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
+from cli_runner import run_cli
 from irframe.cli import main, render_table, resolve_measures
 from irframe.io import read_trec_qrels, read_trec_runs
 
@@ -51,12 +53,12 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
-def run_cli(*args: str | Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``python -m irframe ARGS`` in a new process (the entry point itself)."""
     return subprocess.run(
         [sys.executable, "-m", "irframe", *map(str, args)],
         capture_output=True,
         text=True,
-        input=stdin,
         timeout=120,
         check=False,
     )
@@ -184,8 +186,9 @@ def test_table_output(files: dict[str, Path]) -> None:
     res = run_cli("eval", files["qrels.txt"], files["a.run"], files["b.run"], "-f", "table")
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0].split()[:6] == ["system", "nDCG@10", "P@10", "R@100", "RR", "AP"]
-    want = expected(files, ["nDCG@10", "P@10", "R@100", "RR", "AP"], False)
+    # issue 34: eval's default measures are check's and compare's (were nDCG@10 P@10 R@100 RR AP)
+    assert lines[0].split()[:4] == ["system", "nDCG@10", "RR", "R@100"]
+    want = expected(files, ["nDCG@10", "RR", "R@100"], False)
     alpha = lines[1].split()
     assert alpha[0] == "alpha"
     assert float(alpha[1].rstrip("*")) == pytest.approx(want["nDCG@10"][0], abs=5e-5)
@@ -224,7 +227,7 @@ def test_missing_by_and_rel_options(files: dict[str, Path]) -> None:
         assert got["AP"][0] == pytest.approx(want["AP"][0])
         assert got["n_queries"][0] == want["n_queries"][0]
     res = run_cli("eval", files["qrels.txt"], files["a.run"], "-m", "AP", "--missing", "error")
-    assert res.returncode == 1  # a data error (issue 12 item 10: was 2)
+    assert res.returncode == 2  # a data error (issue 34's one contract; issue 12 had made it 1)
     assert res.stderr.startswith("irframe: error: ")
     assert "q3" in res.stderr
 
@@ -334,20 +337,20 @@ def test_stdin_run(files: dict[str, Path]) -> None:
     assert got["AP"][0] == pytest.approx(want["AP"][0])
 
 
-# issue 12 item 10: data and measure errors exit 1 (they exited 2 before), usage errors 2
+# issue 34 item 4: one contract, usage and data errors alike exit 2 (issue 12 had made data errors 1)
 @pytest.mark.parametrize(
     ("args", "needle", "code"),
     [
-        (["eval", "{qrels}", "{missing}"], "does not exist", 1),
-        (["eval", "{qrels}", "{a}", "-m", "nDGC@10"], "Unknown measure", 1),
-        (["eval", "{qrels}", "{a}", "-m", "P@0"], "'k' parameter", 1),
-        (["eval", "{qrels}", "{bad}"], "bad.run:2: malformed run line", 1),
-        (["eval", "{qrels}", "{a}", "--by", "nope", "-f", "csv"], "nope", 1),
+        (["eval", "{qrels}", "{missing}"], "does not exist", 2),
+        (["eval", "{qrels}", "{a}", "-m", "nDGC@10"], "Unknown measure", 2),
+        (["eval", "{qrels}", "{a}", "-m", "P@0"], "'k' parameter", 2),
+        (["eval", "{qrels}", "{bad}"], "bad.run:2: malformed run line", 2),
+        (["eval", "{qrels}", "{a}", "--by", "nope", "-f", "csv"], "nope", 2),
         (["eval", "-", "-"], "standard input", 2),
         (["eval", "{qrels}", "{a}", "--precision", "-1"], "--precision", 2),
     ],
 )
-def test_errors_are_one_line_exit_1_or_2(
+def test_errors_are_one_line_exit_2(
     files: dict[str, Path], tmp_path: Path, args: list[str], needle: str, code: int
 ) -> None:
     (tmp_path / "bad.run").write_text("q1 Q0 a 1 1 t\nq1 Q0 b\n")
@@ -401,10 +404,18 @@ def test_measures_and_help() -> None:
     assert run_cli().returncode == 2
 
 
+def test_the_entry_point() -> None:
+    """``python -m irframe``: the one real process of these (help, version, no command)."""
+    assert run_process("--version").stdout.startswith("irframe ")
+    res = run_process()
+    assert res.returncode == 2
+    assert "eval" in res.stdout
+
+
 def test_main_in_process(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", str(files["qrels.txt"]), str(files["a.run"]), "-m", "RR", "-f", "tsv"]) == 0
     assert capsys.readouterr().out.startswith("system\tRR\t")
-    assert main(["eval", str(files["qrels.txt"]), "nonexistent.run"]) == 1  # data error (issue 12: was 2)
+    assert main(["eval", str(files["qrels.txt"]), "nonexistent.run"]) == 2  # data error (issue 34: was 1)
     assert "irframe: error:" in capsys.readouterr().err
 
 
@@ -464,7 +475,8 @@ def test_broken_pipe_is_quiet() -> None:
 
 def test_broken_pipe_during_trec_lines_is_quiet(tmp_path: Path) -> None:
     """``-q -f trec`` writes its per-query lines as bytes (polars' CSV writer): a reader
-    that stops early (``| head``) ends the command quietly, exit code 0, as for text."""
+    that stops early (``| head``) ends the command quietly, as for text, with exit code 3
+    (issue 35: the output was cut; it exited 0 before, which let ``check | reader`` pass)."""
     n = 3000  # x 9 lines (-m P): ~1 MB of output, far more than a pipe holds
     run = "".join(f"q{i} Q0 d{j} {j} {10 - j} t\n" for i in range(n) for j in range(1, 6))
     (tmp_path / "a.run").write_text(run)
@@ -478,7 +490,7 @@ def test_broken_pipe_during_trec_lines_is_quiet(tmp_path: Path) -> None:
     proc.stdout.close()  # the reader goes away with ~1 MB still to write
     err = proc.stderr.read().decode()
     proc.stderr.close()
-    assert proc.wait(timeout=60) == 0, err
+    assert proc.wait(timeout=60) == 3, err
     assert first.split(b"\t")[:2] == [b"P_5".ljust(22), b"q0"]
     assert err == ""
 
@@ -563,7 +575,7 @@ def test_trec_format_on_trec_eval_test_files(trec_eval_test_dir: Path) -> None:
 def test_duplicates_option(files: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "dup.run").write_text(RUN_A + "q1 Q0 a 9 0.5 alpha\n")
     res = run_cli("eval", files["qrels.txt"], tmp_path / "dup.run", "-m", "AP", "-f", "csv")
-    assert res.returncode == 1  # a data error (issue 12 item 10: was 2)
+    assert res.returncode == 2  # a data error (issue 34's one contract; issue 12 had made it 1)
     assert "duplicate" in res.stderr
     assert "--duplicates first" in res.stderr  # the library's hint, in command-line terms
     res = run_cli(

@@ -1,7 +1,7 @@
 """``irframe eval`` (and ``demo``) run the engine once for the per-query rows and the means.
 
 The per-query table and the means come from one collected table
-(:func:`irframe._backends.local.evaluate_pair`); they must equal two ``irframe.evaluate`` calls,
+(:func:`irframe.functions.evaluate_both`); they must equal two ``irframe.evaluate`` calls,
 which the rest of the suite checks against trec_eval and the plain-Python oracle.
 """
 
@@ -19,8 +19,8 @@ from polars.testing import assert_frame_equal
 
 import irframe
 from irframe import _engine as engine
-from irframe._backends.local import evaluate_pair
 from irframe.cli import main
+from irframe.functions import evaluate_both
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq1 0 z 3\nq2 0 a 1\nq2 0 d 2\nq3 0 e 1\n"
 RUN_A = (
@@ -134,7 +134,7 @@ def test_pair_equals_two_evaluate_calls(
     extra: dict[str, Any] = {}
     if "topic" in options.get("by", []):
         extra["queries"] = pl.DataFrame({"query_id": ["q1", "q2", "q3", "q9"], "topic": ["x", "y", "x", "y"]})
-    per_query, means = evaluate_pair(run, MEASURES, qrels, **options, **extra)
+    per_query, means = evaluate_both(run, MEASURES, qrels, **options, **extra)
     if kind == "polars":
         assert passes["in_memory"] == 1
     expected_pq = irframe.evaluate(run, MEASURES, qrels, per_query=True, **options, **extra)
@@ -151,11 +151,11 @@ def test_pair_equals_two_evaluate_calls(
 def test_pair_raises_as_evaluate_does(files: dict[str, str]) -> None:
     run, qrels = _frames("polars", files)
     with pytest.raises(irframe.exceptions.InvalidParameterError, match="missing"):
-        evaluate_pair(run, ["AP"], qrels, missing="ignore")
+        evaluate_both(run, ["AP"], qrels, missing="ignore")
     with pytest.raises(irframe.exceptions.InvalidParameterError, match="evaluate"):
-        evaluate_pair(run, ["AP"], qrels, bogus=1)
+        evaluate_both(run, ["AP"], qrels, bogus=1)
     with pytest.raises(irframe.exceptions.DuplicateRowsError, match=r"\('q1', 'c'\)"):
-        evaluate_pair(run, ["AP"], qrels)  # both runs rank c for q1: by="system" is needed
+        evaluate_both(run, ["AP"], qrels)  # both runs rank c for q1: by="system" is needed
 
 
 def test_pair_other_backends_evaluate_twice(files: dict[str, str], tmp_path: Path) -> None:
@@ -163,7 +163,7 @@ def test_pair_other_backends_evaluate_twice(files: dict[str, str], tmp_path: Pat
     run, qrels = _frames("polars", files)
     path = tmp_path / "run.parquet"
     run.write_parquet(path)
-    per_query, means = evaluate_pair(str(path), ["AP", "RR"], qrels, by="system")
+    per_query, means = evaluate_both(str(path), ["AP", "RR"], qrels, by="system")
     assert_frame_equal(
         per_query, irframe.evaluate(str(path), ["AP", "RR"], qrels, by="system", per_query=True)
     )

@@ -50,7 +50,7 @@ def test_one_trec_file_is_one_system_whatever_its_tags(
 
 def test_column_hints_use_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "run.tsv").write_text("qid\tdocno\tscore\nq01\tkb001\t1.0\n")
-    assert main(["eval", QRELS, str(tmp_path / "run.tsv")]) == 1  # a data error (issue 12: was 2)
+    assert main(["eval", QRELS, str(tmp_path / "run.tsv")]) == 2  # a data error (issue 34: was 1)
     err = capsys.readouterr().err
     assert "--map qid=query_id" in err
     assert "query_col=" not in err

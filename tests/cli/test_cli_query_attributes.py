@@ -39,7 +39,9 @@ def test_by_a_column_only_the_qrels_carry(tmp_path: Path, capsys: pytest.Capture
 
 def test_a_query_with_two_values_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = {**QRELS, "segment": ["head", "tail", "tail", "tail"]}
-    assert main(["eval", *_files(tmp_path, bad), "-m", "RR", "--by", "segment", "-f", "csv"]) == 1
+    assert (
+        main(["eval", *_files(tmp_path, bad), "-m", "RR", "--by", "segment", "-f", "csv"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     err = capsys.readouterr().err
     assert "'q1'" in err
     assert "several values" in err

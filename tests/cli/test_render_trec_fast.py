@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import examples
-from irframe.cli import _measures_util as mu
-from irframe.cli._measures_util import render_trec
+from irframe.io import trec_output as mu
+from irframe.io.trec_output import render_trec
 
 LABELS = ["AP", "P@10", "num_ret"]
 COUNTS = {"num_ret"}

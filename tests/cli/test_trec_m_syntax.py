@@ -6,11 +6,9 @@ from the trec_eval 10.0 binary (``IRFRAME_TREC_EVAL``; skipped with a message wi
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
+from cli_runner import run_cli
 from helpers import TREC_EVAL_TEST_DIR
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import parse_measure, parse_measures
@@ -51,8 +49,8 @@ def test_cli_prints_what_trec_eval_prints(spec: list[str]) -> None:
     qrels, run = TREC_EVAL_TEST_DIR / "qrels.test", TREC_EVAL_TEST_DIR / "results.test"
     ms = [a for s in spec for a in ("-m", s)]
     theirs = trec_eval.run_files(qrels, run, ms)
-    cmd = [sys.executable, "-m", "irframe", "eval", str(qrels), str(run), *ms, "-f", "trec"]
-    mine = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    mine = run_cli("eval", qrels, run, *ms, "-f", "trec")
+    assert mine.returncode == 0, mine.stderr
     expected = {(n, q): v for n, q, v in _lines(theirs) if n != "runid"}
     got = {(n, q): v for n, q, v in _lines(mine.stdout) if n not in ("runid", "num_q") or (n, q) in expected}
     assert set(got) == set(expected)  # the same names, in trec_eval's spelling

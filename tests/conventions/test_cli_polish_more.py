@@ -18,15 +18,15 @@ QRELS = str(G.paths.qrels)
 BM25 = str(G.paths.runs["bm25"])
 
 
-def test_data_errors_exit_1_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", QRELS, BM25, "-m", "nDGC@10"]) == 1  # measure error
-    assert main(["eval", QRELS, str(tmp_path / "none.run")]) == 1  # data error: no such file
+def test_data_errors_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 34's one contract: data errors exit 2 like usage errors (issue 12 had made them 1)
+    assert main(["eval", QRELS, BM25, "-m", "nDGC@10"]) == 2  # measure error
+    assert main(["eval", QRELS, str(tmp_path / "none.run")]) == 2  # data error: no such file
     (tmp_path / "bad.run").write_text("q01 Q0 a\n")
-    assert main(["eval", QRELS, str(tmp_path / "bad.run")]) == 1  # malformed line
+    assert main(["eval", QRELS, str(tmp_path / "bad.run")]) == 2  # malformed line
     assert main(["eval", "-", "-"]) == 2  # usage: two inputs from stdin
-    with pytest.raises(SystemExit) as info:  # argparse: unknown choice
-        main(["eval", QRELS, BM25, "--missing", "maybe"])
-    assert info.value.code == 2
+    # issue 34: main returns argparse's usage code (it raised SystemExit)
+    assert main(["eval", QRELS, BM25, "--missing", "maybe"]) == 2  # argparse: unknown choice
     capsys.readouterr()
 
 

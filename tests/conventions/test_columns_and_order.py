@@ -114,7 +114,7 @@ def test_cli_columns_and_order(tmp_path: Path, capsys: pytest.CaptureFixture[str
     pl.DataFrame(run).write_csv(tmp_path / "run.csv")
     qrels.write_csv(tmp_path / "qrels.csv")
     args = ["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv"), "-m", "RR", "-f", "json"]
-    assert main([*args, "--columns", "pyterrier"]) == 1  # rank and score disagree
+    assert main([*args, "--columns", "pyterrier"]) == 2  # rank and score disagree (issue 34: was 1)
     err = capsys.readouterr().err
     assert "--order rank or --order score" in err
     assert main([*args, "--columns", "pyterrier", "--order", "score"]) == 0
@@ -122,7 +122,7 @@ def test_cli_columns_and_order(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert f'"RR":{RR_SCORE}' in out
     (tmp_path / "plain.csv").write_text("qid,docno,score\n1,a,1.0\n")
     assert (
-        main(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "plain.csv"), "--columns", "irframe"]) == 1
+        main(["eval", str(tmp_path / "qrels.csv"), str(tmp_path / "plain.csv"), "--columns", "irframe"]) == 2
     )
     assert "--map qid=query_id" in capsys.readouterr().err
 
@@ -131,7 +131,9 @@ def test_cli_hint_names_the_convention(tmp_path: Path, capsys: pytest.CaptureFix
     from irframe.datasets import golden
 
     (tmp_path / "run.csv").write_text("qid,docno,score\nq01,kb001,1.0\n")
-    assert main(["eval", str(golden().paths.qrels), str(tmp_path / "run.csv")]) == 1
+    assert (
+        main(["eval", str(golden().paths.qrels), str(tmp_path / "run.csv")]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     err = capsys.readouterr().err
     assert "--map qid=query_id" in err
     assert "--columns pyterrier" in err

@@ -126,7 +126,9 @@ def test_overflow_reaches_the_cli_and_compare_as_the_same_error(
     (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 1030\n")
     (tmp_path / "r.run").write_text("q1 Q0 a 1 2.0 s\nq1 Q0 b 2 1.0 s\n")
     # a data error exits 1 (issue 12 item 10; it was 2)
-    assert main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.run"), "-m", "nDCG@10"]) == 1
+    assert (
+        main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.run"), "-m", "nDCG@10"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     err = capsys.readouterr().err
     assert "grade 1030" in err
     assert "--gain linear" in err

@@ -432,7 +432,7 @@ def _cli_known() -> bool:
 @pytest.mark.parametrize("group", ["all_trec", "official", "set"])
 def test_cli_groups_are_the_binarys(group: str, trec_eval: TrecEval) -> None:
     """``-m all_trec`` / ``official`` / ``set`` expand (from the registry) to the names trec_eval prints."""
-    from irframe.cli._measures_util import expand_groups, text_measures
+    from irframe.measures.trec_m import expand_groups, text_measures
 
     qrels, run = dataset("graded")
     out = trec_eval.evaluate(qrels, run, measures=[group])

@@ -100,7 +100,9 @@ def test_a_failed_fuse_leaves_the_old_output_and_no_temporary_file(
     out = tmp_path / "fused.run"
     out.write_text("old\n")
     out.chmod(0o640)
-    assert main(["fuse", str(a), str(b), "-o", str(out)]) == 1
+    assert (
+        main(["fuse", str(a), str(b), "-o", str(out)]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     assert "run 'a' has documents twice" in capsys.readouterr().err
     assert out.read_text() == "old\n"
     good = _run_file(tmp_path / "c.run", [("q1", "x", 2.0)], "c")
@@ -118,8 +120,9 @@ def test_usage_errors_speak_the_command_line(tmp_path: Path, capsys: pytest.Capt
     assert "The --weights option of irframe fuse must hold one number per run: 2" in capsys.readouterr().err
     assert main([*args, "--method", "wsum"]) == 2
     assert "--weights option of irframe fuse must be given" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main([*args, "--weights", "a=1,2"])
+    assert (
+        main([*args, "--weights", "a=1,2"]) == 2
+    )  # issue 34: main returns argparse's usage code (it raised SystemExit)
     assert "expected numbers W,W,... (in the order of the runs) or NAME=W" in capsys.readouterr().err
     assert main(["fuse", str(RUNS["bm25"]), "-o", str(tmp_path / "f.run")]) == 2
     assert "two or more" in capsys.readouterr().err

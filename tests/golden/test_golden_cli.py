@@ -112,7 +112,7 @@ def test_pool_errors(files: dict[str, str], tmp_path: Path, capsys: pytest.Captu
     assert "cannot tell the format" in capsys.readouterr().err
     dup = tmp_path / "dup.run"
     dup.write_text("q1 Q0 d1 1 2.0 X\nq1 Q0 d1 2 1.0 X\n")
-    assert main(["pool", files["qrels.txt"], str(dup)]) == 1  # a data error
+    assert main(["pool", files["qrels.txt"], str(dup)]) == 2  # a data error (issue 34: was 1)
     assert "--duplicates first" in capsys.readouterr().err
     assert main(["pool", files["qrels.txt"], str(dup), "--duplicates", "first", "--quiet"]) == 0
 
@@ -182,7 +182,7 @@ def test_merge_conflicts_and_errors(
         "q1 0 d1 3\nq2 0 d7 ?\nq5 0 dx 1\n"
     )  # d1 re-judged 3 (qrels: 1); q5 dx not asked: no marker
     args = ["judgments", "merge", files["qrels.txt"], str(stub)]
-    assert main(args) == 1
+    assert main(args) == 2  # issue 34: data errors exit 2, as usage errors (was 1)
     assert (
         "('q1', 'd1', 'qrels 1, sheet 3'). Hint: say which grade wins: --on-conflict sheet"
         in capsys.readouterr().err
@@ -191,7 +191,9 @@ def test_merge_conflicts_and_errors(
     captured = capsys.readouterr()
     assert captured.out == "q1 0 d1 3\nq2 0 d7 0\nq5 0 dx 1\n"
     assert "1 changed (the sheet's grade won)" in captured.err
-    assert main([*args, "--on-conflict", "qrels", "--scale", "0,1,2"]) == 1
+    assert (
+        main([*args, "--on-conflict", "qrels", "--scale", "0,1,2"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     assert "outside the scale [0, 1, 2]" in capsys.readouterr().err
     assert main([*args, "-o", files["qrels.txt"]]) == 2  # the output is an input
     assert Path(files["qrels.txt"]).read_text() == QRELS
@@ -200,9 +202,8 @@ def test_merge_conflicts_and_errors(
     assert main(["judgments", "merge", "--no-qrels", str(stub), "--on-conflict", "sheet"]) == 0
     assert capsys.readouterr().out == "q1 0 d1 3\nq5 0 dx 1\n"
     assert main(["judgments"]) == 2
-    with pytest.raises(SystemExit) as exc:  # argparse's usage error
-        main(["judgments", "merge", "--no-qrels", str(stub), "--scale", "3-1"])
-    assert exc.value.code == 2
+    # issue 34: main returns argparse's usage code (it raised SystemExit)
+    assert main(["judgments", "merge", "--no-qrels", str(stub), "--scale", "3-1"]) == 2
     assert "expected LOW-HIGH with LOW <= HIGH, got '3-1'" in capsys.readouterr().err
 
 
@@ -212,7 +213,9 @@ def test_merge_unasked_rows_of_a_pool_sheet(
     sheet = _filled_sheet(files, tmp_path)
     text = sheet.read_text() + "q1\tnew\t1\tann\t\t\t\t\n"  # a row typed in by hand: no n_systems
     sheet.write_text(text)
-    assert main(["judgments", "merge", files["qrels.txt"], str(sheet)]) == 1
+    assert (
+        main(["judgments", "merge", files["qrels.txt"], str(sheet)]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     assert "not in the pool the sheet was written from" in capsys.readouterr().err
     assert main(["judgments", "merge", files["qrels.txt"], str(sheet), "--unasked", "add", "--quiet"]) == 0
     assert "q1 0 new 1\n" in capsys.readouterr().out

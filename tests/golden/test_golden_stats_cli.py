@@ -12,8 +12,8 @@ import pytest
 
 import irframe
 from irframe.cli import main
-from irframe.cli._output import write_frame
 from irframe.datasets import golden, golden_paths
+from irframe.io._write import write_frame
 
 P = golden_paths()
 QRELS = str(P.qrels)
@@ -73,10 +73,14 @@ def test_sample_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     log = _log(tmp_path)
     assert main(["sample", str(log), "-n", "2", "--by", "segment", "--min-per-segment", "1"]) == 2
     assert "floors need n >= 3" in capsys.readouterr().err
-    assert main(["sample", str(log), "-n", "2", "--by", "intent"]) == 1
+    assert (
+        main(["sample", str(log), "-n", "2", "--by", "intent"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     err = capsys.readouterr().err
     assert "no segment column 'intent'" in err
-    assert main(["sample", str(tmp_path / "nope.tsv"), "-n", "2"]) == 1
+    assert (
+        main(["sample", str(tmp_path / "nope.tsv"), "-n", "2"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
 
 
 # --- agreement -------------------------------------------------------------------------------------
@@ -134,7 +138,9 @@ def test_agreement_stacked_file_and_tsv(tmp_path: Path, capsys: pytest.CaptureFi
 def test_agreement_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agreement", QRELS]) == 2
     assert "no judge column 'judge': give one QRELS file per judge" in capsys.readouterr().err
-    assert main(["agreement", QRELS, str(_llm(tmp_path)), "--scale", "0,1"]) == 1
+    assert (
+        main(["agreement", QRELS, str(_llm(tmp_path)), "--scale", "0,1"]) == 2
+    )  # issue 34: data errors exit 2, as usage errors (was 1)
     assert "outside the declared scale" in capsys.readouterr().err
     assert main(["agreement", QRELS, str(_llm(tmp_path)), "--scale", "a,b"]) == 2
 

@@ -95,7 +95,7 @@ def test_trec_names_follow_the_registry() -> None:
     """trec_eval spellings come from the registered families as they are now (the parser's
     index of them, and the command line's tables of groups and bare names, are rebuilt
     when a family comes or goes)."""
-    from irframe.cli._measures_util import expand_groups
+    from irframe.measures.trec_m import expand_groups
 
     assert parse_measure("P_5") == Measure("P", 5)  # (the index and tables are built)
     assert expand_groups(["test_rbp"]) == ["test_rbp"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from irframe.cli._measures_util import resolve_measures
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import Measure, parse_measure
+from irframe.measures.trec_m import resolve_measures
 
 
 @pytest.mark.parametrize(

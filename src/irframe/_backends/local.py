@@ -8,7 +8,6 @@ from typing import Any
 import polars as pl
 
 from irframe import _engine as engine
-from irframe._backends.registry import backend_for
 from irframe._engine import diversity, ties
 from irframe._input import weights
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
@@ -96,12 +95,13 @@ def _result(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame, opts: Options
 def evaluate_pair(
     run: Any, measures: Any, qrels: Any = None, *, queries: Any = None, **options: Any
 ) -> tuple[Any, Any]:
-    """``irframe.evaluate(..., per_query=True)`` and ``irframe.evaluate(...)`` (the means),
-    from one pass of the engine when ``run`` is evaluated in process (pandas, polars).
+    """``irframe.evaluate(..., per_query=True)`` and ``irframe.evaluate(...)`` (the means)
+    of a run evaluated in process (pandas, polars), from one pass of the engine: the
+    one-pass code under :func:`irframe.functions.evaluate_both` (which evaluates other
+    backends' runs twice).
 
     ``options`` are ``evaluate``'s keyword options (``by``, ``missing``, ``columns``...).
-    Other backends (dask, Spark, parquet paths) evaluate twice, as two calls would.  A
-    lazy run gives two lazy frames (each collects its own pass, as ``evaluate`` does).
+    A lazy run gives two lazy frames (each collects its own pass, as ``evaluate`` does).
 
     Examples
     --------
@@ -112,14 +112,6 @@ def evaluate_pair(
     >>> per_query["RR"].to_list(), means["RR"].item()
     ([0.5, 1.0], 0.75)
     """
-    if backend_for(run).name != "in-process":
-        from irframe.functions import evaluate
-
-        extra = {} if queries is None else {"queries": queries}
-        return (
-            evaluate(run, measures, qrels, per_query=True, **options, **extra),
-            evaluate(run, measures, qrels, **options, **extra),
-        )
     opts = Options.build(**options)
     plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
     per_query = from_lazy(engine.per_query_table(plan, table), origin)

@@ -8,14 +8,15 @@ measure notation and output formats::
 
 Inputs may be TREC text files (gzip or not), parquet, CSV, TSV or JSON-lines tables
 (by extension, or a CSV/TSV header sniffed from the content, see
-:mod:`irframe.io.sniff`), or ``-`` for standard input.  Errors print one line
-``irframe: error: ...`` on stderr and exit with code 2 for a usage error (a bad option
-or combination of options) or 1 for a data or measure error (an unreadable file, an
-unknown measure, bad rows); ``irframe check`` exits 2 on any error since its 1 means a
-regression. ``--debug`` shows the traceback instead.
+:mod:`irframe.io.sniff`), or ``-`` for standard input; a run may also be several files
+(a quoted glob, a directory, ``--run-files-are one``: see :mod:`irframe.cli._inputs`).
+Every subcommand follows one exit-code contract (:mod:`irframe.cli._exit`): 0 success,
+1 a regression (``check``), 2 a usage or data error, 3 the output was not written, 130
+interrupted; errors print one line ``irframe: error: ...`` on stderr (``--debug``
+shows the traceback instead).
 
-One module per subcommand (``irframe/cli/<name>.py``); shared options, input reading
-and rendering live in ``_common.py``.  Adding a subcommand: write a module with
+One module per subcommand (``irframe/cli/<name>.py``); shared options and rendering
+live in ``_common.py``, reading the inputs in ``_inputs.py``.  Adding a subcommand: write a module with
 ``add_parser(subparsers)`` that calls ``subparsers.add_parser(...)`` with
 ``parents=[_common()]`` and ``set_defaults(func=<handler>)``, where the handler takes
 the parsed ``argparse.Namespace`` and returns the exit code; then add its name to
@@ -35,15 +36,31 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from irframe.cli._common import EXIT_DATA, EXIT_USAGE, CliError, SubParsers, load_plugins, render_table
+from irframe.cli._common import CliError, SubParsers, load_plugins, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
-from irframe.cli._measures_util import render_trec, resolve_measures
+from irframe.cli._exit import Exit, epilog, guarded_stdout, report
+
+if TYPE_CHECKING:
+    from irframe.io.trec_output import render_trec
+    from irframe.measures.trec_m import resolve_measures
 
 __all__ = ["SUBCOMMANDS", "CliError", "main", "render_table", "render_trec", "resolve_measures"]
+
+# public names kept here, imported when asked for (they import polars)
+_LAZY = {"render_trec": "irframe.io.trec_output", "resolve_measures": "irframe.measures.trec_m"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        __import__(_LAZY[name])
+        return getattr(sys.modules[_LAZY[name]], name)
+    msg = f"module 'irframe.cli' has no attribute {name!r}"
+    raise AttributeError(msg)
+
 
 # the subcommands in --help order; irframe.cli.<name>.add_parser registers each
 _COMMANDS = (
@@ -110,7 +127,8 @@ def _build_parser(argv: Sequence[str] | None = None, *, every: bool = True) -> a
     parser = argparse.ArgumentParser(
         prog="irframe",
         description="Information-retrieval evaluation with trec_eval's numbers.",
-        epilog="Start with: irframe demo",
+        epilog=f"{epilog()}\n\nStart with: irframe demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -118,77 +136,6 @@ def _build_parser(argv: Sequence[str] | None = None, *, every: bool = True) -> a
         if command is None or getattr(register, "command", command) == command:
             register(sub)
     return parser
-
-
-# library hints, said the command line's way
-_CLI_SPELLING = {
-    "order='rank'": "--order rank",
-    "order='score'": "--order score",
-    "duplicates='first'": "--duplicates first",
-    "missing='zero'": "--missing zero",
-    "missing='drop'": "--missing drop",
-    "on_conflict='sheet'": "--on-conflict sheet",
-    "on_conflict='qrels'": "--on-conflict qrels",
-    "unasked='add'": "--unasked add",
-    "empty='skip'": "--empty skip",
-}
-
-
-# column keywords of the library and the standard column each one names
-_COLUMN_ROLES = {
-    "query": "query_id", "doc": "doc_id", "rank": "rank", "score": "score",
-    "relevance": "relevance", "text": "text",
-}  # fmt: skip
-_COLUMN_KEYWORD = re.compile(r"\b(?:qrels_)?(query|doc|rank|score|relevance|text)_col=(?:'([^']*)'|\.\.\.)")
-
-
-_COLUMNS_PRESET = re.compile(r"\b(?:[a-z_]+\(\.\.\., )?columns='([a-z_]+)'\)?")
-
-
-def _column_hint(m: re.Match[str]) -> str:
-    """``query_col='qid'`` -> ``--map qid=query_id``; ``query_col=...`` -> ``--map COLUMN=query_id``."""
-    return f"--map {m.group(2) or 'COLUMN'}={_COLUMN_ROLES[m.group(1)]}"
-
-
-def _one_line(exc: BaseException) -> str:
-    r"""The message on one line, its hints said the command line's way.
-
-    Examples
-    --------
-    >>> _one_line(ValueError("No column 'query_id'.\nHint: did you mean query_col='qid'?"))
-    "No column 'query_id'. Hint: did you mean --map qid=query_id?"
-    """
-    text = str(exc) or type(exc).__name__
-    for library, cli in _CLI_SPELLING.items():
-        text = text.replace(library, cli)
-    text = _COLUMN_KEYWORD.sub(_column_hint, text)
-    text = _COLUMNS_PRESET.sub(r"--columns \1", text)
-    return " ".join(part.strip() for part in text.splitlines() if part.strip())
-
-
-def _report_error(exc: Exception, data_exit: int = EXIT_DATA) -> int:
-    """Print ``irframe: error: ...`` for an exception; returns the exit code.
-
-    A :class:`CliError` or an option value out of its domain (``InvalidParameterError``,
-    e.g. ``--baseline`` naming no system) is a usage error (2); anything else is about
-    the data or the measures (``data_exit``: 1, or 2 for ``check`` whose 1 means a
-    regression).
-    """
-    import polars as pl
-
-    from irframe.exceptions import InvalidParameterError, IrFrameError
-
-    known = (CliError, IrFrameError, OSError, pl.exceptions.PolarsError, UnicodeDecodeError)
-    if isinstance(exc, known):
-        print(f"irframe: error: {_one_line(exc)}", file=sys.stderr)
-    else:
-        print(
-            f"irframe: error: unexpected {type(exc).__name__}: {_one_line(exc)} "
-            "(run with --debug for the traceback)",
-            file=sys.stderr,
-        )
-    usage = isinstance(exc, CliError | InvalidParameterError)
-    return EXIT_USAGE if usage else data_exit
 
 
 # polars' allocator (jemalloc) keeps freed pages (muzzy: 1 s) before returning them to the
@@ -218,35 +165,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on a usage error, 1 on a data or measure error (message on
-        stderr); ``check`` returns 1 for a regression and 2 for any error.
+        The exit code of :mod:`irframe.cli._exit`'s contract: 0 success, 1 a regression
+        (``check`` only), 2 a usage or data error (message on stderr), 3 the output was
+        not written (a broken pipe, a full disk), 130 interrupted.
 
     Examples
     --------
     >>> main(["eval", "no-such-qrels.txt", "no-such.run"])
-    1
+    2
     >>> main(["eval", "-", "-"])
     2
     """
     _return_freed_memory()
     parser = _build_parser(argv, every=False)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else Exit.ERROR
     if args.command is None:
         parser.print_help()
-        return EXIT_USAGE
-    debug = bool(getattr(args, "debug", False))
+        return Exit.ERROR
     try:
-        load_plugins(getattr(args, "plugin", None) or [])
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("irframe: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # the reader of our output went away (e.g. `| head`): not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    except Exception as exc:
-        if debug:
+        with guarded_stdout():
+            load_plugins(getattr(args, "plugin", None) or [])
+            return int(args.func(args))
+    except BaseException as exc:
+        if isinstance(exc, SystemExit | GeneratorExit) or (
+            getattr(args, "debug", False) and not isinstance(exc, BrokenPipeError)
+        ):
             raise
-        return _report_error(exc, int(getattr(args, "data_error_exit", EXIT_DATA)))
+        return int(report(exc))

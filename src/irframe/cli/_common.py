@@ -1,4 +1,8 @@
-"""What the subcommands share: common options, reading inputs, progress notes, rendering."""
+"""What the subcommands share: common options, progress notes, rendering.
+
+Reading the inputs is :mod:`irframe.cli._inputs`; the exit codes and the error line are
+:mod:`irframe.cli._exit`.
+"""
 
 from __future__ import annotations
 
@@ -10,30 +14,37 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from irframe._escape import terminal
 from irframe._input.options import CHOICES, PRESETS, Options
-from irframe.cli._measures_util import resolve_measures
+from irframe.cli._exit import stage
 from irframe.exceptions import CliError
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from irframe.measures import Measure
+    from irframe.io._write import WriteFormat
+    from irframe.measures.trec_m import Asked
 
 __all__ = [
     "DEFAULT_MEASURES",
-    "EXIT_DATA",
-    "EXIT_USAGE",
     "FORMATS",
     "CliError",
     "SubParsers",
+    "add_config_options",
+    "add_test_options",
+    "gain_note",
     "load_plugins",
+    "markers_encodable",
+    "refuse_overwriting_inputs",
     "render_table",
+    "shown",
+    "write_table",
 ]
 
-DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "RR", "AP")
+# the measures of eval, compare, snapshot, check and demo when -m is not given (check with a
+# snapshot baseline: the snapshot's); the same as irframe.compare's and irframe.check's
+DEFAULT_MEASURES = ("nDCG@10", "RR", "R@100")
 FORMATS = ("table", "tsv", "csv", "json", "trec")
-EXIT_USAGE = 2  # a usage error: bad option, bad combination of arguments
-EXIT_DATA = 1  # a data or measure error: unreadable input, unknown measure, bad rows
 # decimals of -f table/tsv/csv without --precision (-f json keeps every digit)
 TEXT_PRECISION: int | None = 4
 
@@ -168,12 +179,100 @@ def _add_measure_option(p: argparse.ArgumentParser, help_text: str) -> None:
     )
 
 
+def add_test_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """``--test`` and ``--correction`` (compare, check); ``defaults=False``: None when not
+    given (check takes them from ``[tool.irframe.check]`` then)."""
+    p.add_argument(
+        "-t",
+        "--test",
+        choices=("randomization", "t", "wilcoxon", "bootstrap"),
+        default="randomization" if defaults else None,
+        help="paired two-sided test (default: randomization, exact up to 16 non-zero deltas)",
+    )
+    p.add_argument(
+        "-c",
+        "--correction",
+        choices=("holm", "bonferroni", "bh", "none"),
+        default="holm" if defaults else None,
+        help="multiple-testing correction over all comparisons (default: holm)",
+    )
+
+
+def add_config_options(p: argparse.ArgumentParser) -> None:
+    """``--config FILE`` and ``--no-config`` (snapshot, check)."""
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="pyproject.toml with a [tool.irframe.check] table (default: found from the cwd upwards)",
+    )
+    p.add_argument("--no-config", action="store_true", help="ignore [tool.irframe.check]")
+
+
+def inputs_with_config(inputs: Sequence[str], config: dict[str, Any], what: str) -> tuple[str, str]:
+    """QRELS and the run (or candidate) from the positionals, falling back on the config."""
+    if len(inputs) > 2:
+        msg = f"expected [QRELS] {what.upper()}, got {len(inputs)} files"
+        raise CliError(msg)
+    if len(inputs) == 2:
+        return inputs[0], inputs[1]
+    if "qrels" not in config:
+        msg = (
+            f"no QRELS given: pass QRELS {what.upper()}, or set qrels in [tool.irframe.check] "
+            "of pyproject.toml"
+        )
+        raise CliError(msg)
+    return str(config["qrels"]), inputs[0]
+
+
+def refuse_overwriting_inputs(output: str | None, inputs: Sequence[str | None]) -> None:
+    """A CliError when ``output`` is a directory or names one of the input files (it would be replaced)."""
+    from pathlib import Path
+
+    if output is None or output == "-":
+        return
+    out = Path(output)
+    if out.is_dir():
+        msg = f"-o {output}: a directory; name the file to write"
+        raise CliError(msg)
+    for name in inputs:
+        if name is None or name == "-":
+            continue
+        same = out.exists() and Path(name).exists() and out.samefile(name)
+        if same or out.resolve() == Path(name).resolve():
+            msg = (
+                f"the output {output!r} is also an input ({name}); it would be replaced. "
+                "Hint: write to a new file (and move it over the old one once checked)."
+            )
+            raise CliError(msg)
+
+
+def write_table(df: pl.DataFrame, path: str, fmt: WriteFormat | None = None) -> None:
+    """Write ``df`` to ``path`` atomically as ``fmt`` (default: from the file's name); an
+    error writing it is an output error (exit 3)."""
+    from irframe.cli._exit import writing
+    from irframe.io._write import write_frame
+
+    with writing(path):
+        write_frame(df, path, fmt)
+
+
+def markers_encodable() -> bool:
+    """Whether standard output can show ▲▼△▽ (else reports use ASCII markers)."""
+    try:
+        "▲▼△▽".encode(sys.stdout.encoding or "ascii")
+    except (LookupError, UnicodeEncodeError):
+        return False
+    return True
+
+
 # --- progress -----------------------------------------------------------------------------
 @contextmanager
 def _progress(label: str, enabled: bool, after: float = 2.0) -> Iterator[None]:
-    """Say on stderr what is being read when it takes more than ``after`` seconds."""
+    """Say on stderr what is being read when it takes more than ``after`` seconds; an error
+    on the way is reported as having happened there (:func:`irframe.cli._exit.stage`)."""
     if not enabled:
-        yield
+        with stage(label):
+            yield
         return
     start = time.perf_counter()
     shown = threading.Event()
@@ -186,73 +285,13 @@ def _progress(label: str, enabled: bool, after: float = 2.0) -> Iterator[None]:
     timer.daemon = True
     timer.start()
     try:
-        yield
+        with stage(label):
+            yield
     finally:
         timer.cancel()
         if shown.is_set():
             took = time.perf_counter() - start
             print(f"irframe: {label}: done in {took:.1f} s", file=sys.stderr, flush=True)
-
-
-# --- reading inputs -----------------------------------------------------------------------
-def _measures(specs: Sequence[str], rel: float | None, gain: str | None) -> list[str | Measure]:
-    """The ``-m`` measures; a bad one (``P@0`` as well as ``nDGC@10``) is a measure error (exit 1)."""
-    from irframe.exceptions import InvalidParameterError, UnknownMeasureError
-
-    try:
-        return resolve_measures(specs, rel, gain)
-    except InvalidParameterError as exc:
-        raise UnknownMeasureError(str(exc)) from exc
-
-
-def _preset_maps(name: str | None) -> tuple[dict[str, str], dict[str, str], str | None]:
-    """``--columns NAME`` as renames of the run's and the qrels' columns, and its order rule."""
-    if name is None:
-        return {}, {}, None
-    o = Options.build(columns=name)
-    run = {o.query_col: "query_id", o.doc_col: "doc_id", o.score_col: "score", o.relevance_col: "relevance"}
-    if o.rank_col is not None:
-        run[o.rank_col] = "rank"
-    q, d, r = o.qrels_columns
-    qrels = {q: "query_id", d: "doc_id", r: "relevance"}
-    return (
-        {k: v for k, v in run.items() if k != v},
-        {k: v for k, v in qrels.items() if k != v},
-        "score" if o.rank_col is None else None,
-    )
-
-
-def _read_inputs(
-    args: argparse.Namespace, default_measures: Sequence[str]
-) -> tuple[list[str | Measure], pl.DataFrame, pl.DataFrame, bool]:
-    """Measures, qrels and stacked runs of an evaluating subcommand (stdin read once)."""
-    from functools import partial
-
-    from irframe.io.sniff import load, load_queries, load_runs
-    from irframe.measures import parse_measures
-    from irframe.measures.diversity import is_diversity
-
-    if [args.qrels, *args.runs].count("-") > 1:
-        msg = "only one input can be read from standard input ('-')"
-        raise CliError(msg)
-    progress = not getattr(args, "quiet", False) and bool(args.progress or sys.stderr.isatty())
-    stdin = sys.stdin.buffer.read() if "-" in [args.qrels, *args.runs] else None
-    measures = _measures(args.measures or list(default_measures), args.rel, args.gain)
-    run_map, qrels_map, order = _preset_maps(getattr(args, "columns", None))
-    args.order = getattr(args, "order", None) or order or "auto"
-    # the inputs now carry irframe's names: no detection of another convention
-    args.convention = "irframe" if getattr(args, "columns", None) else None
-    mapping = dict(args.map)
-    # TREC qrels keep their second field (the subtopic) when a diversity measure reads it
-    subtopics = any(is_diversity(m) for _, m in parse_measures(measures))
-    with _progress(f"reading qrels {args.qrels}", progress):
-        qrels, _ = load(args.qrels, "qrels", {**qrels_map, **mapping}, stdin, subtopics=subtopics)
-    notes: list[str] = []
-    runs = load_runs(args.runs, {**run_map, **mapping}, stdin, partial(_progress, enabled=progress), notes)
-    for note in notes if not getattr(args, "quiet", False) else []:
-        print(f"irframe: note: {note}", file=sys.stderr)
-    args.queries_frame = load_queries(args.queries, {}) if getattr(args, "queries", None) else None
-    return measures, qrels, runs, progress
 
 
 # --- output -------------------------------------------------------------------------------
@@ -261,7 +300,19 @@ def _fmt_value(v: object, decimals: int = 4) -> str:
         return "-"
     if isinstance(v, float):
         return f"{v:.{decimals}f}"
-    return str(v)
+    return terminal(str(v))  # (ids, names and segment values come from the data)
+
+
+def shown(text: str) -> str:
+    r"""Text for a terminal: each line's unprintable characters (``ESC``, ``\r``, bidirectional
+    overrides) shown as escapes (:func:`irframe._escape.terminal`), the line breaks kept.
+
+    Examples
+    --------
+    >>> shown("q1\x1b[2J\nq2\r")
+    'q1\\x1b[2J\nq2\\r'
+    """
+    return "\n".join(terminal(line) for line in text.split("\n"))
 
 
 def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] = ()) -> str:
@@ -283,7 +334,7 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
     for c in mark_best:
         if c in numeric and df[c].drop_nulls().len():
             best[c] = df[c].max()
-    cells = [[c + " " if c in best else c for c in cols]]
+    cells = [[terminal(c) + (" " if c in best else "") for c in cols]]
     for row in df.iter_rows():
         line = []
         for c, v in zip(cols, row, strict=True):
@@ -305,27 +356,25 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
     return "\n".join(out)
 
 
-def gain_note(measures: Sequence[object]) -> str | None:
+def gain_note(asked: Sequence[Asked]) -> str | None:
     """One line naming nDCG/DCG's gain when such a measure is shown (None otherwise).
 
     Examples
     --------
-    >>> print(gain_note(["nDCG@10", "RR"]))
+    >>> from irframe.measures.trec_m import resolve
+    >>> print(gain_note(resolve(["nDCG@10", "RR"])))
     Note: nDCG@10 uses the gain 2^rel - 1; trec_eval's ndcg_cut is the linear gain:
     nDCG(gain=linear)@10 or --gain linear.
-    >>> print(gain_note(["ndcg_cut_10"]))
+    >>> print(gain_note(resolve(["ndcg_cut_10"])))
     Note: ndcg_cut_10 uses the linear gain (rel), as trec_eval does.
     """
-    from irframe.measures import parse_measure
-
     parts: dict[str, list[str]] = {}
-    for item in measures:
-        m = parse_measure(item)  # type: ignore[arg-type]
-        if m.family not in ("nDCG", "DCG"):
+    for a in asked:
+        if a.measure.family not in ("nDCG", "DCG"):
             continue
-        gain = m.params.get("gain", "exp")
+        gain = a.measure.params.get("gain", "exp")
         kind = gain if isinstance(gain, str) else "custom"
-        parts.setdefault(kind, []).append(item if isinstance(item, str) else str(item))
+        parts.setdefault(kind, []).append(a.label)
     if not parts:
         return None
     said = {

@@ -1,8 +1,10 @@
 """``[tool.irframe.check]`` in the user's ``pyproject.toml``: defaults for ``check`` and ``snapshot``.
 
 The file is looked up from the current directory upwards (the first ``pyproject.toml``
-found is used).  Paths in the table are relative to that file's directory.  Flags
-given on the command line override the table.
+found is used).  Paths in the table are relative to that file's directory (they are
+handed on, and named in reports, relative to the working directory: a CI runner's
+absolute paths never reach a pull-request comment).  Flags given on the command line
+override the table.  ``irframe check --help`` prints :func:`config_help`.
 
 Example::
 
@@ -19,29 +21,49 @@ Example::
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from irframe.cli._common import CliError
+from irframe.exceptions import CliError
 
-__all__ = ["KEYS", "find_pyproject", "load_config"]
+__all__ = ["KEYS", "config_help", "find_pyproject", "load_config"]
 
-# key -> (expected type(s), is a path)
-KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "qrels": ((str,), True),
-    "queries": ((str,), True),
-    "baseline": ((str,), True),
-    "measures": ((list, str), False),
-    "max_drop": ((int, float), False),
-    "alpha": ((int, float), False),
-    "by": ((list, str), False),
-    "fail_on": ((str,), False),
-    "test": ((str,), False),
-    "correction": ((str,), False),
-    "missing": ((str,), False),
+# key -> (expected type(s), is a path, what it sets, an example value as TOML)
+KEYS: dict[str, tuple[tuple[type, ...], bool, str, str]] = {
+    "qrels": ((str,), True, "the judgments (QRELS)", '"golden/qrels.txt"'),
+    "queries": ((str,), True, "--queries", '"golden/queries.tsv"'),
+    "baseline": ((str,), True, "--baseline: a run or a snapshot", '"golden/baseline.snapshot.json"'),
+    "measures": ((list, str), False, "-m (one or a list)", '["nDCG@10", "R@100"]'),
+    "max_drop": ((int, float), False, "--max-drop", "0.01"),
+    "alpha": ((int, float), False, "--alpha", "0.05"),
+    "by": ((list, str), False, "--by (one or a list)", '["segment"]'),
+    "fail_on": ((str,), False, "--fail-on", '"significant"'),
+    "test": ((str,), False, "--test", '"randomization"'),
+    "correction": ((str,), False, "--correction", '"holm"'),
+    "missing": ((str,), False, "--missing", '"zero"'),
 }
+
+
+def config_help() -> str:
+    """The ``[tool.irframe.check]`` table as ``irframe check --help`` shows it (one line per key).
+
+    Examples
+    --------
+    >>> print(config_help().splitlines()[3])
+      qrels = "golden/qrels.txt"                  # the judgments (QRELS)
+    """
+    lines = [
+        "Defaults come from pyproject.toml (the first found from the working directory up, or",
+        "--config FILE; --no-config ignores it); flags override them; paths are relative to the file:",
+        "[tool.irframe.check]",
+    ]
+    body = [f"{key} = {example}" for key, (_, _, _, example) in KEYS.items()]
+    width = max(map(len, body)) + 2
+    lines += [f"  {b:<{width}}# {KEYS[key][2]}" for b, key in zip(body, KEYS, strict=True)]
+    return "\n".join(lines)
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -82,17 +104,26 @@ def _validate(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
             hint = f"; did you mean {near[0]!r}?" if near else f"; known keys: {', '.join(KEYS)}"
             msg = f"{path}: unknown key {key!r} in [tool.irframe.check]{hint}"
             raise CliError(msg)
-        types, is_path = KEYS[key]
+        types, is_path, _, _ = KEYS[key]
         if isinstance(value, bool) or not isinstance(value, types):
             names = " or ".join("a list" if t is list else t.__name__ for t in types)
             msg = f"{path}: [tool.irframe.check] {key} must be {names}, got {value!r}"
             raise CliError(msg)
         if key in ("measures", "by") and isinstance(value, str):
             value = [value]
-        if is_path:
-            value = str((path.parent / value).resolve()) if value != "-" else value
+        if is_path and value != "-":
+            value = _relative(path.parent / value)
         out[key] = value
     return out
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working directory (as a report names it), else absolute."""
+    absolute = path.resolve()
+    try:
+        return os.path.relpath(absolute)
+    except ValueError:  # (another drive, on Windows)
+        return str(absolute)
 
 
 def load_config(explicit: str | None = None, *, enabled: bool = True) -> tuple[dict[str, Any], Path | None]:

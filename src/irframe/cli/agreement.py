@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from irframe.cli._common import (
     CliError,
@@ -17,6 +17,8 @@ from irframe.cli._common import (
     _default_format,
     _emit,
     _write,
+    shown,
+    write_table,
 )
 
 if TYPE_CHECKING:
@@ -113,25 +115,25 @@ def read_judgments(paths: list[str], judge_col: str, mapping: dict[str, str]) ->
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Run ``irframe agreement``."""
     from irframe import agreement
-    from irframe.cli._common import _measures
-    from irframe.cli._output import write_frame
+    from irframe.cli._inputs import asked_measures
     from irframe.io.sniff import load_runs
 
     mapping = dict(args.map)
     qrels = read_judgments(args.qrels, args.judge_col, mapping)
     runs = load_runs(args.run, mapping, None) if args.run else None
-    measures = _measures(args.measures or ["nDCG@10"], None, None) if runs is not None else "nDCG@10"
+    asked = asked_measures(args.measures or ["nDCG@10"]) if runs is not None else None
+    measures: Any = [a.engine_input for a in asked] if asked is not None else "nDCG@10"
     result = agreement(
         qrels, judge_col=args.judge_col, scale=_scale(args.scale), runs=runs, measures=measures,
         ranking_on=args.ranking_on,
     )  # fmt: skip
     if args.per_query:
-        write_frame(result.per_query, args.per_query)
+        write_table(result.per_query, args.per_query)
     if args.disagreements:
-        write_frame(result.disagreements, args.disagreements)
+        write_table(result.disagreements, args.disagreements)
     fmt = args.format or _default_format(sys.stdout)
     if fmt == "table":
-        _write(result.to_text(top=args.top), sys.stdout)
+        _write(shown(result.to_text(top=args.top)), sys.stdout)
     else:
         _emit(result.pairs, fmt, sys.stdout, precision=args.precision)
     return 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from irframe._input.options import CHOICES, Options
 from irframe.cli._common import (
+    DEFAULT_MEASURES,
     CliError,
     SubParsers,
     _add_map,
@@ -20,9 +21,12 @@ from irframe.cli._common import (
     _common,
     _progress,
     _write,
+    add_config_options,
+    add_test_options,
+    inputs_with_config,
+    markers_encodable,
 )
-from irframe.cli.compare import _add_test_options, _markers_encodable
-from irframe.cli.snapshot import add_config_options, inputs_with_config
+from irframe.cli._config import config_help, load_config
 
 __all__ = ["add_parser", "cmd_check"]
 
@@ -47,10 +51,7 @@ def _add_gate_options(p: argparse.ArgumentParser) -> None:
         choices=("significant", "any-drop"),
         help="fail on a significant drop beyond --max-drop (default) or on any drop beyond it",
     )
-    _add_test_options(p)
-    for action in p._actions:  # the config may set test/correction: flags default to None
-        if action.dest in ("test", "correction"):
-            action.default = None
+    add_test_options(p, defaults=False)  # (the config may set them: None when not given)
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -59,15 +60,15 @@ def add_parser(sub: SubParsers) -> None:
         "check",
         parents=[_common()],
         help="compare a candidate run with a baseline run or snapshot; exit 1 on a regression",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "Evaluate the candidate (and the baseline if it is a run), compare them per measure, "
-            "overall and per segment (--by), with a paired test and a correction over the table, "
-            "and fail on a regression. Exit codes: 0 pass, 1 regression, 2 usage or data error."
+            "Evaluate the candidate (and the baseline if it is a run), compare them per measure,\n"
+            "overall and per segment (--by), with a paired test and a correction over the table,\n"
+            "and fail on a regression. Exit codes: 0 pass, 1 regression, 2 usage or data error\n"
+            "(a check that compared no query, or a measure without values, is a data error),\n"
+            "3 the report was not written (a broken pipe: 'check ... | head' never passes)."
         ),
-        epilog=(
-            "Defaults come from [tool.irframe.check] in pyproject.toml (qrels, queries, baseline, "
-            "measures, max_drop, alpha, by, fail_on, test, correction, missing); flags override it."
-        ),
+        epilog=config_help(),
     )
     p.add_argument(
         "inputs",
@@ -78,7 +79,9 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "-b", "--baseline", metavar="FILE", help="baseline: a run file or a snapshot (irframe snapshot)"
     )
-    _add_measure_option(p, "gated measure (repeatable; default: the snapshot's, else nDCG@10 RR R@100)")
+    _add_measure_option(
+        p, f"gated measure (repeatable; default: the snapshot's, else {' '.join(DEFAULT_MEASURES)})"
+    )
     p.add_argument("--queries", metavar="FILE", help="queries table: query_id, text, attributes for --by")
     p.add_argument(
         "--by", action="append", metavar="COLUMN", help="also compare and gate per segment (repeatable)"
@@ -129,7 +132,7 @@ def add_parser(sub: SubParsers) -> None:
     )
     _add_map(p)
     add_config_options(p)
-    p.set_defaults(func=cmd_check, data_error_exit=2)  # its 1 means a regression
+    p.set_defaults(func=cmd_check)
 
 
 def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any:
@@ -140,20 +143,37 @@ def _setting(args: argparse.Namespace, config: dict[str, Any], name: str) -> Any
 
 
 def _baseline(path: str, mapping: dict[str, str], stdin: bytes | None) -> Any:
-    """A snapshot (kept as a path: check reads it) or a run read like the candidate."""
-    from irframe._check.snapshot import is_snapshot_file
+    """A snapshot (read here: the report names it by ``path`` as given, relative to the
+    working directory for a config's path) or a run read like the candidate.
+
+    A baseline that can be read only once (``-``, a pipe such as ``<(cat base.json)``) is
+    read once and recognised by its content, as :func:`irframe.check` does.
+    """
+    from pathlib import Path
+
+    from irframe import Snapshot, read_snapshot
+    from irframe._check.snapshot import is_snapshot, is_snapshot_file
     from irframe.io.sniff import load_runs
 
-    if path != "-" and is_snapshot_file(path):
-        return path
+    p = Path(path)
+    pipe = path != "-" and p.exists() and not (p.is_file() or p.is_dir())
+    once = stdin if path == "-" else p.read_bytes() if pipe else None
+    if once is not None:
+        if is_snapshot(once[:65536]):
+            return Snapshot.from_json(once, name="<stdin>" if path == "-" else path)
+        return load_runs(["-"], mapping, once)  # (its rows named as standard input's)
+    if is_snapshot_file(path):
+        return read_snapshot(path)
     return load_runs([path], mapping, stdin)
 
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The frames and paths check() takes, and the config table."""
+    """The frames check() takes (a snapshot baseline as a Snapshot), and the config table."""
+    from irframe.cli._inputs import Columns, refuse_duplicate_judgments
     from irframe.io.sniff import load, load_queries, load_runs
 
-    qrels_path, cand_path, config = inputs_with_config(args, "candidate")
+    config, _ = load_config(args.config, enabled=not args.no_config)
+    qrels_path, cand_path = inputs_with_config(args.inputs, config, "candidate")
     base_path = args.baseline or config.get("baseline")
     if not base_path:
         msg = (
@@ -165,14 +185,19 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
     stdin = sys.stdin.buffer.read() if "-" in paths else None
-    mapping = dict(args.map)
+    columns = Columns.of(args)
+    run_map = columns.renames("run")
     queries_path = args.queries or config.get("queries")
+    qrels = load(qrels_path, "qrels", columns.renames("qrels"), stdin)[0]
+    refuse_duplicate_judgments(qrels, qrels_path)  # before a snapshot sees them as regraded
     frames = {
-        "qrels": load(qrels_path, "qrels", mapping, stdin)[0],
-        "candidate": load_runs([cand_path], mapping, stdin),
-        "baseline": _baseline(str(base_path), mapping, stdin),
-        "queries": load_queries(str(queries_path), mapping) if queries_path else None,
+        "qrels": qrels,
+        "candidate": load_runs([cand_path], run_map, stdin),
+        "baseline": _baseline(str(base_path), run_map, stdin),
+        "queries": load_queries(str(queries_path), columns.mapping) if queries_path else None,
         "paths": (qrels_path, cand_path, str(base_path)),
+        "columns": columns,
+        "names": f"{cand_path} against {base_path} and {qrels_path}",
     }
     return frames, config
 
@@ -183,7 +208,7 @@ def _print(result: Any, fmt: str) -> None:
     elif fmt == "markdown":
         _write(result.to_markdown(), sys.stdout)
     else:
-        _write(result.report(ascii=not _markers_encodable()), sys.stdout)
+        _write(result.report(ascii=not markers_encodable()), sys.stdout)
 
 
 def _with_pool_command(result: Any, paths: tuple[str, str, str], depth: int) -> Any:
@@ -199,17 +224,21 @@ def _with_pool_command(result: Any, paths: tuple[str, str, str], depth: int) -> 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run ``irframe check``; returns 0 (pass) or 1 (regression)."""
-    from irframe._check.gate import check
+    from irframe import Snapshot, check
 
-    progress = bool(args.progress or sys.stderr.isatty())
+    progress = not args.quiet and bool(args.progress or sys.stderr.isatty())
     with _progress("reading the inputs", progress):
         frames, config = _load(args)
-    with _progress("checking", progress):
+    snapshot_baseline = isinstance(frames["baseline"], Snapshot)
+    measures = (
+        args.measures or config.get("measures") or (None if snapshot_baseline else list(DEFAULT_MEASURES))
+    )
+    with _progress(f"checking {frames['names']}", progress):
         result = check(
             frames["candidate"],
             frames["qrels"],
             frames["baseline"],
-            args.measures or config.get("measures"),
+            measures,
             queries=frames["queries"],
             by=args.by or config.get("by"),
             allow_changed_qrels=args.allow_changed_qrels,
@@ -224,6 +253,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             holes=args.holes,
             holes_depth=args.holes_depth,
             holes_grade=args.holes_grade,
+            **frames["columns"].evaluate_kwargs,
             **{k: _setting(args, config, k) for k in _DEFAULTS},
         )
     if result.pool_command is not None:  # the files of this command line

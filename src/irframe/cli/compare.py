@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from irframe.cli._common import (
+    DEFAULT_MEASURES,
     SubParsers,
     _add_map,
     _add_measure_option,
@@ -17,32 +18,16 @@ from irframe.cli._common import (
     _emit,
     _number,
     _progress,
-    _read_inputs,
     _write,
+    add_test_options,
     gain_note,
+    markers_encodable,
 )
+from irframe.cli._inputs import add_run_options, read_inputs
 
 __all__ = ["COMPARE_FORMATS", "add_parser", "cmd_compare"]
 
 COMPARE_FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex")
-
-
-def _add_test_options(p: argparse.ArgumentParser) -> None:
-    """Test, correction and alpha (shared with ``irframe check``)."""
-    p.add_argument(
-        "-t",
-        "--test",
-        choices=("randomization", "t", "wilcoxon", "bootstrap"),
-        default="randomization",
-        help="paired two-sided test (default: randomization, exact up to 16 non-zero deltas)",
-    )
-    p.add_argument(
-        "-c",
-        "--correction",
-        choices=("holm", "bonferroni", "bh", "none"),
-        default="holm",
-        help="multiple-testing correction over all comparisons (default: holm)",
-    )
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -59,14 +44,15 @@ def add_parser(sub: SubParsers) -> None:
         epilog=(
             "Markers in the table format: ▲/▼ significantly better/worse after the correction, "
             "△/▽ p < alpha before the correction only. Formats tsv, csv and json give the tidy "
-            "table of irframe.compare(); markdown and latex the report table."
+            "table of irframe.compare(); markdown and latex the report table. RUN arguments as for "
+            "'irframe eval' (--run-files-are, --no-qrels). Exit codes: see 'irframe --help'."
         ),
     )
     p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="runs (two or more, or one stacked table)")
+    p.add_argument("runs", metavar="RUN", nargs="*", help="runs (two or more, or one stacked table)")
     p.add_argument("-b", "--baseline", metavar="NAME", help="baseline system (default: the first run)")
-    _add_measure_option(p, "measure to compare (repeatable; default: nDCG@10 RR R@100)")
-    _add_test_options(p)
+    _add_measure_option(p, f"measure to compare (repeatable; default: {' '.join(DEFAULT_MEASURES)})")
+    add_test_options(p)
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument(
         "--by",
@@ -85,29 +71,20 @@ def add_parser(sub: SubParsers) -> None:
     _add_precision(p)
     _add_map(p)
     _add_queries(p)
+    add_run_options(p)
     p.set_defaults(func=cmd_compare)
-
-
-def _markers_encodable() -> bool:
-    """Whether standard output can show ▲▼△▽ (else the report uses ASCII markers)."""
-    try:
-        "▲▼△▽".encode(sys.stdout.encoding or "ascii")
-    except (LookupError, UnicodeEncodeError):
-        return False
-    return True
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``irframe compare``."""
-    from irframe._compare import DEFAULT_MEASURES as COMPARE_MEASURES
-    from irframe._compare import compare_report
+    from irframe import compare_report
 
-    measures, qrels, runs, progress = _read_inputs(args, COMPARE_MEASURES)
-    with _progress("comparing", progress):
+    inputs = read_inputs(args, DEFAULT_MEASURES)
+    with _progress(f"comparing {inputs.names}", inputs.progress):
         report = compare_report(
-            runs,
-            qrels,
-            measures,
+            inputs.runs,
+            inputs.qrels,
+            inputs.as_labelled,
             baseline=args.baseline,
             test=args.test,
             correction=args.correction,
@@ -116,17 +93,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             n_permutations=args.permutations,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
-            missing=args.missing,
-            duplicates=args.duplicates,
-            order=args.order,
-            columns=args.convention,
-            queries=args.queries_frame,
-            progress=progress,
+            progress=inputs.progress,
+            **inputs.options(args),
         )
     fmt = args.format or _default_format(sys.stdout)
-    note = gain_note(measures)
+    note = gain_note(inputs.asked)
     if fmt == "table":
-        _write(report.to_text(ascii=not _markers_encodable()), sys.stdout)
+        _write(report.to_text(ascii=not markers_encodable()), sys.stdout)
         if note:
             _write(note, sys.stdout)
     elif fmt == "markdown":

@@ -6,7 +6,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from irframe.cli._common import DEFAULT_MEASURES, SubParsers, _add_measure_option, _common, render_table
+from irframe.cli._common import (
+    DEFAULT_MEASURES,
+    SubParsers,
+    _add_measure_option,
+    _common,
+    markers_encodable,
+    render_table,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -49,10 +56,10 @@ def _by_segment(
 
 
 def _print_evaluation(g: Any, measures: list[str]) -> None:
-    from irframe._backends.local import evaluate_pair
+    from irframe.functions import evaluate_both
 
     labels = [str(m) for m in measures]
-    per_query, summary = evaluate_pair(g.runs, measures, g.qrels, by="system")
+    per_query, summary = evaluate_both(g.runs, measures, g.qrels, by="system")
     counts = dict(g.queries.group_by("segment").len().iter_rows())
     order = _SEGMENT_ORDER + sorted(s for s in counts if s not in _SEGMENT_ORDER)
     first = labels[0]
@@ -75,8 +82,7 @@ def _print_evaluation(g: Any, measures: list[str]) -> None:
 
 def _print_check(g: Any, measures: list[str]) -> None:
     """The golden-set loop on the bundled set: hybrid checked against bm25."""
-    from irframe._check.gate import check
-    from irframe.cli.compare import _markers_encodable
+    from irframe import check
 
     runs = {s: g.runs.filter(g.runs["system"] == s) for s in ("bm25", "hybrid")}
     result = check(runs["hybrid"], g.qrels, baseline=runs["bm25"], measures=measures, queries=g.queries,
@@ -87,7 +93,7 @@ def _print_check(g: Any, measures: list[str]) -> None:
         "--baseline runs/bm25.run --queries queries.tsv\n",
         file=sys.stdout,
     )
-    print(result.report(ascii=not _markers_encodable()), file=sys.stdout)
+    print(result.report(ascii=not markers_encodable()), file=sys.stdout)
 
 
 def _print_pool(g: Any, n: int = 5) -> None:

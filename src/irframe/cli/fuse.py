@@ -10,15 +10,12 @@ the old file as it was; an output path that is one of the inputs is refused.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irframe.cli._common import SubParsers, _add_map, _common, _number, _preset_maps, _progress
+from irframe.cli._common import SubParsers, _add_map, _common, _number, _progress, refuse_overwriting_inputs
+from irframe.cli._exit import writing
 from irframe.exceptions import CliError
 from irframe.fusion import DEFAULT_K, METHODS, NORMS
 
@@ -96,44 +93,13 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_fuse)
 
 
-def _refuse_an_input(runs: Sequence[str], out: Path) -> None:
-    if out.is_dir():
-        msg = f"-o {out}: a directory; name the file to write"
-        raise CliError(msg)
-    for path in runs:
-        if path == "-":
-            continue
-        same = Path(path).resolve() == out.resolve()
-        if not same and out.exists() and Path(path).exists():
-            same = os.path.samefile(path, out)
-        if same:
-            msg = f"-o {out} is also an input ({path}); write the fused run to another file"
-            raise CliError(msg)
-
-
-def _new_file_mode(out: Path) -> int:
-    if out.exists():
-        return out.stat().st_mode & 0o777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def _write_atomic(fused: pl.DataFrame, out: Path, tag: str, names: dict[str, Any]) -> None:
     """Write to a temporary file beside ``out``, then rename it over ``out``."""
     from irframe.io import write_trec_run
+    from irframe.io._atomic import atomic_write
 
-    suffix = ".tmp.gz" if out.name.endswith(".gz") else ".tmp"
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=suffix)
-    os.close(fd)
-    try:
+    with writing(out), atomic_write(out) as tmp:
         write_trec_run(fused, tmp, tag=tag, **names)
-        os.chmod(tmp, _new_file_mode(out))
-        os.replace(tmp, out)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _said_here(exc: Exception) -> Exception:
@@ -148,30 +114,29 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     """Run ``irframe fuse``."""
     from functools import partial
 
+    from irframe.cli._inputs import Columns
     from irframe.exceptions import IrFrameError
     from irframe.fusion import fuse
     from irframe.io.sniff import load_runs
 
     out = Path(args.output)
-    _refuse_an_input(args.runs, out)
+    refuse_overwriting_inputs(args.output, args.runs)
     if args.runs.count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
     quiet = bool(args.quiet)
     progress = not quiet and bool(args.progress or sys.stderr.isatty())
     stdin = sys.stdin.buffer.read() if "-" in args.runs else None
-    run_map, _, preset_order = _preset_maps(args.columns)
+    columns = Columns.of(args)
     naming: list[str] = []
     reading = partial(_progress, enabled=progress)
-    stacked = load_runs(args.runs, {**run_map, **dict(args.map)}, stdin, reading, naming=naming)
+    stacked = load_runs(args.runs, columns.renames("run"), stdin, reading, naming=naming)
     systems = stacked.get_column("system").unique(maintain_order=True).to_list()
     norm: Any = "default" if args.norm is None else None if args.norm == "none" else args.norm
-    order: Any = args.order or preset_order or "auto"  # (argparse checked the choices)
     try:
         fused = fuse(
-            stacked, method=args.method, norm=norm, weights=args.weights, k=args.k, order=order,
-            columns="irframe" if args.columns else None,
-        )  # fmt: skip
+            stacked, method=args.method, norm=norm, weights=args.weights, k=args.k, **columns.evaluate_kwargs
+        )
     except IrFrameError as exc:
         raise _said_here(exc) from exc
     tag = args.tag or f"fused-{args.method}"

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from irframe.cli._common import CliError, SubParsers, _common
-from irframe.cli.pool import refuse_overwriting_inputs
+from irframe.cli._common import CliError, SubParsers, _common, refuse_overwriting_inputs, shown, write_table
+from irframe.cli._exit import writing
 
 __all__ = ["add_parser", "cmd_merge", "parse_scale"]
 
@@ -107,7 +107,7 @@ def _output_format(args: argparse.Namespace) -> str:
 def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
     """The merged qrels as ``fmt``, atomically to -o or to stdout."""
     from irframe.io import write_trec_qrels
-    from irframe.io.sheets import atomic_write
+    from irframe.io._atomic import atomic_write
 
     if fmt == "parquet" and args.output is None:
         msg = "a parquet output needs -o FILE"
@@ -118,13 +118,11 @@ def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
         else:
             sys.stdout.write(merged.write_csv(separator="\t" if fmt == "tsv" else ","))
         return
-    with atomic_write(args.output) as tmp:
-        if fmt == "trec":
-            write_trec_qrels(merged, tmp)
-        elif fmt == "parquet":
-            merged.write_parquet(tmp)
-        else:
-            merged.write_csv(tmp, separator="\t" if fmt == "tsv" else ",")
+    if fmt != "trec":
+        write_table(merged, args.output, fmt)  # type: ignore[arg-type]
+        return
+    with writing(args.output), atomic_write(args.output) as tmp:
+        write_trec_qrels(merged, tmp)
 
 
 def _trec_text(merged: Any) -> str:
@@ -141,8 +139,8 @@ def _trec_text(merged: Any) -> str:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Run ``irframe judgments merge``."""
-    from irframe._golden.judgments import add_judgments
-    from irframe.io.sheets import atomic_write, read_judging_sheet
+    from irframe import add_judgments
+    from irframe.io.sheets import read_judging_sheet
     from irframe.io.sniff import load
 
     expected = 1 if args.no_qrels else 2
@@ -167,10 +165,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     fmt = _output_format(args)
     _write(merge.qrels, args, fmt)
     if args.changes:
-        with atomic_write(args.changes) as tmp:
-            merge.changes.write_csv(tmp, separator="\t")
+        write_table(merge.changes, args.changes, "tsv")
     if not args.quiet:
-        print(f"irframe: {merge}", file=sys.stderr)
+        print(f"irframe: {shown(str(merge))}", file=sys.stderr)
         extra = [c for c in merge.qrels.columns if c not in ("query_id", "doc_id", "relevance")]
         if fmt == "trec" and extra:
             print(f"irframe: note: TREC qrels hold no {', '.join(extra)} column(s); -f tsv keeps them",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from irframe.cli._common import (
@@ -13,11 +12,14 @@ from irframe.cli._common import (
     SubParsers,
     _add_map,
     _common,
-    _preset_maps,
     _progress,
+    refuse_overwriting_inputs,
+    shown,
+    write_table,
 )
+from irframe.cli._exit import writing
 
-__all__ = ["add_parser", "cmd_pool", "refuse_overwriting_inputs"]
+__all__ = ["add_parser", "cmd_pool"]
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -78,23 +80,6 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_pool)
 
 
-def refuse_overwriting_inputs(output: str | None, inputs: Sequence[str | None]) -> None:
-    """A CliError when ``output`` names one of the input files (it would be replaced)."""
-    if output is None or output == "-":
-        return
-    out = Path(output)
-    for name in inputs:
-        if name is None or name == "-":
-            continue
-        same = out.exists() and Path(name).exists() and out.samefile(name)
-        if same or out.resolve() == Path(name).resolve():
-            msg = (
-                f"the output {output!r} is also an input; it would be replaced. "
-                "Hint: write to a new file (and move it over the old one once checked)."
-            )
-            raise CliError(msg)
-
-
 def _inputs(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     if args.no_qrels:
         return None, list(args.inputs)
@@ -108,6 +93,7 @@ def _read(
     args: argparse.Namespace, qrels_path: str | None, run_paths: list[str]
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Qrels (or None), stacked runs, and pool()'s keyword arguments (texts, order, columns)."""
+    from irframe.cli._inputs import Columns
     from irframe.io.sniff import load, load_queries, load_runs
 
     paths = [p for p in (qrels_path, *run_paths) if p is not None]
@@ -115,14 +101,14 @@ def _read(
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
     stdin = sys.stdin.buffer.read() if "-" in paths else None
-    run_map, qrels_map, order = _preset_maps(args.columns)
-    mapping = dict(args.map)
-    qrels = None if qrels_path is None else load(qrels_path, "qrels", {**qrels_map, **mapping}, stdin)[0]
+    columns = Columns.of(args)
+    mapping = columns.mapping
+    qrels = None if qrels_path is None else load(qrels_path, "qrels", columns.renames("qrels"), stdin)[0]
     notes: list[str] = []
-    runs = load_runs(run_paths, {**run_map, **mapping}, stdin, None, notes)
+    runs = load_runs(run_paths, columns.renames("run"), stdin, None, notes)
     for note in notes if not args.quiet else []:
-        print(f"irframe: note: {note}", file=sys.stderr)
-    kwargs: dict[str, Any] = {"order": args.order or order or "auto", "duplicates": args.duplicates}
+        print(f"irframe: note: {shown(note)}", file=sys.stderr)
+    kwargs: dict[str, Any] = {"order": columns.order, "duplicates": args.duplicates}
     if args.queries:
         kwargs["queries"] = load_queries(args.queries, mapping)
         kwargs["query_text_col"] = args.query_text_col
@@ -134,8 +120,8 @@ def _read(
 
 def cmd_pool(args: argparse.Namespace) -> int:
     """Run ``irframe pool``."""
-    from irframe._golden.pool import pool
-    from irframe.io.sheets import atomic_write, sheet_format, write_judging_sheet
+    from irframe import pool
+    from irframe.io.sheets import sheet_format, write_judging_sheet
 
     qrels_path, run_paths = _inputs(args)
     refuse_overwriting_inputs(args.output, [qrels_path, *run_paths, args.queries, args.documents])
@@ -153,14 +139,14 @@ def cmd_pool(args: argparse.Namespace) -> int:
         result = pool(runs, qrels, args.depth, sort=args.sort, **kwargs)
     judge = not args.no_judge_columns
     target: Any = sys.stdout if args.output is None else args.output
-    write_judging_sheet(
-        result.to_judge, target, format=fmt, judge_col="judge" if judge else None,
-        timestamp_col="judged_at" if judge else None,
-    )  # fmt: skip
+    with writing(args.output) if args.output else contextlib.nullcontext():
+        write_judging_sheet(
+            result.to_judge, target, format=fmt, judge_col="judge" if judge else None,
+            timestamp_col="judged_at" if judge else None,
+        )  # fmt: skip
     if args.coverage:
-        with atomic_write(args.coverage) as tmp:
-            result.coverage.write_csv(tmp, separator="\t")
+        write_table(result.coverage, args.coverage, "tsv")
     if not args.quiet:
         where = f"; wrote {args.output}" if args.output else ""
-        print(f"irframe: {result}{where}", file=sys.stderr)
+        print(f"irframe: {shown(str(result))}{where}", file=sys.stderr)
     return 0

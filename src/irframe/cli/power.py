@@ -17,10 +17,10 @@ from irframe.cli._common import (
     _default_format,
     _emit,
     _number,
-    _read_inputs,
     _write,
     render_table,
 )
+from irframe.cli._inputs import read_inputs
 
 if TYPE_CHECKING:
     import polars as pl
@@ -74,19 +74,17 @@ def _per_query(args: argparse.Namespace) -> tuple[Any, list[str], list[str]]:
 
     from irframe import evaluate
 
-    measures, qrels, runs, _ = _read_inputs(args, ("nDCG@10",))
+    inputs = read_inputs(args, ("nDCG@10",))
+    runs = inputs.runs
     systems = runs["system"].unique(maintain_order=True).to_list()
     if len(systems) > 2:
         msg = (
             f"power compares at most two runs (baseline, candidate); got {len(systems)}: {', '.join(systems)}"
         )
         raise CliError(msg)
-    labels = [str(m) for m in measures]
-    per_q = evaluate(
-        runs, measures, qrels, by="system", per_query=True, missing=args.missing,
-        duplicates=args.duplicates, order=args.order, columns=args.convention,
-    )  # fmt: skip
-    per_q = per_q.rename({str(m): label for m, label in zip(measures, labels, strict=True)})
+    labels = [a.label for a in inputs.asked]
+    per_q = inputs.relabel(evaluate(runs, inputs.measures, inputs.qrels, by="system", per_query=True,
+                                    **inputs.options(args)))  # fmt: skip
     frames = {s: per_q.filter(pl.col("system") == s).drop("system") for s in systems}
     return (frames if len(frames) == 2 else frames[systems[0]]), labels, systems
 

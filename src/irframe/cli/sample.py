@@ -7,7 +7,7 @@ import io
 import sys
 from typing import TYPE_CHECKING
 
-from irframe.cli._common import SubParsers, _common, _mapping
+from irframe.cli._common import SubParsers, _common, _mapping, shown, write_table
 
 if TYPE_CHECKING:
     import polars as pl
@@ -87,7 +87,6 @@ def read_log(path: str, mapping: dict[str, str], query_col: str) -> pl.DataFrame
 def cmd_sample(args: argparse.Namespace) -> int:
     """Run ``irframe sample``."""
     from irframe import sample_queries
-    from irframe.cli._output import write_frame
 
     log = read_log(args.log, dict(args.map), args.query_col)
     result = sample_queries(
@@ -101,14 +100,14 @@ def cmd_sample(args: argparse.Namespace) -> int:
         query_col=args.query_col,
     )
     if args.segments:
-        write_frame(result.segments, args.segments)
+        write_table(result.segments, args.segments)
     if args.output:
-        write_frame(result.queries, args.output)
-        sys.stdout.write(result.to_text() + "\n")
+        write_table(result.queries, args.output)
+        sys.stdout.write(shown(result.to_text()) + "\n")
         if not args.quiet:
             print(f"irframe: wrote {args.output} ({result.n} queries)", file=sys.stderr)
     else:
         sys.stdout.write(result.queries.write_csv(separator="\t"))
         if not args.quiet:
-            print(result.to_text(), file=sys.stderr)
+            print(shown(result.to_text()), file=sys.stderr)
     return 0

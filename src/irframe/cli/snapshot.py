@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from irframe.cli._common import (
+    DEFAULT_MEASURES,
     CliError,
     SubParsers,
     _add_map,
@@ -13,20 +14,13 @@ from irframe.cli._common import (
     _add_missing_and_duplicates,
     _common,
     _progress,
+    add_config_options,
+    inputs_with_config,
 )
 from irframe.cli._config import load_config
+from irframe.cli._exit import writing
 
-__all__ = ["add_config_options", "add_parser", "cmd_snapshot", "inputs_with_config"]
-
-
-def add_config_options(p: argparse.ArgumentParser) -> None:
-    """``--config FILE`` and ``--no-config`` (shared with ``irframe check``)."""
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="pyproject.toml with a [tool.irframe.check] table (default: found from the cwd upwards)",
-    )
-    p.add_argument("--no-config", action="store_true", help="ignore [tool.irframe.check]")
+__all__ = ["add_parser", "cmd_snapshot"]
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -40,13 +34,14 @@ def add_parser(sub: SubParsers) -> None:
             "irframe's version and fingerprints of the judgments (per query), the queries table "
             "and the run, as JSON with one query per line (commit it next to the golden set)."
         ),
-        epilog="QRELS, --queries and -m default to [tool.irframe.check] in pyproject.toml.",
+        epilog="QRELS, --queries and -m default to [tool.irframe.check] in pyproject.toml (see "
+        "'irframe check --help'). Exit codes: see 'irframe --help'.",
     )
     p.add_argument(
         "inputs", metavar="[QRELS] RUN", nargs="+", help="judgments (optional with a config) and run"
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot there (default: stdout)")
-    _add_measure_option(p, "measure to store (repeatable; default: nDCG@10 RR R@100)")
+    _add_measure_option(p, f"measure to store (repeatable; default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--queries", metavar="FILE", help="queries table (TSV/CSV/parquet with query_id)")
     _add_missing_and_duplicates(p)
     _add_map(p)
@@ -54,50 +49,32 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_snapshot)
 
 
-def inputs_with_config(args: argparse.Namespace, what: str) -> tuple[str, str, dict[str, object]]:
-    """QRELS and the run (or candidate) from the positionals, falling back on the config."""
-    config, _ = load_config(args.config, enabled=not args.no_config)
-    if len(args.inputs) > 2:
-        msg = f"expected [QRELS] {what.upper()}, got {len(args.inputs)} files"
-        raise CliError(msg)
-    if len(args.inputs) == 2:
-        return args.inputs[0], args.inputs[1], config
-    if "qrels" not in config:
-        msg = (
-            f"no QRELS given: pass QRELS {what.upper()}, or set qrels in [tool.irframe.check] "
-            "of pyproject.toml"
-        )
-        raise CliError(msg)
-    return str(config["qrels"]), args.inputs[0], config
-
-
 def cmd_snapshot(args: argparse.Namespace) -> int:
     """Run ``irframe snapshot``."""
-    from irframe._check.gate import snapshot
+    from irframe import snapshot
+    from irframe.cli._inputs import Columns
     from irframe.io.sniff import load, load_queries, load_runs
 
-    qrels_path, run_path, config = inputs_with_config(args, "run")
+    config, _ = load_config(args.config, enabled=not args.no_config)
+    qrels_path, run_path = inputs_with_config(args.inputs, config, "run")
     if [qrels_path, run_path].count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
     stdin = sys.stdin.buffer.read() if "-" in (qrels_path, run_path) else None
-    mapping = dict(args.map)
-    progress = bool(args.progress or sys.stderr.isatty())
+    columns = Columns.of(args)
+    progress = not args.quiet and bool(args.progress or sys.stderr.isatty())
     with _progress("reading the inputs", progress):
-        qrels, _ = load(qrels_path, "qrels", mapping, stdin)
-        run = load_runs([run_path], mapping, stdin)
+        qrels, _ = load(qrels_path, "qrels", columns.renames("qrels"), stdin)
+        run = load_runs([run_path], columns.renames("run"), stdin)
         queries_path = args.queries or config.get("queries")
-        queries = load_queries(str(queries_path), mapping) if queries_path else None
-    measures = args.measures or config.get("measures") or None
-    kwargs = {"missing": args.missing, "duplicates": args.duplicates}
-    with _progress("evaluating", progress):
-        snap = (
-            snapshot(run, qrels, measures, queries=queries, **kwargs)
-            if measures
-            else snapshot(run, qrels, queries=queries, **kwargs)
-        )
+        queries = load_queries(str(queries_path), columns.mapping) if queries_path else None
+    measures = args.measures or config.get("measures") or list(DEFAULT_MEASURES)
+    kwargs = {"missing": args.missing, "duplicates": args.duplicates, **columns.evaluate_kwargs}
+    with _progress(f"evaluating {run_path} against {qrels_path}", progress):
+        snap = snapshot(run, qrels, measures, queries=queries, **kwargs)
     if args.output:
-        snap.write(args.output)
+        with writing(args.output):
+            snap.write(args.output)
         print(f"irframe: wrote {args.output} ({len(snap.query_ids)} queries, {', '.join(snap.measures)})",
               file=sys.stderr)  # fmt: skip
     else:

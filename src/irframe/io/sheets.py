@@ -34,6 +34,7 @@ from irframe.io._atomic import atomic_write
 from irframe.io._lines import raise_bad_line
 from irframe.io._parse import QRELS, WS
 from irframe.io._source import PathOrFile, open_source
+from irframe.io._write import write_frame
 from irframe.io.trec import _check_ids, _need, _to_polars
 
 __all__ = [
@@ -152,20 +153,10 @@ def _name(path: Target) -> str:
 
 def _write(df: pl.DataFrame, path: Target, fmt: str) -> None:
     """``df`` as ``fmt`` (``trec``: its one column of lines) to a path, atomically, or to a text stream."""
-    text_options: dict[str, dict[str, Any]] = {
-        "tsv": {"separator": "\t"}, "csv": {}, "trec": {"include_header": False, "quote_style": "never"},
-    }  # fmt: skip
-    if not isinstance(path, str | os.PathLike):
-        if fmt == "parquet":
-            msg = "A parquet sheet needs a file path, not a stream. Hint: pass a path, or format='tsv'."
-            raise InvalidParameterError(msg)
-        path.write(df.write_csv(**text_options[fmt]))
-        return
-    with atomic_write(path) as tmp:
-        if fmt == "parquet":
-            df.write_parquet(tmp)
-        else:
-            df.write_csv(tmp, **text_options[fmt])
+    if fmt == "parquet" and not isinstance(path, str | os.PathLike):
+        msg = "A parquet sheet needs a file path, not a stream. Hint: pass a path, or format='tsv'."
+        raise InvalidParameterError(msg)
+    write_frame(df, path, "lines" if fmt == "trec" else fmt)  # type: ignore[arg-type]
 
 
 def write_qrels_stub(

@@ -11,7 +11,7 @@ from a TREC file.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +26,8 @@ from irframe.io._files import (
     polars_reason,
 )
 from irframe.io._source import FilePermissionError
+
+Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 __all__ = ["TableFileError", "TableFormat", "detect_format", "read_table", "scan_table"]
 
@@ -60,7 +62,28 @@ def detect_format(path: str | os.PathLike[str]) -> TableFormat | None:
     return _EXTENSIONS.get(suffixes[-1]) if suffixes else None
 
 
-def _resolve_format(path: str | os.PathLike[str], fmt: str | None, where: str) -> TableFormat:
+def _is_one(path: Source) -> bool:
+    return isinstance(path, str | os.PathLike)
+
+
+def _format_of_files(path: Source) -> TableFormat | None:
+    """The one table format of the files a directory or a list holds (None: unknown or several)."""
+    found = {detect_format(f) for f in expand_paths(path)}
+    if len(found) > 1 and None not in found:
+        names = ", ".join(sorted(str(f) for f in found))
+        msg = f"The files of {_shown(path)} are of several table formats ({names}). Hint: read each alone."
+        raise InvalidParameterError(msg)
+    return found.pop() if len(found) == 1 else None
+
+
+def _shown(path: Source) -> str:
+    if _is_one(path):
+        return repr(os.fspath(path))  # type: ignore[arg-type]
+    items = [os.fspath(p) for p in path]  # type: ignore[union-attr]
+    return f"{items[0]!r} and {len(items) - 1} more" if len(items) > 1 else repr(items[0])
+
+
+def _resolve_format(path: Source, fmt: str | None, where: str) -> TableFormat:
     if fmt is not None:
         if fmt not in _FORMATS:
             err = InvalidParameterError.for_value(
@@ -68,10 +91,11 @@ def _resolve_format(path: str | os.PathLike[str], fmt: str | None, where: str) -
             )
             raise err
         return fmt  # type: ignore[return-value]
-    found = detect_format(path)
+    one_file = _is_one(path) and not Path(path).is_dir()  # type: ignore[arg-type]
+    found = detect_format(path) if one_file else _format_of_files(path)  # type: ignore[arg-type]
     if found is None:
         msg = (
-            f"Cannot tell the table format of {str(path)!r} from its name. "
+            f"Cannot tell the table format of {_shown(path)} from its name. "
             "Hint: pass format='parquet', 'csv', 'tsv', 'jsonl' or 'json' "
             "(TREC run and qrels files are read with read_trec_run / read_trec_qrels)."
         )
@@ -79,8 +103,8 @@ def _resolve_format(path: str | os.PathLike[str], fmt: str | None, where: str) -
     return found
 
 
-def _files(path: str | os.PathLike[str], fmt: TableFormat) -> list[Path]:
-    """The files behind ``path`` (a file or a glob), checked as far as can be without reading."""
+def _files(path: Source, fmt: TableFormat) -> list[Path]:
+    """The files behind ``path`` (files, globs, directories), checked as far as can be without reading."""
     files = expand_paths(path)
     for f in files:
         if not os.access(f, os.R_OK):
@@ -98,12 +122,17 @@ def _string_overrides(mapping: Mapping[str, str]) -> dict[str, pl.DataType]:
 
 
 def _scan(
-    files: list[Path], fmt: TableFormat, mapping: Mapping[str, str], role: TableRole | None = None
+    files: list[Path],
+    fmt: TableFormat,
+    mapping: Mapping[str, str],
+    role: TableRole | None = None,
+    *,
+    hive: bool,
 ) -> pl.LazyFrame:
     source: Path | list[Path] = files[0] if len(files) == 1 else files
     sep = "," if fmt == "csv" else "\t"
-    if fmt == "parquet":
-        return pl.scan_parquet(source)
+    if fmt == "parquet":  # a directory's key=value folders are columns, as polars reads them
+        return pl.scan_parquet(files, hive_partitioning=True) if hive else pl.scan_parquet(source)
     if fmt in ("csv", "tsv"):
         # header names are only known after reading; overrides for absent names are ignored
         header = pl.scan_csv(files[0], separator=sep, n_rows=0).collect_schema()
@@ -165,6 +194,7 @@ def _read_error(exc: BaseException, files: list[Path], fmt: TableFormat) -> Tabl
 
 
 def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> pl.LazyFrame:
+    """Rename ``mapping``'s columns (each must exist) and cast the id columns to strings."""
     available = lf.collect_schema().names()
     for source, target in mapping.items():
         if source not in available:
@@ -180,7 +210,7 @@ def _apply_mapping(lf: pl.LazyFrame, mapping: Mapping[str, str], name: str) -> p
 
 
 def scan_table(
-    path: str | os.PathLike[str],
+    path: Source,
     *,
     columns: Mapping[str, str] | None = None,
     format: TableFormat | None = None,
@@ -190,8 +220,10 @@ def scan_table(
 
     Parameters
     ----------
-    path : str or Path
-        The file, or a glob (``"logs/*.parquet"``) of files with one schema.
+    path : str, Path or a list of them
+        The file, a glob (``"logs/*.parquet"``), a directory (its files, recursively;
+        for parquet, ``key=value`` folders become columns, as polars reads them) or a
+        list of these: files of one format and one schema, read as one table.
     columns : mapping of str to str, optional
         ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
     format : {"parquet", "csv", "tsv", "jsonl", "json"}, optional
@@ -223,19 +255,29 @@ def scan_table(
     >>> pl.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "clicks": [3, 0]}).write_parquet(p)
     >>> scan_table(p, columns={"qid": "query_id", "docno": "doc_id"}).collect_schema()
     Schema([('query_id', String), ('doc_id', String), ('clicks', Int64)])
+
+    A partitioned log, by its directory:
+
+    >>> log = pathlib.Path(tempfile.mkdtemp())
+    >>> for day in (1, 2):
+    ...     (log / f"day={day}").mkdir()
+    ...     pl.DataFrame({"query_id": [f"q{day}"], "doc_id": ["a"]}).write_parquet(log / f"day={day}/0.pq")
+    >>> scan_table(log).collect().rows()
+    [('q1', 'a', 1), ('q2', 'a', 2)]
     """
     mapping = dict(columns or {})
     fmt = _resolve_format(path, format, "scan_table")
     files = _files(path, fmt)
+    hive = _is_one(path) and Path(path).is_dir()  # type: ignore[arg-type]
     try:
-        lf = _scan(files, fmt, mapping, role)
-        return _apply_mapping(lf, mapping, str(path))
+        lf = _scan(files, fmt, mapping, role, hive=hive)
+        return _apply_mapping(lf, mapping, _shown(path).strip("'"))
     except (pl.exceptions.PolarsError, OSError) as exc:  # a header or schema that cannot be read
         raise _read_error(exc, files, fmt) from None
 
 
 def read_table(
-    path: str | os.PathLike[str],
+    path: Source,
     *,
     columns: Mapping[str, str] | None = None,
     format: TableFormat | None = None,
@@ -245,9 +287,9 @@ def read_table(
 
     Parameters
     ----------
-    path : str or Path
-        The file, or a glob of files with one schema; the format is taken from the
-        extension unless ``format`` is given.
+    path : str, Path or a list of them
+        The file, a glob, a directory or a list of these (see :func:`scan_table`): files
+        with one schema; the format is taken from the extension unless ``format`` is given.
     columns : mapping of str to str, optional
         ``{name in the file: name irframe expects}``, e.g. ``{"qid": "query_id"}``.
         Other columns are kept as they are.

@@ -385,13 +385,14 @@ def unknown_measure(text: str) -> UnknownMeasureError:
     fams = _REGISTRY
     name, at, k = text.partition("@")
     base = name.split("(")[0]
-    cutoff = f"@{k}" if at else ""
+    cutoff = f"@{k}" if k else ""  # (an incomplete 'P@' is the name without its cutoff)
     alias_map = _ALIASES
     lowered = {n.lower(): alias_map.get(n, n) for n in (*fams, *alias_map)}
     hint: list[str] = []
-    if base.lower() in lowered:  # right name, wrong case: the canonical spelling first
+    if base.lower() in lowered:  # right name, wrong case or no cutoff: the canonical spelling first
         fam = fams[lowered[base.lower()]]
-        cut = "@10" if fam.cutoff == "required" and not cutoff else cutoff
+        cut = "@10" if fam.cutoff != "none" and at and not cutoff else cutoff
+        cut = "@10" if fam.cutoff == "required" and not cut else cut
         hint.append(fam.name + name[len(base) :] + cut)
     trec = [n for f in fams.values() for n in trec_names(f)]
     for h in closest(base, [*fams, *alias_map, *trec], n=3):
@@ -401,7 +402,7 @@ def unknown_measure(text: str) -> UnknownMeasureError:
         elif (target.cutoff == "none") == (not cutoff):
             hint.append(h + cutoff)
     hint = [h for h in dict.fromkeys(hint) if h != text]
-    msg = f"Unknown measure {text!r}."
+    msg = f"Unknown measure {text!r}" + (": the cutoff after '@' is missing." if at and not k else ".")
     if hint:
         msg += " Did you mean " + " or ".join(repr(h) for h in hint) + "?"
     msg += "\nHint: known families: " + ", ".join(fams) + "; aliases: " + ", ".join(alias_map)

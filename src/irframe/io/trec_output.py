@@ -1,61 +1,58 @@
-"""Measure handling of the command line: ``--rel``/``--gain`` resolution and trec_eval's layout.
+"""trec_eval's output layout: ``measure<TAB>query<TAB>value``, one block per system.
 
-These read the measure definitions; they are kept together so that they can be moved
-onto the measure registry in one place.
+What ``irframe eval -f trec`` prints, made here next to the TREC readers and writers:
+per-query lines (``-q``), then ``runid``, ``num_q`` and the ``all`` rows; values with
+4 decimals as trec_eval prints them, counts as integers; the text measure
+``relstring``.  Lines are made by polars where that is exact (:func:`trec_blocks`) and
+written as bytes (:func:`write_block`).
+
+Examples
+--------
+>>> import polars as pl
+>>> pq = pl.DataFrame({"system": "s", "query_id": ["q1", "q2"], "P_5": [0.2, 0.4]})
+>>> summary = pl.DataFrame({"system": ["s"], "P_5": [0.3], "n_queries": [2]})
+>>> print(render_trec(pq, summary, ["P_5"], set(), show_queries=False).replace("\\t", " | "))
+runid                  | all | s
+num_q                  | all | 2
+P_5                    | all | 0.3000
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from irframe.measures import Measure
-
-__all__ = [
-    "all_only_labels",
-    "block_text",
-    "count_labels",
-    "expand_groups",
-    "measures_data",
-    "measures_listing",
-    "relstrings",
-    "render_trec",
-    "resolve_measures",
-    "text_measures",
-    "trec_blocks",
-    "trec_labels",
-    "write_block",
-]
-
-
-# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them per query
-TEXT_MEASURES: dict[str, tuple[str, ...]] = {"relstring": ("all_trec",)}
-
-
-def text_measures(specs: Sequence[str]) -> list[str]:
-    """The text measures asked for, by name or through a group (``-m all_trec``)."""
-    wanted = {s.strip() for s in specs}
-    return [name for name, groups in TEXT_MEASURES.items() if name in wanted or wanted & set(groups)]
+__all__ = ["block_text", "relstrings", "render_trec", "trec_blocks", "write_block"]
 
 
 _EMPTY = "''"  # trec_eval's relstring of a query absent from the run (-c)
 
 
-def _rel_char(grade: float | None) -> str:
-    if grade is None:
-        return "-"  # not judged
-    if grade < 0:
-        return "."  # judged with a negative grade
-    return str(int(grade)) if grade <= 9 else ">"
+def _rel_char(grade: pl.Expr) -> pl.Expr:
+    """One character per grade: the digit, ``>`` above 9, ``-`` not judged, ``.`` negative."""
+    import polars as pl
+
+    digit = grade.cast(pl.Int64, strict=False).cast(pl.String)
+    return (
+        pl.when(grade.is_null())
+        .then(pl.lit("-"))
+        .when(grade < 0)
+        .then(pl.lit("."))
+        .when(grade > 9)
+        .then(pl.lit(">"))
+        .otherwise(digit)
+    )
 
 
-def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str], str]:
-    """trec_eval's ``relstring`` per (system, query): the grades of the top 10, one character each
-    (digit, ``>`` above 9, ``-`` not judged, ``.`` negative); ranking by score then doc id, descending.
+def relstrings(
+    runs: pl.DataFrame, qrels: pl.DataFrame, order: Literal["rank", "score"] = "score"
+) -> dict[tuple[str, str], str]:
+    """trec_eval's ``relstring`` per (system, query): the grades of the top 10, one character
+    each (digit, ``>`` above 9, ``-`` not judged, ``.`` negative), in the ranking order of
+    :func:`irframe._input.columns.ranking_order` (``order``: the rank or the score column).
 
     Examples
     --------
@@ -67,10 +64,9 @@ def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str],
     """
     import polars as pl
 
-    if "score" in runs.columns:
-        order, desc = ["score", "doc_id"], [True, True]
-    else:
-        order, desc = ["rank"], [False]
+    from irframe._input.columns import ranking_order
+
+    by, descending = ranking_order(order, order, "doc_id")
     grades = qrels.select(
         pl.col("query_id").cast(pl.String),
         pl.col("doc_id").cast(pl.String),
@@ -78,143 +74,15 @@ def relstrings(runs: pl.DataFrame, qrels: pl.DataFrame) -> dict[tuple[str, str],
     )
     ranked = (
         runs.with_columns(pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String))
-        .sort(["system", "query_id", *order], descending=[False, False, *desc])
+        .sort([pl.col("system"), pl.col("query_id"), *by], descending=[False, False, *descending])
         .group_by(["system", "query_id"], maintain_order=True)
         .head(10)
         .join(grades, on=["query_id", "doc_id"], how="left", maintain_order="left")
+        .group_by(["system", "query_id"], maintain_order=True)
+        .agg(_rel_char(pl.col("relevance")).str.join("").alias("text"))
     )
-    out: dict[tuple[str, str], str] = {}
-    for (system, qid), block in ranked.group_by(["system", "query_id"], maintain_order=True):
-        out[(str(system), str(qid))] = "'" + "".join(map(_rel_char, block["relevance"])) + "'"
-    return out
-
-
-def _trec_spelling(spec: str) -> list[str] | None:
-    """trec_eval's -m spellings: ``P.5,10`` (given values) and a bare ``P`` or ``ndcg_cut``
-    (trec_eval's default values), where irframe reads no measure of that name."""
-    from irframe.exceptions import IrFrameError
-    from irframe.measures import parse_measure
-    from irframe.measures._parse import trec_bases, trec_dotted
-
-    dotted = trec_dotted(spec)
-    if dotted is not None or spec not in trec_bases():
-        return dotted
-    try:
-        parse_measure(spec)
-    except IrFrameError:
-        return list(trec_bases()[spec])
-    return None
-
-
-def expand_groups(specs: Sequence[str]) -> list[str]:
-    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures,
-    and trec_eval's ``-m P.5,10`` / ``-m ndcg_cut`` by the names trec_eval prints.
-
-    Text measures (``relstring``) are left out: ``-f trec`` prints them (:func:`text_measures`).
-
-    Examples
-    --------
-    >>> names = expand_groups(["P@5", "set"])
-    >>> names[0], "set_F" in names, "P_5" in names
-    ('P@5', True, False)
-    >>> expand_groups(["P.5,10", "ndcg_cut.10"]), len(expand_groups(["P"]))
-    (['P_5', 'P_10', 'ndcg_cut_10'], 9)
-    """
-    from irframe.measures._parse import trec_groups
-
-    groups = trec_groups()
-    out: list[str] = []
-    for spec in (s.strip() for s in specs):
-        if spec not in TEXT_MEASURES:
-            out.extend(groups.get(spec) or _trec_spelling(spec) or [spec])
-    return list(dict.fromkeys(out))
-
-
-def is_trec_name(spec: str) -> bool:
-    """Whether ``spec`` is written as trec_eval writes it (``P_5``, ``map``), not ``P@5``."""
-    from irframe.exceptions import IrFrameError
-    from irframe.measures import parse_measure, to_trec_name
-
-    try:
-        return to_trec_name(parse_measure(spec)) == spec.strip()
-    except IrFrameError:
-        return False
-
-
-def _explicit_params(spec: str) -> set[str]:
-    """Parameter names written in a measure string: ``P(rel=2)@5`` -> ``{"rel"}``."""
-    m = re.search(r"\((.*)\)", spec)
-    if not m:
-        return set()
-    return {part.split("=", 1)[0].strip() for part in m.group(1).split(",") if "=" in part}
-
-
-def resolve_measures(
-    specs: Sequence[str], rel: float | None = None, gain: str | None = None
-) -> list[str | Measure]:
-    """Expand trec_eval groups, then apply ``--rel`` and ``--gain`` to the measures that do not set them.
-
-    ``all_trec``, ``official`` and ``set`` stand for trec_eval's names of that group.
-    A measure left unchanged keeps the user's spelling (its output label); a changed one
-    is labelled by its canonical form, e.g. ``P(rel=2)@5``.  trec_eval names keep their
-    meaning: ``--rel`` applies to them (like trec_eval's ``-l``), ``--gain`` does not
-    (``ndcg_cut_10`` is linear by definition).
-
-    Examples
-    --------
-    >>> resolve_measures(["P@5", "P(rel=3)@5", "nDCG@10", "ndcg_cut_10"], rel=2, gain="linear")
-    [P(rel=2)@5, 'P(rel=3)@5', nDCG(gain=linear)@10, 'ndcg_cut_10']
-    """
-    from irframe.measures import FAMILIES, parse_measure
-    from irframe.measures._params import GAIN, REL
-
-    out: list[str | Measure] = []
-    for spec in expand_groups(specs):
-        m = parse_measure(spec)
-        explicit = _explicit_params(spec)
-        new = m
-        # --rel is trec_eval's -l: a relevance threshold (RBP's rel makes a binary RBP, -l leaves rbp be)
-        if rel is not None and FAMILIES[m.family].params.get("rel") is REL and "rel" not in explicit:
-            new = new(rel=rel)
-        if (
-            gain is not None
-            and FAMILIES[m.family].params.get("gain") is GAIN  # nDCG's gain, not RBP's scaled/linear
-            and not explicit & {"gain", "gains"}
-            and not is_trec_name(spec)
-        ):
-            new = new(gain=gain)
-        out.append(spec if new == m else new)
-    return out
-
-
-def count_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
-    """Labels of the counting measures: summed in trec_eval's ``all`` rows (``Family.total``)."""
-    from irframe.measures import parse_measure
-
-    return {
-        lab for lab, m in zip(labels, measures, strict=True) if parse_measure(m).definition.total == "sum"
-    }
-
-
-def trec_labels(specs: Sequence[str], labels: Sequence[str], measures: Sequence[str | Measure]) -> list[str]:
-    """The names ``-f trec`` prints: trec_eval's own for measures written as trec_eval names
-    (kept under ``--rel``, as ``-l`` keeps them), the caller's label for the others."""
-    from irframe.measures import parse_measure, to_trec_name
-
-    out = []
-    for spec, label, m in zip(expand_groups(specs), labels, measures, strict=True):
-        name = to_trec_name(parse_measure(m)) if is_trec_name(spec) else None
-        out.append(name or label)
-    return out
-
-
-def all_only_labels(labels: Sequence[str], measures: Sequence[str | Measure]) -> set[str]:
-    """Labels trec_eval prints only in ``all`` (num_q, gm_map, gm_bpref): the families whose
-    per-query value is not what the ``all`` row averages (``aggregate`` sum or gmean)."""
-    from irframe.measures import parse_measure
-
-    pairs = zip(labels, measures, strict=True)
-    return {lab for lab, m in pairs if parse_measure(m).definition.aggregate != "mean"}
+    keys = zip(ranked["system"].cast(pl.String), ranked["query_id"], strict=True)
+    return dict(zip(keys, ("'" + ranked["text"] + "'").to_list(), strict=True))
 
 
 def _trec_value(label: str, value: float | None, count: bool) -> str:
@@ -481,93 +349,3 @@ def trec_blocks(
             text = _trec_value(label, value, label in counts)
             lines.append(f"{name:<22}\tall\t{text}")
         yield "\n".join(lines)
-
-
-def _default_text(value: object) -> str:
-    if isinstance(value, tuple):  # explicit gains
-        return "{" + ",".join(f"{g:g}:{v:g}" for g, v in value) + "}"
-    return str(value)
-
-
-def measures_data() -> list[dict[str, object]]:
-    """Every registered family as plain data (``irframe measures -f json``).
-
-    Examples
-    --------
-    >>> fam = next(f for f in measures_data() if f["name"] == "P")
-    >>> fam["cutoff"], fam["aggregate"], [p["name"] for p in fam["params"]]
-    ('required', 'mean', ['rel', 'judged_only'])
-    >>> fam["trec_names"]
-    ['P_{k}']
-    """
-    from irframe.measures import FAMILIES
-    from irframe.measures.user import is_user_defined
-
-    out: list[dict[str, object]] = []
-    for fam in FAMILIES.values():
-        params = [
-            {
-                "name": p.name,
-                "default": p.default if not isinstance(p.default, tuple) else _default_text(p.default),
-                "type": p.type_name,
-                "aliases": list(p.aliases),
-                "doc": p.doc,
-                "required": p.required,  # no default: a measure must set it (SDCG's max_rel)
-            }
-            for p in fam.params
-        ]
-        out.append({
-            "name": fam.name,
-            "aliases": list(fam.aliases),
-            "description": fam.description,
-            "cutoff": fam.cutoff,
-            "params": params,
-            "aggregate": fam.aggregate,
-            "trec_total": fam.total,
-            "trec_names": [t.pattern for t in fam.trec],
-            "trec_groups": sorted({g for t in fam.trec for g in t.groups}),
-            "kind": fam.kind,
-            "formula": fam.formula,
-            "ir_measures": fam.ir_measures,
-            "user_defined": is_user_defined(fam),
-        })  # fmt: skip
-    return out
-
-
-def measures_listing() -> str:
-    """The text of ``irframe measures``: every family with its parameters and defaults,
-    trec_eval names, aggregation and a one-line definition (all from the registry)."""
-    from irframe.measures import ALIASES
-
-    data = measures_data()
-    rows = []
-    for fam in data:
-        cut = {"required": "@k", "optional": "[@k]", "none": ""}[str(fam["cutoff"])]
-        shown = [
-            str(p["name"]) if p["required"] else f"{p['name']}={p['default']}"
-            for p in fam["params"]  # type: ignore[attr-defined]
-        ]
-        params = "(" + ",".join(shown) + ")" if shown else ""
-        trec = ", ".join(str(t).replace("{k}", "k") for t in fam["trec_names"]) or "-"  # type: ignore[attr-defined]
-        agg = str(fam["aggregate"])
-        if fam["trec_total"] != fam["aggregate"]:
-            agg += f" (trec all: {fam['trec_total']})"
-        rows.append((f"{fam['name']}{params}{cut}", agg, trec, str(fam["description"])))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    head = ("measure (parameters with defaults)", "agg", "trec_eval")
-    widths = [max(w, len(h)) for w, h in zip(widths, head, strict=True)]
-    lines = ["Families (ir_measures notation; @k is the rank cutoff, [@k] optional):"]
-    lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + "  definition")
-    for r in rows:
-        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
-    lines.append("\nAliases: " + ", ".join(f"{k} = {v}" for k, v in ALIASES.items()))
-    lines.append(
-        "Parameters: rel = minimum relevant grade (trec_eval -l); gain = exp (2^g-1), linear or "
-        "gains={g:v}; judged_only = drop unjudged documents before the cutoff (trec_eval -J)."
-    )
-    lines.append(
-        "Examples: nDCG@10, P(rel=2)@5, nDCG(gain=linear)@10, nDCG(gains={0:0,1:1,2:5}), "
-        "AP(judged_only=True)@100, ERR@20, F(beta=2)@10; trec_eval names: ndcg_cut_10, P_5, map."
-    )
-    lines.append("Aggregation (agg): mean, sum or gmean over the judged queries; -f json: all of it as data.")
-    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""trec_eval's ``-m`` spellings, as the command line reads them: groups, dotted values, ``--rel``/``--gain``.
+
+``-m all_trec`` and ``-m official`` stand for the names of that trec_eval group,
+``-m P.5,10`` for ``P_5`` and ``P_10``, a bare ``-m P`` (a family that needs a cutoff)
+for trec_eval's default cutoffs.  :func:`resolve` parses each measure once into an
+:class:`Asked` value that carries everything the command line's outputs need: the
+output label, the measure, and the name and rules of trec_eval's layout.
+
+Examples
+--------
+>>> [(a.label, a.printed) for a in resolve(["P.5,10", "nDCG@10"])]
+[('P_5', 'P_5'), ('P_10', 'P_10'), ('nDCG@10', 'nDCG@10')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from irframe.exceptions import IrFrameError
+from irframe.measures._base import Measure, registry
+from irframe.measures._params import GAIN, REL
+from irframe.measures._parse import parse_measure, to_trec_name, trec_bases, trec_dotted, trec_groups
+
+__all__ = ["TEXT_MEASURES", "Asked", "expand_groups", "resolve", "resolve_measures", "text_measures"]
+
+
+# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them per query
+TEXT_MEASURES: dict[str, tuple[str, ...]] = {"relstring": ("all_trec",)}
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One measure as the command line was asked for it, parsed once.
+
+    Attributes
+    ----------
+    spec : str
+        The measure as written (after trec_eval's groups are expanded), e.g. ``"P_5"``.
+    measure : Measure
+        The measure computed (``--rel``/``--gain`` applied).
+    label : str
+        The output column: ``spec`` when ``--rel``/``--gain`` left it unchanged, else the
+        canonical form of ``measure`` (``P(rel=2)@5``).
+    printed : str
+        The name ``-f trec`` prints: trec_eval's own for a measure written as a trec_eval
+        name (kept under ``--rel``, as ``-l`` keeps it), else ``label``.
+    """
+
+    spec: str
+    measure: Measure
+    label: str
+    printed: str
+
+    @property
+    def counted(self) -> bool:
+        """A count (NumRet, NumRel ...): summed in trec_eval's ``all`` rows (``Family.total``)."""
+        return self.measure.definition.total == "sum"
+
+    @property
+    def all_only(self) -> bool:
+        """Printed in ``all`` only (num_q, gm_map): its per-query value is not what ``all`` averages."""
+        return self.measure.definition.aggregate != "mean"
+
+    @property
+    def engine_input(self) -> str | Measure:
+        """What the engine is given: the label when it is the spelling of ``measure``."""
+        return self.label if self.label == self.spec else self.measure
+
+
+def text_measures(specs: Sequence[str]) -> list[str]:
+    """The text measures asked for, by name or through a group (``-m all_trec``).
+
+    Examples
+    --------
+    >>> text_measures(["map", "all_trec"]), text_measures(["map"])
+    (['relstring'], [])
+    """
+    wanted = {s.strip() for s in specs}
+    return [name for name, groups in TEXT_MEASURES.items() if name in wanted or wanted & set(groups)]
+
+
+def _trec_spelling(spec: str) -> list[str] | None:
+    """trec_eval's -m spellings: ``P.5,10`` (given values) and a bare ``P`` or ``ndcg_cut``
+    (trec_eval's default values), where irframe reads no measure of that name."""
+    dotted = trec_dotted(spec)
+    if dotted is not None or spec not in trec_bases():
+        return dotted
+    try:
+        parse_measure(spec)
+    except IrFrameError:
+        return list(trec_bases()[spec])
+    return None
+
+
+def expand_groups(specs: Sequence[str]) -> list[str]:
+    """Replace trec_eval group names (``-m all_trec``, ``-m official``) by their measures,
+    and trec_eval's ``-m P.5,10`` / ``-m ndcg_cut`` by the names trec_eval prints.
+
+    Text measures (``relstring``) are left out: ``-f trec`` prints them (:func:`text_measures`).
+
+    Examples
+    --------
+    >>> names = expand_groups(["P@5", "set"])
+    >>> names[0], "set_F" in names, "P_5" in names
+    ('P@5', True, False)
+    >>> expand_groups(["P.5,10", "ndcg_cut.10"]), len(expand_groups(["P"]))
+    (['P_5', 'P_10', 'ndcg_cut_10'], 9)
+    """
+    groups = trec_groups()
+    out: list[str] = []
+    for spec in (s.strip() for s in specs):
+        if spec not in TEXT_MEASURES:
+            out.extend(groups.get(spec) or _trec_spelling(spec) or [spec])
+    return list(dict.fromkeys(out))
+
+
+def _explicit_params(spec: str) -> set[str]:
+    """Parameter names written in a measure string: ``P(rel=2)@5`` -> ``{"rel"}``."""
+    m = re.search(r"\((.*)\)", spec)
+    if not m:
+        return set()
+    return {part.split("=", 1)[0].strip() for part in m.group(1).split(",") if "=" in part}
+
+
+def _asked(spec: str, rel: float | None, gain: str | None) -> Asked:
+    m = parse_measure(spec)  # the one parse of this measure
+    trec = to_trec_name(m)
+    written_as_trec = trec == spec
+    params = registry()[m.family].params
+    explicit = _explicit_params(spec)
+    new = m
+    # --rel is trec_eval's -l: a relevance threshold (RBP's rel makes a binary RBP, -l leaves rbp be)
+    if rel is not None and params.get("rel") is REL and "rel" not in explicit:
+        new = new(rel=rel)
+    gains = params.get("gain") is GAIN  # nDCG's gain, not RBP's scaled/linear
+    if gain is not None and gains and not explicit & {"gain", "gains"} and not written_as_trec:
+        new = new(gain=gain)
+    label = spec if new == m else str(new)
+    printed = (to_trec_name(new) or label) if written_as_trec else label
+    return Asked(spec, new, label, printed)
+
+
+def resolve(specs: Sequence[str], rel: float | None = None, gain: str | None = None) -> list[Asked]:
+    """Expand trec_eval groups, parse each measure once, apply ``--rel`` and ``--gain``.
+
+    ``all_trec``, ``official`` and ``set`` stand for trec_eval's names of that group.
+    A measure left unchanged keeps the user's spelling as its label; a changed one is
+    labelled by its canonical form, e.g. ``P(rel=2)@5``.  trec_eval names keep their
+    meaning: ``--rel`` applies to them (like trec_eval's ``-l``), ``--gain`` does not
+    (``ndcg_cut_10`` is linear by definition).  Two spellings that end with one label
+    (``P@5 --rel 2`` and ``P(rel=2)@5``) are one measure.
+
+    Examples
+    --------
+    >>> [(a.label, a.printed) for a in resolve(["P_5", "nDCG@10"], rel=2, gain="linear")]
+    [('P(rel=2)@5', 'P_5'), ('nDCG(gain=linear)@10', 'nDCG(gain=linear)@10')]
+    >>> [(a.label, a.counted, a.all_only) for a in resolve(["num_ret", "gm_map"])]
+    [('num_ret', True, False), ('gm_map', False, True)]
+    """
+    by_label: dict[str, Asked] = {}
+    for spec in expand_groups(specs):
+        a = _asked(spec, rel, gain)
+        by_label.setdefault(a.label, a)
+    return list(by_label.values())
+
+
+def resolve_measures(
+    specs: Sequence[str], rel: float | None = None, gain: str | None = None
+) -> list[str | Measure]:
+    """:func:`resolve`'s measures as ``evaluate`` takes them: the spelling of a measure left
+    unchanged, the changed :class:`Measure` otherwise.
+
+    Examples
+    --------
+    >>> resolve_measures(["P@5", "P(rel=3)@5", "nDCG@10", "ndcg_cut_10"], rel=2, gain="linear")
+    [P(rel=2)@5, 'P(rel=3)@5', nDCG(gain=linear)@10, 'ndcg_cut_10']
+    """
+    return [a.engine_input for a in resolve(specs, rel, gain)]
