@@ -39,6 +39,7 @@ from irframe._input.columns import RunColumns, natural_sorted, resolve_run
 from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measures
+from irframe.measures._conventions import warn_conventions
 
 __all__ = ["TIED", "TIE_AWARE", "Split", "attach", "split", "straddles", "tie_groups"]
 
@@ -79,6 +80,7 @@ def split(measures: Any, opts: Options) -> Split | None:
     if opts.ties == "docid":
         return None
     parsed = parse_measures(measures)
+    warn_conventions(m for _, m in parsed)  # (the main plan sees only the helper measures)
     other = [label for label, m in parsed if m.family not in TIE_AWARE]
     if other:
         msg = (

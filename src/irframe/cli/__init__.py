@@ -237,7 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False))
     try:
         load_plugins(getattr(args, "plugin", None) or [])
-        return int(args.func(args))
+        from irframe.measures._conventions import shown_as_notes
+
+        with shown_as_notes():  # the commands print the conventions (nDCG's gain) as notes
+            return int(args.func(args))
     except KeyboardInterrupt:
         print("irframe: interrupted", file=sys.stderr)
         return 130
