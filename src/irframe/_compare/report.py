@@ -356,7 +356,12 @@ class ComparisonReport:
         out = [_md_table(header, rows)]
         if details or (details is None and self.baseline is None):
             out += ["", _md_table(*self._detail_rows())]
-        out += ["", markdown(self.legend("unicode") + " " + self.method_text()), "", markdown(self.footnote())]
+        out += [
+            "",
+            markdown(self.legend("unicode") + " " + self.method_text()),
+            "",
+            markdown(self.footnote()),
+        ]
         out += [x for note in self.conventions() for x in ("", f"Note: {markdown(note)}")]
         return "\n".join(out)
 

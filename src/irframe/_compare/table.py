@@ -14,9 +14,9 @@ from irframe._compare.pairing import (
     _BSYS,
     _DELTA,
     _MEAS,
+    _QKEY,
     _SYS,
     _VAL,
-    _QKEY,
     MeasureLike,
     _align_query_attributes,
     _check_by,
@@ -383,11 +383,16 @@ def compare_report(
     )
 
 
-def _page_inputs(pair_rows: pl.DataFrame, by: Sequence[str], query_col: str, sources: Sources) -> dict[str, Any]:
+def _page_inputs(
+    pair_rows: pl.DataFrame, by: Sequence[str], query_col: str, sources: Sources
+) -> dict[str, Any]:
     """What a report keeps for its HTML page: the per-query pairs (the query id as text)
     and where the documents come from."""
     query = pl.col(query_col).cast(pl.String).alias(_QKEY)
-    return {"_pairs": pair_rows.select(_SYS, _BSYS, _MEAS, *by, query, _BASE, _VAL, _DELTA), "_sources": sources}
+    return {
+        "_pairs": pair_rows.select(_SYS, _BSYS, _MEAS, *by, query, _BASE, _VAL, _DELTA),
+        "_sources": sources,
+    }
 
 
 def _by_columns(  # noqa: PLR0917 - the four inputs, as compare takes them

@@ -8,7 +8,11 @@ sentences as they are; each format only escapes them.
 Examples
 --------
 >>> print(markers_footnote(test="randomization", correction="holm", alpha=0.05))
-The markers follow the randomization test's p-value after Holm correction (p_adj < 0.05); the 95% CI is a paired bootstrap (percentile) of the mean delta, another method and uncorrected, so the two can disagree near the line: a CI that excludes 0 next to p = 0.057 gets no marker. Read the marker for the decision, the CI for the size.
+... # doctest: +NORMALIZE_WHITESPACE
+The markers follow the randomization test's p-value after Holm correction (p_adj < 0.05); the 95%
+CI is a paired bootstrap (percentile) of the mean delta, another method and uncorrected, so the two
+can disagree near the line: a CI that excludes 0 next to p = 0.057 gets no marker. Read the marker
+for the decision, the CI for the size.
 """
 
 from __future__ import annotations

@@ -16,17 +16,19 @@ Examples
 
 from __future__ import annotations
 
-import html as _html
 import io
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from irframe._escape import html as _escape_html
 from irframe._report.docs import UNJUDGED, grade_text
 
 __all__ = [
+    "UNJUDGED_TEXT",
     "Cell",
+    "Plot",
     "docs_cell",
     "esc",
     "figure",
@@ -39,6 +41,8 @@ __all__ = [
 ]
 
 Cell = str | tuple[str, str]  # text, or (text, css class of the cell)
+UNJUDGED_TEXT = f"{UNJUDGED} = unjudged (no judgment)"
+_MARKS = {"▲": "mark-up", "△": "mark-up", "▼": "mark-down", "▽": "mark-down"}
 
 _CSS = """
 :root { color-scheme: light; --ink: #1d232a; --muted: #5c6670; --line: #d6dbe0; --soft: #f4f6f8;
@@ -58,17 +62,19 @@ p, li { overflow-wrap: anywhere; }
 .verdict.fail { background: #fbe9e9; border-color: #efb7b7; color: #842029; }
 .note { border-left: 4px solid var(--warn); background: #fff8e6; padding: 6px 12px; margin: 8px 0; }
 .foot { font-size: 0.9rem; color: var(--muted); }
-table { border-collapse: collapse; width: 100%; margin: 8px 0 4px; font-size: 0.88rem; }
+table { border-collapse: collapse; width: auto; max-width: 100%; margin: 8px 0 4px; font-size: 0.88rem; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
+.wide { max-width: 100%; overflow-x: auto; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; vertical-align: top; text-align: left;
-  overflow-wrap: anywhere; }
-th { background: var(--soft); font-weight: 600; }
+  overflow-wrap: break-word; }
+th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tr.regression td { background: #fbe9e9; }
 tr.hole td { background: #fff8e6; }
 .mark-up { color: var(--good); } .mark-down { color: var(--bad); } .mark-hole { color: var(--warn); }
-ol.docs { margin: 0; padding-left: 1.4em; }
-ol.docs li { margin: 0; }
+ol.docs { margin: 0; padding: 0; list-style: none; }
+ol.docs li { display: inline-block; margin: 0 0.9em 0 0; white-space: nowrap; }
+ol.docs .rank { color: var(--muted); font-size: 0.8rem; }
 .grade { display: inline-block; min-width: 1.6em; padding: 0 4px; margin-left: 4px; border-radius: 3px;
   text-align: center; font-size: 0.8rem; font-variant-numeric: tabular-nums; background: #e9ecef; }
 .grade.rel { background: #d1ecdf; color: #0f5132; }
@@ -82,8 +88,9 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 
 
 def esc(text: object) -> str:
-    """Text from the data as HTML text (an element's content or an attribute value)."""
-    return _html.escape(str(text), quote=True)
+    """Text from the data as HTML text (an element's content or an attribute value): the
+    one HTML escaping of every report (:func:`irframe._escape.html`)."""
+    return _escape_html(str(text))
 
 
 def page(title: str, body: str) -> str:
@@ -111,7 +118,11 @@ def _cell(tag: str, cell: Cell, numeric: bool, raw: bool) -> str:
     text, css = cell if isinstance(cell, tuple) else (cell, "")
     classes = " ".join(c for c in ("num" if numeric else "", css) if c)
     attr = f' class="{classes}"' if classes else ""
-    return f"<{tag}{attr}>{text if raw else esc(text)}</{tag}>"
+    content = text if raw else esc(text)
+    if not raw:
+        for mark, css in _MARKS.items():  # the significance markers, coloured
+            content = content.replace(mark, f'<span class="{css}">{mark}</span>')
+    return f"<{tag}{attr}>{content}</{tag}>"
 
 
 def table(
@@ -134,7 +145,8 @@ def table(
         cells = "".join(_cell("td", c, i in nums, i in html_cols) for i, c in enumerate(row))
         body.append(f"<tr{attr}>{cells}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    inner = f"{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+    return f'<div class="wide"><table>{inner}</table></div>'
 
 
 def docs_cell(docs: Iterable[Mapping[str, Any]] | None) -> str:
@@ -142,20 +154,23 @@ def docs_cell(docs: Iterable[Mapping[str, Any]] | None) -> str:
 
     Examples
     --------
-    >>> docs_cell([{"doc_id": "<a>", "grade": None}, {"doc_id": "b", "grade": 0}])[:70]
-    '<ol class="docs"><li>&lt;a&gt;<span class="grade unjudged" title="unj'
+    >>> cell = docs_cell([{"doc_id": "<a>", "grade": None}, {"doc_id": "b", "grade": 0}])
+    >>> cell.count("<li>"), "&lt;a&gt;" in cell, cell.count('class="grade unjudged"')
+    (2, True, 1)
     """
     if docs is None:
         return '<span class="muted">-</span>'
     items = []
-    for d in docs:
+    for rank, d in enumerate(docs, start=1):
         grade = d["grade"]
         if grade is None:
             badge = f'<span class="grade unjudged" title="unjudged: no judgment">{UNJUDGED}</span>'
         else:
             css = "grade rel" if grade > 0 else "grade"
-            badge = f'<span class="{css}" title="grade {esc(grade_text(grade))}">{esc(grade_text(grade))}</span>'
-        items.append(f"<li>{esc(d['doc_id'])}{badge}</li>")
+            badge = (
+                f'<span class="{css}" title="grade {esc(grade_text(grade))}">{esc(grade_text(grade))}</span>'
+            )
+        items.append(f'<li><span class="rank">{rank}.</span> {esc(d["doc_id"])}{badge}</li>')
     return '<ol class="docs">' + "".join(items) + "</ol>"
 
 
@@ -186,16 +201,17 @@ def figure(svg: str, caption: str) -> str:
 
 
 Draw = Callable[[Any], Any]  # draws on the Axes it is given
+Plot = tuple[str, tuple[float, float], Draw]  # caption, size in inches, drawing
 
 
-def plots(items: Sequence[tuple[str, tuple[float, float], Draw]], prefix: str) -> str:
+def plots(items: Sequence[Plot], prefix: str) -> str:
     """The plots (caption, size in inches, drawing function), as figures; a note instead
     when matplotlib is not installed (the page is complete without them)."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
         return paragraph(
-            "No plots: they need matplotlib (pip install 'irframe[plot]'); the tables above hold every number.",
+            "No plots: they need matplotlib (pip install 'irframe[plot]'); the tables hold every number.",
             "note",
         )
     out = []
@@ -208,8 +224,8 @@ def plots(items: Sequence[tuple[str, tuple[float, float], Draw]], prefix: str) -
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8, ending with one newline) to ``path`` atomically: a temporary
-    file beside it, then one rename (:func:`irframe.io.sheets.atomic_write`)."""
-    from irframe.io.sheets import atomic_write
+    file beside it, then one rename (:func:`irframe.io._atomic.write_text`: an error names
+    the path and leaves an old file whole)."""
+    from irframe.io._atomic import write_text as atomic_text
 
-    with atomic_write(path) as tmp:
-        tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    atomic_text(path, text if text.endswith("\n") else text + "\n")
