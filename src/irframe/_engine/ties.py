@@ -80,7 +80,6 @@ def split(measures: Any, opts: Options) -> Split | None:
     if opts.ties == "docid":
         return None
     parsed = parse_measures(measures)
-    warn_conventions(m for _, m in parsed)  # (the main plan sees only the helper measures)
     other = [label for label, m in parsed if m.family not in TIE_AWARE]
     if other:
         msg = (
@@ -89,6 +88,7 @@ def split(measures: Any, opts: Options) -> Split | None:
             "of their own, with the default ties='docid' (trec_eval's tie-break by doc id)."
         )
         raise InvalidParameterError(msg)
+    warn_conventions(m for _, m in parsed)  # (the main plan sees only the helper measures)
     helpers = list(dict.fromkeys(h for _, m in parsed for h in _helpers(m)))
     return Split(list(helpers) or [FLAGS_ONLY], tuple(parsed))
 
