@@ -50,6 +50,7 @@ __all__ = ["plot_at_k", "plot_check", "plot_comparison", "plot_deltas"]
 
 _GAIN, _LOSS, _TIE = "#2a9d8f", "#e76f51", "#adb5bd"
 _REGRESSION = "#9b2226"
+_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
 
 def _pyplot() -> Any:
@@ -383,6 +384,7 @@ def plot_check(result: CheckResult, *, ax: Axes | None = None) -> Axes:
     return _forest(
         rows,
         xlabel=f"Δ {result.candidate} - {result.baseline} (95% CI)",
-        title=f"filled: significant after {gate.correction} correction (alpha = {gate.alpha:g})",
+        title=f"filled: significant after {_CORRECTIONS.get(gate.correction, 'no')} correction "
+        f"(alpha = {gate.alpha:g})",
         ax=ax,
     )
