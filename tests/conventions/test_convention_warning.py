@@ -106,9 +106,13 @@ def test_only_defaults_a_peer_reads_otherwise_have_a_note() -> None:
     parse = irframe.measures.parse_measure
     noted = ["nDCG@10", "nDCG", "nDCG(judged_only=True)@5", "DCG@5", "RBP", "RBP(p=0.9)"]
     quiet = ["nDCG(gain=linear)@10", "ndcg_cut_10", "DCG(gain=linear)@5", "RBP(gain=linear)", "RBP(rel=2)",
-             "RR", "P@10", "AP", "R@100", "Judged@10"]  # fmt: skip
+             "RBP(residual=True)", "RR", "P@10", "AP", "R@100", "Judged@10"]  # fmt: skip
     assert all(_conventions.convention_note(parse(m)) is not None for m in noted)
     assert [m for m in quiet if _conventions.convention_note(parse(m)) is not None] == []
+    for m in noted:  # the measure a note offers is one irframe computes
+        offered = str(_conventions.convention_note(parse(m))).split(": ")[-1].split(" gives")[0]
+        assert _conventions.convention_note(parse(offered)) is None
+        irframe.evaluate(BM25.head(30), offered, G.qrels)
     assert "trec_eval's ndcg," in str(_conventions.convention_note(parse("nDCG")))
     assert "(as trec_eval's rbp)" in str(_conventions.convention_note(parse("RBP(p=0.9)")))
 

@@ -81,8 +81,8 @@ def _dcg(m: Measure) -> str | None:
 
 
 def _rbp(m: Measure) -> str | None:
-    if m.params.get("gain") != "scaled" or m.params.get("rel") is not None:
-        return None
+    if m.params.get("gain") != "scaled" or m.params.get("rel") is not None or m.params.get("residual"):
+        return None  # (a residual has no ir_measures counterpart: nothing to tell apart)
     p = m.params.get("p")
     trec = " (trec_eval's rbp is RBP(p=0.9))" if p != 0.9 else " (as trec_eval's rbp)"
     return (
