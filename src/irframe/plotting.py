@@ -312,7 +312,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
     return _forest(
         rows,
         xlabel=f"Δ vs {against} ({report.ci:.0%} CI)",
-        title=f"filled: significant after {report.correction} correction\n"
+        title=f"filled: significant after {_CORRECTIONS.get(report.correction, 'no')} correction\n"
         f"(family of {report.family_size}, alpha = {report.alpha:g})",
         ax=ax,
     )

@@ -73,7 +73,7 @@ tr.regression td { background: #fbe9e9; }
 tr.hole td { background: #fff8e6; }
 .mark-up { color: var(--good); } .mark-down { color: var(--bad); } .mark-hole { color: var(--warn); }
 ol.docs { margin: 0; padding: 0; list-style: none; }
-ol.docs li { display: inline-block; margin: 0 0.9em 0 0; white-space: nowrap; }
+ol.docs li { display: block; white-space: nowrap; }
 ol.docs .rank { color: var(--muted); font-size: 0.8rem; }
 .grade { display: inline-block; min-width: 1.6em; padding: 0 4px; margin-left: 4px; border-radius: 3px;
   text-align: center; font-size: 0.8rem; font-variant-numeric: tabular-nums; background: #e9ecef; }
