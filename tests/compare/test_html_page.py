@@ -166,3 +166,27 @@ def test_cli_writes_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert stdout.endswith("</html>\n")
     assert main([*compare, "-f", "tsv", "-o", str(tmp_path / "t.tsv")]) == 0
     assert (tmp_path / "t.tsv").read_text().splitlines()[0].startswith("system\tbaseline\tmeasure")
+
+
+def test_cli_an_unwritable_output_is_an_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing on standard output, nothing left behind, one line naming the file; the code is the
+    CLI's for an output not written (2 before cli/_exit.py, 3 with its contract)."""
+    try:
+        from irframe.cli._exit import Exit  # type: ignore[import-not-found,unused-ignore]
+
+        expected = {int(Exit.OUTPUT)}
+    except ImportError:
+        expected = {1, 2}  # (main before the exit-code contract: compare's OSError 1, check's 2)
+    target = tmp_path / "missing-dir" / "report.html"
+    check = ["check", str(P.qrels), str(P.runs["dense"]), "-b", str(P.runs["bm25"]), "--permutations", "100"]
+    compare = ["compare", str(P.qrels), str(P.runs["bm25"]), str(P.runs["hybrid"]), "-m", "RR",
+               "--permutations", "100", "--bootstrap", "100"]  # fmt: skip
+    for args in (check, compare):
+        assert main([*args, "-o", str(target)]) in expected
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert "missing-dir" in err
+        assert err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
