@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 __all__ = [
     "CliError",
     "ColumnNotFoundError",
+    "ConventionWarning",
     "DuplicateRowsError",
     "EmptyInputError",
     "FilePermissionError",
@@ -159,3 +160,14 @@ class OutputFileError(IrFrameError, OSError):
 
 class CliError(Exception):
     """A usage problem on the command line, reported as ``irframe: error: ...`` (exit code 2)."""
+
+
+class ConventionWarning(UserWarning):
+    """A measure whose default reading differs from trec_eval's or ir_measures' for the same name.
+
+    Emitted once per process per measure (``nDCG@10`` uses the gain ``2^rel - 1``, which
+    trec_eval's ``ndcg_cut_10`` and ir_measures' ``nDCG@10`` do not), when the number is
+    computed; the reports print the same sentence as a note.  Silence it with
+    ``warnings.filterwarnings("ignore", category=irframe.exceptions.ConventionWarning)``.
+    See :mod:`irframe.measures._conventions`.
+    """

@@ -127,9 +127,11 @@ def test_a_rank_column_against_a_score_column() -> None:
     # q1: a (relevant) at rank 1 in the baseline, at rank 2 in the candidate; q2: b first in both
     row = result.comparisons.row(0, named=True)
     assert (row["baseline_mean"], row["mean"], row["delta"]) == (1.0, 0.75, -0.25)
+    a, x = {"doc_id": "a", "grade": 2}, {"doc_id": "x", "grade": None}
     assert result.moved.select("query_id", "baseline", "value", "baseline_docs", "candidate_docs").rows() == [
-        ("q1", 1.0, 0.5, "a (2), x (?)", "x (?), a (2)")
+        ("q1", 1.0, 0.5, [a, x], [x, a])
     ]
+    assert "a (2), x (?)" in result.report()  # the report shows them as text
 
 
 def test_runs_that_share_no_judged_query_are_refused_with_the_roles() -> None:

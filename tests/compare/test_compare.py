@@ -214,8 +214,11 @@ def test_moved_sorted_by_absolute_delta_with_docs_and_text() -> None:
     assert m["delta"].tolist() == pytest.approx([2 / 3, 1 / 2, -1 / 2, 0])
     assert m["baseline_value"].tolist() == pytest.approx([1 / 3, 1 / 2, 1, 1])
     assert m["value"].tolist() == pytest.approx([1, 1, 1 / 2, 1])
-    assert m["baseline_docs"].iloc[0] == "f1 (?), f2 (?), r (1)"
-    assert m["system_docs"].iloc[0] == "r (1), f1 (?), f2 (?)"
+    # lists of {doc_id, grade} in ranking order, grade None: unjudged (issue 34 item 9; the
+    # report shows them as "f1 (?), f2 (?), r (1)")
+    f1, f2, r = ({"doc_id": d, "grade": g} for d, g in (("f1", None), ("f2", None), ("r", 1)))
+    assert list(m["baseline_docs"].iloc[0]) == [f1, f2, r]
+    assert list(m["system_docs"].iloc[0]) == [r, f1, f2]
     assert list(m.columns) == [
         "system", "query_id", "text", "baseline_value", "value", "delta",
         "baseline_docs", "system_docs",
@@ -233,7 +236,8 @@ def test_moved_n_systems_and_score_order() -> None:
     m = moved(runs, QRELS, "RR", n=2, system="tie", docs_top=2)
     assert m.height == 2
     assert set(m.get_column("system")) == {"tie"}
-    assert m.item(0, "system_docs") == "r (1), a (?)"  # "r" > "a": r first
+    assert m.item(0, "system_docs").to_list() == [{"doc_id": "r", "grade": 1}, {"doc_id": "a", "grade": None}]
+    # ("r" > "a": r first)
     everyone = moved(runs, QRELS, "RR", n=None, docs_top=0)
     assert everyone.get_column("system").to_list() == ["new"] * 4 + ["tie"] * 4
     assert "system_docs" not in everyone.columns
@@ -275,7 +279,7 @@ def test_int_query_ids_keep_their_dtype_and_custom_column_names() -> None:
     assert m.schema["qid"] == pl.Int64
     assert m.get_column("qid").to_list() == [3, 2, 4, 1]
     assert m.get_column("text").to_list() == ["three", "two", "four", "one"]
-    assert m.item(0, "system_docs") == "r (1)"
+    assert m.item(0, "system_docs").to_list() == [{"doc_id": "r", "grade": 1}]
 
 
 def test_importing_compare_adds_no_heavy_module() -> None:

@@ -471,6 +471,8 @@ class CheckResult:
     weights: str | None = None
     power: list[dict[str, Any]] = field(default_factory=list)
     _holes: pl.DataFrame | None = field(default=None, repr=False)
+    # every paired query's delta (query_id, measure, delta): the HTML page's plot
+    _deltas: pl.DataFrame | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         n = self._table.filter(pl.col("regression")).height
@@ -546,6 +548,37 @@ class CheckResult:
         from irframe._check.render import as_dict
 
         return as_dict(self)
+
+    def html_page(self) -> str:
+        """The report as one self-contained HTML page (no network: inline CSS, the plots as
+        inline SVG when matplotlib is installed), as ``irframe check -f html`` writes it: the
+        verdict, the deltas with CIs and markers overall and per segment (regressions
+        first), the notes, the power, the plots and the queries that moved with both sides'
+        top documents (grades shown, unjudged marked).
+
+        Examples
+        --------
+        >>> import irframe
+        >>> from irframe.datasets import golden
+        >>> g = golden()
+        >>> run = lambda name: g.runs.filter(system=name).drop("system")
+        >>> page = irframe.check(run("dense"), g.qrels, baseline=run("bm25")).html_page()
+        >>> page.startswith("<!DOCTYPE html>"), "FAIL: 1 regression" in page, "http://" in page
+        (True, True, False)
+        """
+        from irframe._check.html import html_page
+
+        return html_page(self)
+
+    def to_html(self, path: str | os.PathLike[str] | None = None) -> str | None:
+        """Write :meth:`html_page` to ``path`` atomically (None returned); without ``path``,
+        return it."""
+        if path is None:
+            return self.html_page()
+        from irframe._report.page import write_text
+
+        write_text(path, self.html_page())
+        return None
 
 
 # --- check --------------------------------------------------------------------------------
@@ -880,8 +913,7 @@ def check(
     n_moved, docs_top = _count("n_moved", n_moved), _count("docs_top", docs_top)
     by_cols = cast("list[str]", [by] if isinstance(by, str) else list(by or []))  # (names by now)
     extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
-    cand = _as_run(candidate, "candidate")
-    qrels_frame = _frame(qrels, "qrels")[0]
+    cand, qrels_frame = _as_run(candidate, "candidate"), _frame(qrels, "qrels")[0]
     opts = _detected(opts, cand.frame, qrels_frame, "check")
     base = _baseline(baseline)
     labels, rule = _measures_and_missing(measures, missing, base)
@@ -921,4 +953,5 @@ def check(
         weights=extras.weights,
         power=power,
         _holes=hole_table,
+        _deltas=pairs.select(_Q, pl.col(LONG.measure).alias("measure"), pl.col(LONG.delta).alias("delta")),
     )

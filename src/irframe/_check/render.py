@@ -2,8 +2,10 @@
 
 The verdict comes first (with the judgment holes' notes when holes are looked at), then
 the deltas (with CIs, corrected p-values and markers) overall and per segment, the
-legend and the power of the gate (one line per measure), then the queries that moved
-most with their text and the top documents of each side with their grades.
+regressions first, the legend, the footnote on the markers and the CIs, the measures'
+conventions and the power of the gate (one line per measure), then the queries that
+moved most with their text and the top documents of each side with their grades.  The
+HTML page is :mod:`irframe._check.html`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from irframe._escape import html, markdown, terminal
+from irframe._report.docs import docs_text
+from irframe._report.notes import conventions, markers_footnote
 
 if TYPE_CHECKING:
     from irframe._check.gate import CheckResult
@@ -66,6 +70,20 @@ def _context(result: CheckResult) -> str:
     )
 
 
+def ordered_rows(result: CheckResult) -> list[dict[str, Any]]:
+    """The comparison table's rows as the report lists them: the regressions first, then
+    the others, each in the table's order (overall, then the segments)."""
+    rows = list(result._table.iter_rows(named=True))
+    return [r for r in rows if r["regression"]] + [r for r in rows if not r["regression"]]
+
+
+def footnote(result: CheckResult) -> str:
+    """Which test the markers follow, and why a CI and a p-value can disagree."""
+    gate = result.gate
+    return markers_footnote(test=gate.test, correction=gate.correction, alpha=gate.alpha,
+                            any_drop=gate.fail_on == "any-drop")  # fmt: skip
+
+
 def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[str]]]:
     header = ["group", "measure", "baseline", "candidate", "delta", "95% CI", "p", "p_adj", "W/T/L", "n",
               "status"]  # fmt: skip
@@ -73,7 +91,7 @@ def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[s
     if holes:
         header[-1:-1] = ["holes", "if judged"]
     rows = []
-    for r in result._table.iter_rows(named=True):
+    for r in ordered_rows(result):
         mark = _MARKS[style].get(r["status"], "")
         ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
         wtl = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
@@ -124,6 +142,9 @@ def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
         cells = []
         for c in df.columns:
             v = r[c]
+            if c.endswith("_docs"):  # the documents: a list of {doc_id, grade}
+                cells.append(docs_text(v))
+                continue
             cells.append(_num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
         rows.append(cells)
     return header, rows
@@ -155,7 +176,8 @@ def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     parts += [f"Note: {terminal(n)}" for n in [*_hole_notes(result), *result.notes]]
     header, rows = _delta_rows(result, style)
     parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])})]
-    parts += [terminal(_legend(result, style)), *map(terminal, _power(result))]
+    parts += [terminal(_legend(result, style)), terminal(footnote(result))]
+    parts += [*(f"Note: {terminal(n)}" for n in conventions(result.measures)), *map(terminal, _power(result))]
     if result._moved.height:
         mh, mr = _moved_rows(result)
         numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
@@ -182,7 +204,8 @@ def render_markdown(result: CheckResult) -> str:
     parts += ["", *[f"> {markdown(n)}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
     parts += ["", _md_table(header, rows), ""]
-    parts.append(markdown(_legend(result, "unicode")))
+    parts += [markdown(_legend(result, "unicode")), "", markdown(footnote(result))]
+    parts += [x for n in conventions(result.measures) for x in ("", f"Note: {markdown(n)}")]
     parts += ["", *[f"- {markdown(line)}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
@@ -218,6 +241,8 @@ def as_dict(result: CheckResult) -> dict[str, Any]:
         "judgments_changed": _plain(result.changes),
         "left_out": list(result.left_out),
         "notes": list(result.notes),
+        "conventions": conventions(result.measures),
+        "footnote": footnote(result),
         "power": [dict(line) for line in result.power],
     }
     if result.weights is not None:

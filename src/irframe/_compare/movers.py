@@ -32,7 +32,10 @@ from irframe._input.options import Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
 from irframe.measures import parse_measures
 
-__all__ = ["moved", "moved_frame", "top_documents"]
+__all__ = ["DOC_FIELDS", "moved", "moved_frame", "top_documents"]
+
+#: The fields of a listed document: its id (text) and its grade (null: unjudged).
+DOC_FIELDS = ("doc_id", "grade")
 
 
 def _top_docs(
@@ -46,7 +49,8 @@ def _top_docs(
     score_col: str,
     k: int,
 ) -> pl.DataFrame | None:
-    """The first ``k`` doc ids (with grades) per (system, query) in ``keys``, as text."""
+    """The first ``k`` documents per (system, query) in ``keys``, in ranking order, as a
+    list of ``{doc_id, grade}`` structs (``grade`` null: unjudged)."""
     schema = run.collect_schema()
     if doc_col not in schema:
         return None
@@ -64,22 +68,12 @@ def _top_docs(
         .group_by([_SYS, _QKEY], maintain_order=True)
         .head(k)
     )
-    label = pl.col(doc_col)
     if grades is not None:
         rows = rows.join(grades, on=[_QKEY, doc_col], how="left", maintain_order="left")
-        label = pl.concat_str(
-            [
-                pl.col(doc_col),
-                pl.lit(" ("),
-                pl.col("__ir_grade").cast(pl.String).fill_null("?"),
-                pl.lit(")"),
-            ]
-        )
-    return (
-        rows.group_by([_SYS, _QKEY], maintain_order=True)
-        .agg(label.str.join(", ").alias("__ir_docs"))
-        .collect()
-    )
+    else:
+        rows = rows.with_columns(pl.lit(None, dtype=pl.Int64).alias("__ir_grade"))
+    doc = pl.struct(pl.col(doc_col).alias(DOC_FIELDS[0]), pl.col("__ir_grade").alias(DOC_FIELDS[1]))
+    return rows.group_by([_SYS, _QKEY], maintain_order=True).agg(doc.alias("__ir_docs")).collect()
 
 
 FrameT = TypeVar("FrameT")
@@ -125,9 +119,9 @@ def moved(
     text_col : str, default "text"
         Column of ``queries`` holding the text.
     docs_top : int, default 3
-        How many top-ranked doc ids of each system to show (0: none). Order: the rank
+        How many top-ranked documents of each system to list (0: none). Order: the rank
         column if present, else score descending with doc id descending on ties (as
-        trec_eval). Each id is followed by its grade in parentheses (``?`` = unjudged).
+        trec_eval).
     system_col, missing, **column_kwargs
         As for :func:`compare`.
 
@@ -136,7 +130,11 @@ def moved(
     Frame of the caller's type
         ``system``, the query id, [``text_col``], ``baseline_value``, ``value``,
         ``delta`` (value - baseline_value), [``baseline_docs``, ``system_docs``]; sorted
-        by system (input order), then ``|delta|`` descending, then query id.
+        by system (input order), then ``|delta|`` descending, then query id.  Each
+        ``*_docs`` cell is a list (the top ``docs_top`` in ranking order) of structs
+        ``{doc_id, grade}``: the doc id as text and its grade, null when the document is
+        unjudged (``m.explode("system_docs").unnest("system_docs")`` gives one row per
+        document).  The reports show them as ``x (?), a (2)``.
 
     Examples
     --------
@@ -152,8 +150,10 @@ def moved(
     >>> m = moved(runs, qrels, "RR", queries=queries, docs_top=2)
     >>> m.select("query_id", "text", "baseline_value", "value", "delta").rows()
     [('q1', 'cheap flights', 0.5, 1.0, 0.5), ('q2', 'weather', 1.0, 1.0, 0.0)]
-    >>> m.select("baseline_docs", "system_docs").row(0)
-    ('x (?), a (2)', 'a (2), x (?)')
+    >>> m.item(0, "baseline_docs").to_list()
+    [{'doc_id': 'x', 'grade': None}, {'doc_id': 'a', 'grade': 2}]
+    >>> m.explode("system_docs").unnest("system_docs").select("query_id", "doc_id", "grade").rows()[:2]
+    [('q1', 'a', 2), ('q1', 'x', None)]
     """
     out, origin = _moved(
         runs,
@@ -338,7 +338,8 @@ def top_documents(
     runs: Mapping[str, pl.LazyFrame], qrels: Any, query_ids: Sequence[str], *, k: int, opts: Options
 ) -> pl.DataFrame | None:
     """The top ``k`` documents of each run for ``query_ids``, with their grades, as :func:`moved`
-    shows them: the query id (as text) in ``query_col`` and one column ``<name>_docs`` per run.
+    lists them: the query id (as text) in ``query_col`` and one column ``<name>_docs`` per run
+    (lists of ``{doc_id, grade}`` structs).
 
     Each run is ranked by its own rank or score column (see :func:`_top_docs`); a query a
     run lacks has null documents.  None when a run has no document or ordering column.
@@ -348,7 +349,7 @@ def top_documents(
     >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [2]})
     >>> run = pl.LazyFrame({"query_id": ["q1", "q1"], "doc_id": ["x", "a"], "score": [2.0, 1.0]})
     >>> top_documents({"old": run}, qrels, ["q1", "q2"], k=2, opts=Options()).rows()
-    [('q1', 'x (?), a (2)'), ('q2', None)]
+    [('q1', [{'doc_id': 'x', 'grade': None}, {'doc_id': 'a', 'grade': 2}]), ('q2', None)]
     """
     query_col = opts.query_col
     out = pl.DataFrame({query_col: list(query_ids)}, schema={query_col: pl.String})

@@ -7,16 +7,18 @@ with; it renders as aligned text (``str(report)``), Markdown, LaTeX and HTML (no
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import polars as pl
 
 from irframe._escape import html, latex, markdown, terminal
 from irframe._input.frames import Origin, from_lazy
+from irframe._report.notes import conventions, markers_footnote
 
-__all__ = ["ComparisonReport", "resample_count", "unreachable_note"]
+__all__ = ["ComparisonReport", "Sources", "resample_count", "unreachable_note"]
 
 _TEST_TEXT = {
     "randomization": "randomization (sign-flip permutation)",
@@ -33,6 +35,18 @@ _CORRECTION_TEXT = {
 _LATEX_MARKERS = {"▲": r"$^{\blacktriangle}$", "▼": r"$^{\blacktriangledown}$",
                   "△": r"$^{\vartriangle}$", "▽": r"$^{\triangledown}$"}  # fmt: skip
 _ASCII = str.maketrans({"▲": "^", "▼": "v", "△": "'", "▽": ","})
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the HTML page reads the moved queries' documents from (kept, not computed, by
+    :func:`compare_report`): the stacked runs (lazy, system column ``__ir_system``), the
+    qrels, the resolved options and the queries table (texts), as given."""
+
+    runs: pl.LazyFrame
+    qrels: Any
+    opts: Any
+    queries: Any = None
 
 
 @dataclass
@@ -98,6 +112,10 @@ class ComparisonReport:
     _origin: Origin = field(repr=False)
     weights: str | None = None
     _holes: pl.DataFrame | None = field(default=None, repr=False)
+    # per query: system, baseline, measure, by, query (text), both values and the delta (the
+    # page's moved queries and plots), in compare's long names (irframe._compare.LONG)
+    _pairs: pl.DataFrame | None = field(default=None, repr=False, compare=False)
+    _sources: Sources | None = field(default=None, repr=False, compare=False)
 
     @property
     def holes(self) -> Any:
@@ -217,6 +235,16 @@ class ComparisonReport:
             "before correction only."
         )
 
+    def footnote(self) -> str:
+        """Which test the markers follow, and why a CI and a p-value can disagree (every
+        format prints it: :func:`irframe._report.notes.markers_footnote`)."""
+        return markers_footnote(test=self.test, correction=self.correction, alpha=self.alpha,
+                                ci=self.ci, ci_method=self.ci_method)  # fmt: skip
+
+    def conventions(self) -> list[str]:
+        """The measures' conventions a peer reads differently (nDCG's gain), one sentence each."""
+        return conventions(self.measures)
+
     def _group_keys(self) -> list[tuple[Any, ...]]:
         if not self.by:
             return [()]
@@ -311,7 +339,8 @@ class ComparisonReport:
             if ascii:
                 dr = [[c.translate(_ASCII) for c in row] for row in dr]
             parts += ["", _text_table(dh, dr)]
-        parts += ["", _wrap(terminal(self.method_text()))]
+        parts += ["", _wrap(terminal(self.method_text())), "", _wrap(terminal(self.footnote()))]
+        parts += [_wrap(terminal(f"Note: {note}")) for note in self.conventions()]
         return "\n".join(parts)
 
     def __str__(self) -> str:
@@ -327,14 +356,28 @@ class ComparisonReport:
         out = [_md_table(header, rows)]
         if details or (details is None and self.baseline is None):
             out += ["", _md_table(*self._detail_rows())]
-        out += ["", markdown(self.legend("unicode") + " " + self.method_text())]
+        out += [
+            "",
+            markdown(self.legend("unicode") + " " + self.method_text()),
+            "",
+            markdown(self.footnote()),
+        ]
+        out += [x for note in self.conventions() for x in ("", f"Note: {markdown(note)}")]
         return "\n".join(out)
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
-    def to_html(self) -> str:
-        """HTML for notebooks: the summary table, the comparisons (CI, p, W/T/L), legend, method.
+    @overload
+    def to_html(self, path: None = None, *, n_moved: int = ..., docs_top: int = ...) -> str: ...
+    @overload
+    def to_html(self, path: str | os.PathLike[str], *, n_moved: int = ..., docs_top: int = ...) -> None: ...
+    def to_html(
+        self, path: str | os.PathLike[str] | None = None, *, n_moved: int = 10, docs_top: int = 3
+    ) -> str | None:
+        """HTML: without ``path``, a fragment for notebooks (the summary table, the comparisons
+        with CI, p and W/T/L, legend, method, footnote); with ``path``, the whole report as one
+        self-contained page written there atomically (see :meth:`html_page`).
 
         Every name and value is HTML-escaped (:func:`irframe._escape.html`).
 
@@ -347,6 +390,11 @@ class ComparisonReport:
         >>> page.count("<table"), "<th>W/T/L</th>" in page
         (2, True)
         """
+        if path is not None:
+            from irframe._report.page import write_text
+
+            write_text(path, self.html_page(n_moved=n_moved, docs_top=docs_top))
+            return None
         header, rows = self._wide_rows("unicode")
         dh, dr = self._detail_rows()
         return "\n".join(
@@ -356,12 +404,34 @@ class ComparisonReport:
                 _html_table(dh, dr, caption="Comparisons"),
                 f"<p>{html(self.legend('unicode'))}</p>",
                 f"<p>{html(self.method_text())}</p>",
+                f"<p>{html(self.footnote())}</p>",
+                *(f"<p>Note: {html(note)}</p>" for note in self.conventions()),
                 "</div>",
             ]
         )
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+    def html_page(self, *, n_moved: int = 10, docs_top: int = 3) -> str:
+        """The report as one self-contained HTML page (no network: inline CSS, plots as
+        inline SVG when matplotlib is installed): the headline, the means with markers, the
+        comparisons with CIs, per segment with ``by``, the ``n_moved`` queries that moved
+        most per system on the first measure with the top ``docs_top`` documents of both
+        sides (grades shown, unjudged marked), the notes and the plots.
+
+        Examples
+        --------
+        >>> from irframe._compare import compare_report
+        >>> from irframe.datasets import golden
+        >>> g = golden()
+        >>> page = compare_report(g.runs, g.qrels, ["RR"], baseline="bm25").html_page(n_moved=2)
+        >>> page.startswith("<!DOCTYPE html>"), "Queries that moved most" in page, "https://" in page
+        (True, True, False)
+        """
+        from irframe._compare.html import html_page
+
+        return html_page(self, n_moved=n_moved, docs_top=docs_top)
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).

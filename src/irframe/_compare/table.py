@@ -14,6 +14,7 @@ from irframe._compare.pairing import (
     _BSYS,
     _DELTA,
     _MEAS,
+    _QKEY,
     _SYS,
     _VAL,
     MeasureLike,
@@ -28,7 +29,7 @@ from irframe._compare.pairing import (
     check_shared_queries,
     pair_values,
 )
-from irframe._compare.report import ComparisonReport, resample_count
+from irframe._compare.report import ComparisonReport, Sources, resample_count
 from irframe._compare.weighted import W, check_weights_name, resolve, system_means, with_weights
 from irframe._golden.holes import (
     HOLE_COLUMNS,
@@ -320,6 +321,11 @@ def compare_report(
     Baseline 'bm25'; 3 queries paired per comparison. Two-sided paired t test. Holm correction
     over a family of 1 comparisons (1 system(s) x 1 measure(s)); alpha = 0.05. CI: 95% paired
     bootstrap (percentile, 10,000 resamples) of the mean delta.
+    <BLANKLINE>
+    The markers follow the paired t test's p-value after Holm correction (p_adj < 0.05); the 95% CI
+    is a paired bootstrap (percentile) of the mean delta, another method and uncorrected, so the two
+    can disagree near the line: a CI that excludes 0 next to p = 0.057 gets no marker. Read the
+    marker for the decision, the CI for the size.
     """
     names, runs, qrels, queries = _by_columns(by, runs, qrels, queries, system_col, column_kwargs)
     settings = Settings.check(
@@ -373,7 +379,20 @@ def compare_report(
         _origin=stacked.origin,
         weights=weights,
         _holes=None if hole_table is None else hole_table.rename({_SYS: system_col}),
+        **_page_inputs(pair_rows, by_cols, query_col, Sources(stacked.lf, qrels, opts, queries)),
     )
+
+
+def _page_inputs(
+    pair_rows: pl.DataFrame, by: Sequence[str], query_col: str, sources: Sources
+) -> dict[str, Any]:
+    """What a report keeps for its HTML page: the per-query pairs (the query id as text)
+    and where the documents come from."""
+    query = pl.col(query_col).cast(pl.String).alias(_QKEY)
+    return {
+        "_pairs": pair_rows.select(_SYS, _BSYS, _MEAS, *by, query, _BASE, _VAL, _DELTA),
+        "_sources": sources,
+    }
 
 
 def _by_columns(  # noqa: PLR0917 - the four inputs, as compare takes them

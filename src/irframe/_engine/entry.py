@@ -15,6 +15,7 @@ from irframe._input.frames import to_lazy
 from irframe._input.options import PRESETS, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
 from irframe.measures import Measure, parse_measures
+from irframe.measures._conventions import warn_conventions
 
 __all__ = ["build", "check_output_names"]
 
@@ -63,6 +64,7 @@ def build(
         )
         raise InvalidParameterError(msg)
     parsed = parse_measures(measures)
+    warn_conventions(m for _, m in parsed)  # nDCG's gain...: once per process per measure
     qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
     qrels_names = None if qrels_lf is None else qrels_lf.collect_schema().names()
     opts = opts.detect(run_lf.collect_schema().names(), qrels_schema=qrels_names)

@@ -39,6 +39,7 @@ from irframe._input.columns import RunColumns, natural_sorted, resolve_run
 from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measures
+from irframe.measures._conventions import warn_conventions
 
 __all__ = ["TIED", "TIE_AWARE", "Split", "attach", "split", "straddles", "tie_groups"]
 
@@ -87,6 +88,7 @@ def split(measures: Any, opts: Options) -> Split | None:
             "of their own, with the default ties='docid' (trec_eval's tie-break by doc id)."
         )
         raise InvalidParameterError(msg)
+    warn_conventions(m for _, m in parsed)  # (the main plan sees only the helper measures)
     helpers = list(dict.fromkeys(h for _, m in parsed for h in _helpers(m)))
     return Split(list(helpers) or [FLAGS_ONLY], tuple(parsed))
 

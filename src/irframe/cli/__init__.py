@@ -186,7 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return Exit.ERROR
     try:
-        with guarded_stdout():
+        from irframe.measures._conventions import shown_as_notes
+
+        with guarded_stdout(), shown_as_notes():  # the commands print the conventions as notes
             load_plugins(getattr(args, "plugin", None) or [])
             return int(args.func(args))
     except BaseException as exc:

@@ -20,17 +20,17 @@ from irframe.cli._common import (
     _add_measure_option,
     _common,
     _progress,
-    _write,
     add_config_options,
     add_test_options,
     inputs_with_config,
     markers_encodable,
 )
 from irframe.cli._config import config_help, load_config
+from irframe.cli._report_output import add_output_option, report_format, write_output
 
 __all__ = ["add_parser", "cmd_check"]
 
-CHECK_FORMATS = ("text", "markdown", "json")
+CHECK_FORMATS = ("text", "markdown", "json", "html")
 # option -> built-in default, used when neither the flag nor the config sets it
 _DEFAULTS: dict[str, Any] = {
     "max_drop": 0.0,
@@ -101,8 +101,10 @@ def add_parser(sub: SubParsers) -> None:
         help="a document twice in a ranking",
     )
     p.add_argument(
-        "-f", "--format", choices=CHECK_FORMATS, default="text", help="report format (default: text)"
-    )
+        "-f", "--format", choices=CHECK_FORMATS,
+        help="report format (default: text; html with -o FILE.html): html is one self-contained page",
+    )  # fmt: skip
+    add_output_option(p)
     p.add_argument(
         "--moved", type=int, default=10, metavar="N", help="queries that moved most to list (default: 10)"
     )
@@ -202,13 +204,17 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     return frames, config
 
 
-def _print(result: Any, fmt: str) -> None:
+def _print(result: Any, fmt: str | None, output: str | None) -> None:
+    fmt = report_format(fmt, output, "text")
     if fmt == "json":
-        _write(json.dumps(result.to_dict(), indent=2), sys.stdout)
+        text = json.dumps(result.to_dict(), indent=2)
     elif fmt == "markdown":
-        _write(result.to_markdown(), sys.stdout)
+        text = result.to_markdown()
+    elif fmt == "html":
+        text = result.html_page()
     else:
-        _write(result.report(ascii=not markers_encodable()), sys.stdout)
+        text = result.report(ascii=output is None and not markers_encodable())
+    write_output(text, output)
 
 
 def _with_pool_command(result: Any, paths: tuple[str, str, str], depth: int) -> Any:
@@ -258,5 +264,5 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
     if result.pool_command is not None:  # the files of this command line
         result = _with_pool_command(result, frames["paths"], args.holes_depth)
-    _print(result, args.format)
+    _print(result, args.format, args.output)
     return result.exit_code

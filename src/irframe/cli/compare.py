@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 
 from irframe.cli._common import (
@@ -20,14 +21,14 @@ from irframe.cli._common import (
     _progress,
     _write,
     add_test_options,
-    gain_note,
     markers_encodable,
 )
 from irframe.cli._inputs import add_run_options, read_inputs
+from irframe.cli._report_output import add_output_option, report_format, write_output
 
 __all__ = ["COMPARE_FORMATS", "add_parser", "cmd_compare"]
 
-COMPARE_FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex")
+COMPARE_FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex", "html")
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -44,8 +45,9 @@ def add_parser(sub: SubParsers) -> None:
         epilog=(
             "Markers in the table format: ▲/▼ significantly better/worse after the correction, "
             "△/▽ p < alpha before the correction only. Formats tsv, csv and json give the tidy "
-            "table of irframe.compare(); markdown and latex the report table. RUN arguments as for "
-            "'irframe eval' (--run-files-are, --no-qrels). Exit codes: see 'irframe --help'."
+            "table of irframe.compare(); markdown and latex the report table; html the whole report as "
+            "one self-contained page (plots included when matplotlib is installed). RUN arguments as "
+            "for 'irframe eval' (--run-files-are, --no-qrels). Exit codes: see 'irframe --help'."
         ),
     )
     p.add_argument("qrels", metavar="QRELS", help="judgments: TREC qrels, parquet, CSV/TSV or -")
@@ -68,6 +70,7 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--rel", type=_number, metavar="N", help="relevance threshold (trec_eval -l)")
     p.add_argument("--gain", choices=("exp", "linear"), help="nDCG gain (default exp: 2^rel-1)")
     p.add_argument("-f", "--format", choices=COMPARE_FORMATS, help="output format (see below)")
+    add_output_option(p)
     _add_precision(p)
     _add_map(p)
     _add_queries(p)
@@ -96,18 +99,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
             progress=inputs.progress,
             **inputs.options(args),
         )
-    fmt = args.format or _default_format(sys.stdout)
-    note = gain_note(inputs.asked)
+    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
+    out = io.StringIO()  # (the report's text and markdown carry the gain note themselves)
     if fmt == "table":
-        _write(report.to_text(ascii=not markers_encodable()), sys.stdout)
-        if note:
-            _write(note, sys.stdout)
+        _write(report.to_text(ascii=args.output is None and not markers_encodable()), out)
     elif fmt == "markdown":
-        _write(report.to_markdown(), sys.stdout)
-        if note:
-            _write(f"\n_{note}_", sys.stdout)
+        _write(report.to_markdown(), out)
     elif fmt == "latex":
-        _write(report.to_latex(), sys.stdout)
+        _write(report.to_latex(), out)
+    elif fmt == "html":
+        _write(report.html_page(), out)
     else:
-        _emit(report.table, fmt, sys.stdout, precision=args.precision)
+        _emit(report.table, fmt, out, precision=args.precision)
+    write_output(out.getvalue(), args.output)
     return 0

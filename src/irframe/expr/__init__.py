@@ -62,6 +62,7 @@ from irframe.exceptions import InvalidParameterError
 from irframe.expr._attach import attach, missing_queries, validate
 from irframe.expr._compile import GRADE, JUDGMENTS, check_computable, compile_list
 from irframe.measures import Measure, parse_measures
+from irframe.measures._conventions import warn_conventions
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing.Unpack: Python 3.11)
@@ -208,6 +209,7 @@ def measures(
         raise InvalidParameterError.for_value("judgments", where, "a column name (str) or None", judgments)
     pairs = parse_measures(measures)
     check_computable(pairs)
+    warn_conventions(m for _, m in pairs)
     _, first, second = compile_list(pairs, attached=judgments is not None)
     _check_list_only(pairs, first)
     g = _grade_expr(grade, where).cast(pl.Float64).fill_nan(None)
