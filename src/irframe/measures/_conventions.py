@@ -143,7 +143,7 @@ def warn_conventions(measures: Iterable[Measure]) -> None:
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
     ...     for _ in range(3):
-    ...         warn_conventions([parse_measure("DCG(judged_only=True)@3")])
+    ...         warn_conventions([parse_measure("DCG(judged_only=True)@93")])  # a first use
     >>> len(seen), seen[0].category.__name__
     (1, 'ConventionWarning')
     """
