@@ -175,6 +175,29 @@ def test_config_relative_paths_and_unknown_keys(
     assert "alpha must be" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[tool]\nirframe = 5\n", "tool.irframe must be a table, got 5"),
+        ("tool = 'x'\n", "tool must be a table, got 'x'"),
+        ("[tool.irframe]\ncheck = [1, 2]\n", "tool.irframe.check must be a table"),
+        ("[tool.irframe.check]\nby = [1]\n", "by must be a list of strings, got [1]"),
+        ("[tool.irframe.check]\nmeasures = ['RR', 2]\n", "measures must be a list of strings"),
+    ],
+)
+def test_config_values_of_the_wrong_type_are_usage_errors(
+    text: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (issue 35, class 3: these gave "unexpected AttributeError")
+    (tmp_path / "pyproject.toml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", QRELS, HYBRID, "--baseline", BM25]) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "unexpected" not in err
+    assert err.count("\n") == 1
+
+
 def test_snapshot_command_output_is_stable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = read_trec_run(P.runs["dense"])
     rows = list(range(run.height))

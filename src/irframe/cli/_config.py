@@ -111,6 +111,9 @@ def _validate(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
             raise CliError(msg)
         if key in ("measures", "by") and isinstance(value, str):
             value = [value]
+        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            msg = f"{path}: [tool.irframe.check] {key} must be a list of strings, got {value!r}"
+            raise CliError(msg)
         if is_path and value != "-":
             value = _relative(path.parent / value)
         out[key] = value
@@ -136,9 +139,11 @@ def load_config(explicit: str | None = None, *, enabled: bool = True) -> tuple[d
     if not path.is_file():
         msg = f"the config file {str(path)!r} does not exist"
         raise CliError(msg)
-    data = _read_toml(path)
-    table = data.get("tool", {}).get("irframe", {}).get("check", {})
-    if not isinstance(table, dict):
-        msg = f"{path}: [tool.irframe.check] must be a table"
-        raise CliError(msg)
+    table: Any = _read_toml(path)
+    for depth, name in enumerate(("tool", "irframe", "check"), start=1):
+        table = table.get(name, {})
+        if not isinstance(table, dict):  # e.g. [tool] irframe = 5
+            where = ".".join(("tool", "irframe", "check")[:depth])
+            msg = f"{path}: {where} must be a table, got {table!r}; irframe reads [tool.irframe.check]"
+            raise CliError(msg)
     return _validate(table, path), path
