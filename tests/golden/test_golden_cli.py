@@ -115,6 +115,15 @@ def test_pool_errors(files: dict[str, str], tmp_path: Path, capsys: pytest.Captu
     assert main(["pool", files["qrels.txt"], str(dup)]) == 2  # a data error (issue 34: was 1)
     assert "--duplicates first" in capsys.readouterr().err
     assert main(["pool", files["qrels.txt"], str(dup), "--duplicates", "first", "--quiet"]) == 0
+    # a documents table is named as such (it was called "the queries file")
+    assert main(["pool", files["qrels.txt"], files["a.run"], "--documents", str(tmp_path / "nope.tsv")]) == 2
+    assert "the documents file" in capsys.readouterr().err
+    headerless = tmp_path / "docs.txt"
+    headerless.write_text("d1\n")
+    assert main(["pool", files["qrels.txt"], files["a.run"], "--documents", str(headerless)]) == 2
+    err = capsys.readouterr().err
+    assert "the documents file" in err
+    assert "TSV of doc_id, text" in err
 
 
 def _filled_sheet(files: dict[str, str], tmp_path: Path) -> Path:

@@ -113,7 +113,7 @@ def _read(
         kwargs["queries"] = load_queries(args.queries, mapping)
         kwargs["query_text_col"] = args.query_text_col
     if args.documents:
-        kwargs["documents"] = load_queries(args.documents, mapping)  # (any table, read as text)
+        kwargs["documents"] = load_queries(args.documents, mapping, role="documents")
         kwargs["doc_text_col"] = args.doc_text_col or "text"
     return qrels, runs, kwargs
 

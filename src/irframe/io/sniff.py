@@ -379,11 +379,14 @@ def _runs(
     return pl.concat(out, how="diagonal_relaxed")
 
 
-def load_queries(path: str, mapping: dict[str, str], stdin: bytes | None = None) -> pl.DataFrame:
+def load_queries(
+    path: str, mapping: dict[str, str], stdin: bytes | None = None, *, role: str = "queries"
+) -> pl.DataFrame:
     """Read a queries table (``query_id`` and attributes such as ``text``, ``segment``).
 
     A parquet/CSV/TSV/JSON-lines table by extension, or a CSV/TSV with a recognizable
     header; every column is read as text except in typed formats (parquet, JSON).
+    ``role="documents"``: a documents table (``doc_id`` and a text), named so in errors.
     """
     import polars as pl
 
@@ -391,7 +394,7 @@ def load_queries(path: str, mapping: dict[str, str], stdin: bytes | None = None)
     from irframe.io import read_table
     from irframe.io.tables import detect_format
 
-    _check_exists(path, "queries")
+    _check_exists(path, role)
     data = stdin if path == "-" else None if Path(path).is_file() else Path(path).read_bytes()
     fmt = None if path == "-" else detect_format(path)
     if fmt is not None and fmt not in ("csv", "tsv") and data is None:
@@ -399,10 +402,8 @@ def load_queries(path: str, mapping: dict[str, str], stdin: bytes | None = None)
     sep = sniff_table(data[:65536] if data is not None else head(path))
     sep = sep or {"csv": ",", "tsv": "\t"}.get(fmt or "")
     if sep is None:
-        msg = (
-            f"the queries file {path!r} is not a table with a header; expected e.g. a TSV with "
-            "columns query_id, text, segment"
-        )
+        example = "doc_id, text" if role == "documents" else "query_id, text, segment"
+        msg = f"the {role} file {path!r} is not a table with a header; expected e.g. a TSV of {example}"
         raise InvalidDataError(msg)
     source: Any = data if data is not None else path
     df = pl.read_csv(source, separator=sep, infer_schema=False, quote_char=None if sep == "\t" else '"')
