@@ -17,6 +17,7 @@ from irframe._input.by_exprs import has_expressions, protected_columns, with_by_
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
+from irframe.progress import Progress, check_progress
 
 if TYPE_CHECKING:
     import polars as pl
@@ -71,6 +72,7 @@ class EvaluateOptions(TypedDict, total=False):
     ties: Ties
     weights: str | None
     queries: Any
+    progress: Progress
 
 
 def evaluate(
@@ -97,6 +99,7 @@ def evaluate(
     ties: Ties = "docid",
     weights: str | None = None,
     queries: Any = None,
+    progress: Progress = None,
     **backend_options: Any,
 ) -> FrameT:
     """Evaluate a ranked run, per query or as means, in the caller's frame type.
@@ -180,6 +183,13 @@ def evaluate(
         and every judged query needs one. The means become weighted means (see Notes) and
         gain a ``sum_weights`` column; per query, the weights come as a last column.
         Taken by the in-process and Dask backends.
+    progress : bool or callable, optional
+        Report the steps of long work: ``True`` shows a bar (tqdm's when installed, else
+        one line on stderr), ``False`` nothing; a callable is called as ``fn(done, total,
+        info)`` after each step (see :mod:`irframe.progress`).  Default (None): a bar on a
+        terminal, for work that takes a while (an in-memory run of more than
+        :data:`irframe.progress.AUTO_ROWS` rows; every bucket out of core; every stage
+        on Dask and Spark).
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
@@ -276,6 +286,7 @@ def evaluate(
         "qrels_doc_col": qrels_doc_col, "qrels_relevance_col": qrels_relevance_col,
         "qrels_subtopic_col": qrels_subtopic_col, "duplicates": duplicates, "columns": columns,
         "order": order, "depth": depth, "ties": ties, "weights": weights, "queries": queries,
+        "progress": progress,
     }  # fmt: skip
     return evaluate_as("evaluate", run, measures, qrels, options, **backend_options)  # type: ignore[no-any-return]
 
@@ -297,6 +308,7 @@ def evaluate_as(
     rest = dict(options)
     per_query = rest.pop("per_query", False)
     queries = rest.pop("queries", None)
+    progress = check_progress(rest.pop("progress", None), where)
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", where, "a bool", per_query)
     if has_expressions(rest.get("by")):
@@ -309,6 +321,8 @@ def evaluate_as(
     found = backend_for(run) if backend is None else backend_named(backend)
     if queries is not None:
         backend_options["queries"] = queries
+    if progress is not None:  # (None, automatic, is every backend's default)
+        backend_options["progress"] = progress
     return found.evaluate(run, measures, qrels, opts, per_query, **backend_options)
 
 
