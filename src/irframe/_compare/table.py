@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 import polars as pl
 
@@ -45,14 +45,44 @@ from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._log import INFO
 from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import ColumnOptions, with_column_options
 from irframe.measures import parse_measures
 from irframe.progress import Progress, Steps, check_progress, reporter
 
-__all__ = ["DEFAULT_MEASURES", "compare", "compare_report"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["DEFAULT_MEASURES", "CompareOptions", "compare", "compare_report"]
 
 DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
 FrameT = TypeVar("FrameT")
 _WHERE = "compare"
+
+
+class CompareOptions(ColumnOptions, total=False):
+    """The keyword options of :func:`compare` and :func:`compare_report`, for the type
+    checkers (``compare``'s overloads, ``df.ir.compare``): their keyword-only parameters
+    (a test keeps them equal), then the column options of :func:`irframe.evaluate`."""
+
+    baseline: str | None
+    pairs: Literal["baseline", "all"]
+    test: Literal["randomization", "t", "wilcoxon", "bootstrap"]
+    correction: Literal["holm", "bonferroni", "bh", "none"]
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None
+    alpha: float
+    n_permutations: int
+    n_bootstrap: int
+    ci: float
+    ci_method: Literal["percentile", "bca"]
+    seed: int
+    system_col: str
+    missing: Missing
+    queries: Any
+    weights: str | None
+    holes: bool
+    holes_depth: int
+    holes_grade: float | None
+    progress: Progress
 
 
 def check_choice(name: str, value: object, table: Mapping[str, str], where: str) -> str:
@@ -267,6 +297,7 @@ def _system_means(long: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     )
 
 
+@with_column_options
 def compare_report(
     runs: Any,
     qrels: Any = None,
@@ -291,7 +322,7 @@ def compare_report(
     holes_depth: int = 10,
     holes_grade: float | None = None,
     progress: Progress = None,
-    **column_kwargs: Any,
+    **column_kwargs: Unpack[ColumnOptions],
 ) -> ComparisonReport:
     """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
 
@@ -442,9 +473,20 @@ def _check_holes(holes: object, depth: object, grade: object) -> bool:
 
 
 @overload
-def compare(runs: Mapping[str, FrameT], qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
+def compare(
+    runs: Mapping[str, FrameT],
+    qrels: Any = ...,
+    measures: MeasureLike | Iterable[MeasureLike] = ...,
+    **kwargs: Unpack[CompareOptions],
+) -> FrameT: ...
 @overload
-def compare(runs: FrameT, qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
+def compare(
+    runs: FrameT,
+    qrels: Any = ...,
+    measures: MeasureLike | Iterable[MeasureLike] = ...,
+    **kwargs: Unpack[CompareOptions],
+) -> FrameT: ...
+@with_column_options
 def compare(
     runs: Any,
     qrels: Any = None,
@@ -469,7 +511,7 @@ def compare(
     holes_depth: int = 10,
     holes_grade: float | None = None,
     progress: Progress = None,
-    **column_kwargs: Any,
+    **column_kwargs: Unpack[ColumnOptions],
 ) -> Any:
     """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.
 
@@ -552,8 +594,10 @@ def compare(
         ``False`` nothing; a callable gets ``(done, total, info)``.  Default (None): a
         bar on a terminal when it takes more than a second (see :mod:`irframe.progress`).
     **column_kwargs
-        ``query_col``, ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``,
-        ``qrels_*_col``, ``duplicates`` — passed to :func:`irframe.evaluate`.
+        :func:`irframe.evaluate`'s column names and reading rules (``query_col``,
+        ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``, ``qrels_*_col``,
+        ``duplicates``, ``columns``, ``order``, ``depth``, ``ties``: see
+        :class:`irframe.functions.ColumnOptions`), passed to it.
 
     Returns
     -------
