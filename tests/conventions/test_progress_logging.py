@@ -133,6 +133,11 @@ def test_default_progress_shows_on_a_terminal_above_the_size(
     assert capsys.readouterr().err.strip().startswith("evaluating: 1/1 6 rows, 4 queries")
     irframe.evaluate(RUN, ["RR"], QRELS, progress=False)  # asked off
     assert capsys.readouterr().err == ""
+    # the evaluations inside snapshot, check and compare are their steps, never bars of their own
+    snap = irframe.snapshot(RUN, QRELS, ["RR"], progress=False)
+    irframe.check(RUN, QRELS, baseline=snap, measures=["RR"], n_permutations=50, progress=False)
+    irframe.compare({"a": RUN, "b": RUN}, QRELS, ["RR"], n_permutations=50, progress=False)
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("kind", ["polars", "lazy", "pandas"])
@@ -173,3 +178,28 @@ def test_buckets_in_memory_report_their_rows(monkeypatch: pytest.MonkeyPatch) ->
     rows = [int(c[2].split(": ")[1].split(" rows")[0]) for c in calls[:n]]
     assert sum(rows) == RUN.height
     assert calls[-1][2] == "checked 4 queries"  # q1, q2, q3 and q4 (missing: scored 0)
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_the_cli_passes_no_bar_when_quiet_or_not_on_a_terminal(
+    quiet: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Even where the library's default would draw a bar, ``irframe eval/check/snapshot``
+    draw none with ``--quiet``, nor when stderr is not a terminal (pytest captures it)."""
+    from irframe.cli import main
+
+    _no_tqdm(monkeypatch)
+    monkeypatch.setattr(progress_mod, "auto", lambda stream=None: True)
+    monkeypatch.setattr(progress_mod, "AUTO_DELAY", 0.0)
+    monkeypatch.setattr(engine_buckets, "AUTO_ROWS", 0)
+    RUN.with_columns(score=-pl.col("rank").cast(pl.Float64)).write_csv(tmp_path / "run.csv")
+    QRELS.write_csv(tmp_path / "qrels.csv")
+    files = [str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv")]
+    flags = ["--quiet"] if quiet else []
+    assert main(["eval", *files, "-m", "RR", *flags]) == 0
+    assert main(["snapshot", *files, "-m", "RR", "-o", str(tmp_path / "snap.json"), *flags]) == 0
+    assert main(["check", *files, "-b", str(tmp_path / "snap.json"), "-m", "RR", *flags]) == 0
+    err = capsys.readouterr().err
+    assert "evaluating:" not in err
+    assert "checking:" not in err
+    assert "snapshot:" not in err

@@ -183,7 +183,8 @@ def _per_query(run: _Run, qrels: Frame, labels: Sequence[str], opts: Options) ->
     """``query_id`` (string) and one column per measure label: one pass of the engine."""
     from irframe._backends.local import evaluate_options
 
-    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True)
+    # (a step of check's or snapshot's own progress: no bar of its own)
+    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True, progress=False)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 
