@@ -138,7 +138,8 @@ def _line(desc: str, out: TextIO, delay: float) -> tuple[Callable[[int, int, str
 def _tqdm(total: int, desc: str, delay: float) -> tuple[Callable[[int, int, str], None], Callable[[], None]]:
     from tqdm.auto import tqdm
 
-    bar: Any = tqdm(total=total, desc=desc, leave=False, delay=delay)
+    # asked for (no delay): every step drawn, as the stderr line does; automatic: tqdm's pace
+    bar: Any = tqdm(total=total, desc=desc, leave=False, delay=delay, **({} if delay else {"mininterval": 0}))
 
     def show(done: int, total: int, info: str) -> None:
         bar.total = total  # (it may have grown: no refresh, which would show it before the delay)
