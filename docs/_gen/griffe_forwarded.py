@@ -7,6 +7,11 @@ marks the function with ``__evaluate_options__``. Griffe reads the source, so th
 gives such a function the parameters ``inspect.signature`` shows (each option with
 ``evaluate``'s annotation and default), and replaces the ``**options`` entry of its docstring
 by one entry per option, described as ``irframe.evaluate``'s docstring describes it.
+
+The ``.ir`` namespace's methods are generated from the functions at run time
+(``irframe._namespaces``: ``evaluate = _FrameMethod(_fn.evaluate)`` in the source), so
+this extension also replaces each such attribute of ``IrNamespace`` and ``ExprIrNamespace``
+by a method with the generated one's signature and docstring (:func:`namespace_methods`).
 Loaded by mkdocs.yml's mkdocstrings ``extensions`` option.
 """
 
@@ -100,6 +105,51 @@ def expand(func: griffe.Function) -> None:
     del func.parameters[var_kw.name]
 
 
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: griffe.ParameterKind.positional_only,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
+    inspect.Parameter.VAR_POSITIONAL: griffe.ParameterKind.var_positional,
+    inspect.Parameter.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
+    inspect.Parameter.VAR_KEYWORD: griffe.ParameterKind.var_keyword,
+}
+
+
+def _parameter(param: inspect.Parameter) -> griffe.Parameter:
+    empty = inspect.Parameter.empty
+    return griffe.Parameter(
+        param.name,
+        annotation=param.annotation if isinstance(param.annotation, str) else None,
+        kind=_KINDS[param.kind],
+        default=None if param.default is empty else repr(param.default),
+    )
+
+
+def namespace_methods(pkg: griffe.Module) -> None:
+    """Each ``.ir`` method generated at run time, in place of its attribute in the source."""
+    if "_namespaces" not in pkg.members:
+        return
+    module = importlib.import_module(f"{pkg.path}._namespaces")
+    for class_name in ("IrNamespace", "ExprIrNamespace"):
+        cls, runtime = pkg[f"_namespaces.{class_name}"], getattr(module, class_name)
+        for name, member in list(cls.members.items()):
+            method = getattr(runtime, name, None)
+            if not isinstance(member, griffe.Attribute) or not inspect.isfunction(method):
+                continue
+            sig = inspect.signature(method)
+            returns = sig.return_annotation
+            func = griffe.Function(
+                name,
+                lineno=member.lineno,
+                endlineno=member.endlineno,
+                parameters=griffe.Parameters(*(_parameter(p) for p in sig.parameters.values())),
+                returns=returns if isinstance(returns, str) else None,
+            )
+            text = ROLE.sub(r"`\1`", inspect.getdoc(method) or "")
+            func.docstring = griffe.Docstring(text, parent=func, parser=griffe.Parser.numpy)
+            del cls.members[name]
+            cls.set_member(name, func)
+
+
 class ForwardedSignatures(griffe.Extension):
     """Expand ``**options`` of the functions marked by ``with_evaluate_options`` (before
     ``griffe_params.SignatureDefaults``, which then finds the signatures already right)."""
@@ -107,3 +157,4 @@ class ForwardedSignatures(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         for func in _functions(pkg, set()):
             expand(func)
+        namespace_methods(pkg)

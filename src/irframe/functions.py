@@ -9,6 +9,7 @@ the one full list of the options; the backends' entry points (``irframe.dask.eva
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
@@ -17,11 +18,17 @@ from irframe._input.by_exprs import has_expressions, protected_columns, with_by_
 from irframe._input.options import DEFAULT_RANK, ColumnsArg, Duplicates, Missing, Options, Order, Ties
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure
+from irframe.progress import Progress, check_progress
 
 if TYPE_CHECKING:
     import polars as pl
+    from typing_extensions import Unpack  # (typing.Unpack: Python 3.11)
 
 __all__ = [
+    "BackendOptions",
+    "ColumnOptions",
+    "EvaluateOptions",
+    "MeasureOptions",
     "ap",
     "bpref",
     "evaluate",
@@ -46,15 +53,11 @@ _READ_COLUMNS = (
 )  # fmt: skip
 
 
-class EvaluateOptions(TypedDict, total=False):
-    """The keyword options of :func:`evaluate`, for functions that forward them
-    (``**options: Unpack[EvaluateOptions]``): the names and types of ``evaluate``'s
-    keyword-only parameters (a test keeps them equal), without the defaults, which are
-    ``evaluate``'s."""
+class ColumnOptions(TypedDict, total=False):
+    """:func:`evaluate`'s column names and reading rules (``depth``, ``duplicates``,
+    ``order``, ``ties``): what :func:`irframe.compare`, :func:`irframe.compare_report` and
+    :func:`irframe.moved` take as ``**column_kwargs``."""
 
-    by: str | pl.Expr | Sequence[str | pl.Expr] | None
-    per_query: bool
-    missing: Missing
     query_col: str
     doc_col: str
     rank_col: str | None
@@ -69,8 +72,42 @@ class EvaluateOptions(TypedDict, total=False):
     order: Order
     depth: int | None
     ties: Ties
+
+
+class _Selection(ColumnOptions, total=False):
+    """:func:`evaluate`'s keyword options but ``per_query`` (the one-measure functions' own)."""
+
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None
+    missing: Missing
     weights: str | None
     queries: Any
+    progress: Progress
+
+
+class EvaluateOptions(_Selection, total=False):
+    """The keyword options of :func:`evaluate`, for functions that forward them
+    (``**options: Unpack[EvaluateOptions]``): the names and types of ``evaluate``'s
+    keyword-only parameters (a test keeps them equal), without the defaults, which are
+    ``evaluate``'s."""
+
+    per_query: bool
+
+
+class BackendOptions(TypedDict, total=False):
+    """The options of the backend that evaluates a run (``**backend_options`` of
+    :func:`evaluate`): each backend takes its own and refuses the others."""
+
+    npartitions: int | None  # a dask frame (irframe.dask.evaluate)
+    num_partitions: int | None  # a Spark frame (irframe.spark.evaluate)
+    memory_limit: int | str  # a path to parquet files (irframe.evaluate_parquet)
+    buckets: int | None
+    output: str | os.PathLike[str] | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+class MeasureOptions(_Selection, BackendOptions, total=False):
+    """The keyword options of the one-measure functions (:func:`ndcg`, :func:`precision`
+    ...): :func:`evaluate`'s but ``per_query`` (theirs), and the backends'."""
 
 
 def evaluate(
@@ -97,7 +134,8 @@ def evaluate(
     ties: Ties = "docid",
     weights: str | None = None,
     queries: Any = None,
-    **backend_options: Any,
+    progress: Progress = None,
+    **backend_options: Unpack[BackendOptions],
 ) -> FrameT:
     """Evaluate a ranked run, per query or as means, in the caller's frame type.
 
@@ -180,6 +218,13 @@ def evaluate(
         and every judged query needs one. The means become weighted means (see Notes) and
         gain a ``sum_weights`` column; per query, the weights come as a last column.
         Taken by the in-process and Dask backends.
+    progress : bool or callable, optional
+        Report the steps of long work: ``True`` shows a bar (tqdm's when installed, else
+        one line on stderr), ``False`` nothing; a callable is called as ``fn(done, total,
+        info)`` after each step (see :mod:`irframe.progress`).  Default (None): a bar on a
+        terminal, for work that takes a while (an in-memory run of more than
+        :data:`irframe.progress.AUTO_ROWS` rows; every bucket out of core; every stage
+        on Dask and Spark).
     **backend_options
         Options of the backend that evaluates ``run``: ``npartitions`` for a dask frame,
         ``num_partitions`` for a Spark frame, ``memory_limit``/``buckets``/``output``/``tmp_dir``
@@ -276,6 +321,7 @@ def evaluate(
         "qrels_doc_col": qrels_doc_col, "qrels_relevance_col": qrels_relevance_col,
         "qrels_subtopic_col": qrels_subtopic_col, "duplicates": duplicates, "columns": columns,
         "order": order, "depth": depth, "ties": ties, "weights": weights, "queries": queries,
+        "progress": progress,
     }  # fmt: skip
     return evaluate_as("evaluate", run, measures, qrels, options, **backend_options)  # type: ignore[no-any-return]
 
@@ -297,6 +343,7 @@ def evaluate_as(
     rest = dict(options)
     per_query = rest.pop("per_query", False)
     queries = rest.pop("queries", None)
+    progress = check_progress(rest.pop("progress", None), where)
     if not isinstance(per_query, bool):
         raise InvalidParameterError.for_value("per_query", where, "a bool", per_query)
     if has_expressions(rest.get("by")):
@@ -309,6 +356,8 @@ def evaluate_as(
     found = backend_for(run) if backend is None else backend_named(backend)
     if queries is not None:
         backend_options["queries"] = queries
+    if progress is not None:  # (None, automatic, is every backend's default)
+        backend_options["progress"] = progress
     return found.evaluate(run, measures, qrels, opts, per_query, **backend_options)
 
 
@@ -329,19 +378,58 @@ def with_evaluate_options(fn: FnT) -> FnT:
     >>> params["missing"].default, params["loud"].default, "options" in params
     ('zero', True, False)
     """
-    own = inspect.signature(fn)
-    params = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    taken = {p.name for p in params}
-    options = [
-        p
-        for p in inspect.signature(evaluate).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in taken
-    ]
-    positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-    keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    fn.__signature__ = own.replace(parameters=[*positional, *options, *keyword])  # type: ignore[attr-defined]
-    fn.__evaluate_options__ = tuple(p.name for p in options)  # type: ignore[attr-defined]
-    return fn
+    return forwarding(EvaluateOptions, first=True)(fn)
+
+
+def with_column_options(fn: FnT) -> FnT:
+    """:func:`forwarding` of :class:`ColumnOptions`: ``compare``'s, ``moved``'s ``**column_kwargs``."""
+    return forwarding(ColumnOptions)(fn)
+
+
+def with_measure_options(fn: FnT) -> FnT:
+    """:func:`forwarding` of :class:`MeasureOptions`: the one-measure functions' ``**kwargs``."""
+    return forwarding(MeasureOptions, rest=True)(fn)
+
+
+def forwarding(options: type, *, first: bool = False, rest: bool = False) -> Callable[[FnT], FnT]:
+    """A decorator showing, in place of ``fn``'s ``**kwargs``, the parameters of
+    :func:`evaluate` that the TypedDict ``options`` names (``fn`` takes them as
+    ``**kwargs: Unpack[options]``), with ``evaluate``'s defaults and annotations.
+
+    ``first``: they come right after ``fn``'s positional parameters (else after its
+    keyword-only ones); ``rest``: ``**kwargs`` stays, last (for keys of ``options`` that
+    are not ``evaluate``'s: the backends' options).  Marks ``fn`` with
+    ``__evaluate_options__``, the names added (the docs' griffe extension reads it).
+
+    Examples
+    --------
+    >>> @forwarding(ColumnOptions)
+    ... def show(run, *, top: int = 3, **column_kwargs):
+    ...     return run
+    >>> params = inspect.signature(show).parameters
+    >>> list(params)[:4], params["query_col"].default
+    (['run', 'top', 'query_col', 'doc_col'], 'query_id')
+    """
+    wanted = set(getattr(options, "__annotations__", {}))
+
+    def decorate(fn: FnT) -> FnT:
+        own = inspect.signature(fn)
+        params = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        var_kw = [p for p in own.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+        taken = {p.name for p in params}
+        added = [
+            p
+            for p in inspect.signature(evaluate).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name in wanted and p.name not in taken
+        ]
+        positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        ordered = [*added, *keyword] if first else [*keyword, *added]
+        fn.__signature__ = own.replace(parameters=[*positional, *ordered, *(var_kw if rest else [])])  # type: ignore[attr-defined]
+        fn.__evaluate_options__ = tuple(p.name for p in added)  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
 
 
 def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any]) -> FrameT:
@@ -349,6 +437,7 @@ def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any])
     return evaluate(run, [measure], per_query=per_query, **kwargs)
 
 
+@with_measure_options
 def ndcg(
     run: FrameT,
     k: int | None = None,
@@ -356,7 +445,7 @@ def ndcg(
     *,
     gain: str | dict[float, float] = "exp",
     per_query: bool = True,
-    **kwargs: Any,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """nDCG@k per query (``gain="exp"``: 2^rel - 1; ``"linear"``: trec_eval's ndcg_cut).
 
@@ -387,8 +476,15 @@ def ndcg(
     return _one(run, m, per_query, {"qrels": qrels, **kwargs})
 
 
+@with_measure_options
 def precision(
-    run: FrameT, k: int, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any
+    run: FrameT,
+    k: int,
+    qrels: Any = None,
+    *,
+    rel: float = 1,
+    per_query: bool = True,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """P@k per query: relevant documents in the top k divided by k.
 
@@ -403,6 +499,7 @@ def precision(
     return _one(run, Measure("P", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
+@with_measure_options
 def recall(
     run: FrameT,
     k: int | None = None,
@@ -410,7 +507,7 @@ def recall(
     *,
     rel: float = 1,
     per_query: bool = True,
-    **kwargs: Any,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """R@k per query: relevant documents in the top k over all judged relevant ones.
 
@@ -425,6 +522,7 @@ def recall(
     return _one(run, Measure("R", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
+@with_measure_options
 def mrr(
     run: FrameT,
     k: int | None = None,
@@ -432,7 +530,7 @@ def mrr(
     *,
     rel: float = 1,
     per_query: bool = True,
-    **kwargs: Any,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """Reciprocal rank of the first relevant document per query (its mean is MRR).
 
@@ -447,6 +545,7 @@ def mrr(
     return _one(run, Measure("RR", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
+@with_measure_options
 def ap(
     run: FrameT,
     k: int | None = None,
@@ -454,7 +553,7 @@ def ap(
     *,
     rel: float = 1,
     per_query: bool = True,
-    **kwargs: Any,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """Average precision per query (its mean is MAP).
 
@@ -469,7 +568,15 @@ def ap(
     return _one(run, Measure("AP", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
-def rprec(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any) -> FrameT:
+@with_measure_options
+def rprec(
+    run: FrameT,
+    qrels: Any = None,
+    *,
+    rel: float = 1,
+    per_query: bool = True,
+    **kwargs: Unpack[MeasureOptions],
+) -> FrameT:
     """R-precision per query: relevant documents in the top R, over R.
 
     Examples
@@ -483,7 +590,15 @@ def rprec(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = T
     return _one(run, Measure("Rprec", rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
-def bpref(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any) -> FrameT:
+@with_measure_options
+def bpref(
+    run: FrameT,
+    qrels: Any = None,
+    *,
+    rel: float = 1,
+    per_query: bool = True,
+    **kwargs: Unpack[MeasureOptions],
+) -> FrameT:
     """Bpref per query (trec_eval's definition; unjudged documents are skipped).
 
     Examples
@@ -497,8 +612,15 @@ def bpref(run: FrameT, qrels: Any = None, *, rel: float = 1, per_query: bool = T
     return _one(run, Measure("Bpref", rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
+@with_measure_options
 def success(
-    run: FrameT, k: int, qrels: Any = None, *, rel: float = 1, per_query: bool = True, **kwargs: Any
+    run: FrameT,
+    k: int,
+    qrels: Any = None,
+    *,
+    rel: float = 1,
+    per_query: bool = True,
+    **kwargs: Unpack[MeasureOptions],
 ) -> FrameT:
     """Success@k (hit rate) per query: 1 if a relevant document is in the top k.
 
@@ -513,7 +635,10 @@ def success(
     return _one(run, Measure("Success", k, rel=rel), per_query, {"qrels": qrels, **kwargs})
 
 
-def judged(run: FrameT, k: int, qrels: Any = None, *, per_query: bool = True, **kwargs: Any) -> FrameT:
+@with_measure_options
+def judged(
+    run: FrameT, k: int, qrels: Any = None, *, per_query: bool = True, **kwargs: Unpack[MeasureOptions]
+) -> FrameT:
     """Judged@k per query: the fraction of the top k retrieved that has a judgment.
 
     Divided by min(k, number retrieved), as ir_measures does.

@@ -95,13 +95,20 @@ def test_progress_callable_gets_done_total_info(tmp_path: Path) -> None:
         name: G.runs.filter(pl.col("system") == name).drop("system") for name in ("bm25", "dense", "hybrid")
     }
     irframe.compare(runs, G.qrels, ["RR", "AP"], n_permutations=100, progress=lambda *a: calls.append(a))
-    assert [c[:2] for c in calls] == [(1, 4), (2, 4), (3, 4), (4, 4)]
-    assert {c[2] for c in calls} == {"dense RR", "dense AP", "hybrid RR", "hybrid AP"}
+    # one step for the systems evaluated (the comparisons are counted then), one per comparison
+    assert [c[:2] for c in calls] == [(1, 1), (2, 5), (3, 5), (4, 5), (5, 5)]
+    assert [c[2] for c in calls] == ["evaluated 3 systems", "dense RR", "dense AP", "hybrid RR", "hybrid AP"]
     G.runs.write_parquet(tmp_path / "runs.parquet")
     calls.clear()
     irframe.evaluate_parquet(str(tmp_path / "runs.parquet"), ["RR"], G.qrels, by="system", buckets=3,
                              progress=lambda *a: calls.append(a))  # fmt: skip
-    assert [c[:2] for c in calls] == [(1, 3), (2, 3), (3, 3)]
+    # the total grows as the steps learn what follows; done counts up to it, one per step
+    assert [c[0] for c in calls] == list(range(1, len(calls) + 1))
+    assert calls[-1][1] == len(calls)
+    assert all(c[1] <= calls[-1][1] for c in calls)
+    rows = [c[2] for c in calls if c[2].startswith("bucket ")]
+    assert [r.split(":")[0] for r in rows] == ["bucket 1/3", "bucket 2/3", "bucket 3/3"]
+    assert sum(int(r.split(": ")[1].split(" rows")[0].replace(",", "")) for r in rows) == G.runs.height
     with pytest.raises(InvalidParameterError, match="progress"):
         irframe.compare(runs, G.qrels, ["RR"], progress="yes")  # type: ignore[arg-type]
 

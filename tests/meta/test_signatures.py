@@ -26,8 +26,10 @@ import pytest
 
 import irframe
 from irframe._backends.registry import backend_named
+from irframe._compare.movers import MovedOptions
+from irframe._compare.table import CompareOptions
 from irframe._input.options import Options
-from irframe.functions import EvaluateOptions
+from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions
 
 FIELDS = {f.name: f.default for f in dataclasses.fields(Options)}
 # module, function, the optional dependency it needs, its backend
@@ -89,14 +91,83 @@ def test_entry_points_show_evaluates_options_and_their_own(
     assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
+def _keyword_only(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
+    params = inspect.signature(fn).parameters.values()
+    return {p.name: p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def _hints(typed_dict: type) -> dict[str, str]:
+    """A TypedDict's keys and annotations, as text (they are strings in the source)."""
+    return {k: getattr(v, "__forward_arg__", v) for k, v in typed_dict.__annotations__.items()}
+
+
+def _same_options(typed_dict: type, params: dict[str, inspect.Parameter], where: str) -> None:
+    hints = _hints(typed_dict)
+    assert sorted(hints) == sorted(params), f"{typed_dict.__name__} is not {where}'s keyword options"
+    for option, param in params.items():
+        assert hints[option] == param.annotation, (
+            f"{option}: {hints[option]!r} != {where}'s {param.annotation!r}"
+        )
+
+
 def test_the_typed_dict_is_evaluates_options() -> None:
     """``EvaluateOptions`` (what mypy reads) has ``evaluate``'s option names and types."""
-    hints = EvaluateOptions.__annotations__
-    assert list(hints) == list(_options())
-    for option, param in _options().items():
-        annotation = hints[option]
-        text = getattr(annotation, "__forward_arg__", annotation)
-        assert text == param.annotation, f"{option}: {text!r} != evaluate's {param.annotation!r}"
+    _same_options(EvaluateOptions, _options(), "evaluate")
+
+
+def test_the_column_options_are_evaluates() -> None:
+    """``ColumnOptions`` (``compare``'s and ``moved``'s ``**column_kwargs``): evaluate's
+    options that are fields of ``Options``, but those compare and moved take themselves."""
+    own = {"by", "missing", "weights"}
+    _same_options(
+        ColumnOptions, {k: p for k, p in _options().items() if k in FIELDS and k not in own}, "evaluate"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed_dict", "functions"),
+    [
+        (CompareOptions, (irframe.compare, irframe.compare_report)),
+        (MovedOptions, (irframe.moved,)),
+    ],
+    ids=["compare", "moved"],
+)
+def test_the_overloads_typed_dicts_are_the_keyword_options(
+    typed_dict: type, functions: tuple[Callable[..., Any], ...]
+) -> None:
+    """The TypedDicts of ``compare``'s and ``moved``'s overloads (what the checkers read,
+    through ``df.ir`` too) are the keyword options their signatures show."""
+    for fn in functions:
+        _same_options(typed_dict, _keyword_only(fn), fn.__name__)
+
+
+_SHORTCUTS = ("ndcg", "precision", "recall", "mrr", "ap", "rprec", "bpref", "success", "judged")
+
+
+@pytest.mark.parametrize("name", _SHORTCUTS)
+def test_the_one_measure_functions_show_evaluates_options(name: str) -> None:
+    """A one-measure function shows every option of ``evaluate`` but ``per_query`` (its own,
+    default True) as evaluate does, and takes the backends' options (``**kwargs``)."""
+    fn = getattr(irframe, name)
+    params = _keyword_only(fn)
+    assert params["per_query"].default is True
+    for option, want in _options().items():
+        if option != "per_query":
+            assert params[option] == want, f"{name}: {params[option]} is not evaluate's {want}"
+    hints = _hints(MeasureOptions)
+    own = set(params) - set(_options())  # gain, rel
+    assert sorted(hints) == sorted((set(params) - own - {"per_query"}) | set(_hints(BackendOptions)))
+    var_kw = list(inspect.signature(fn).parameters.values())[-1]
+    assert var_kw.kind is inspect.Parameter.VAR_KEYWORD, name
+
+
+def test_the_backend_options_are_the_registrys() -> None:
+    """``BackendOptions`` (``evaluate``'s ``**backend_options``) are the options the
+    registered backends take, but ``queries`` and ``progress`` (evaluate's own)."""
+    taken = {o for b in ("dask", "spark", "parquet", "in-process") for o in backend_named(b).options}
+    assert sorted(_hints(BackendOptions)) == sorted(taken - {"queries", "progress"})
+    for option in ("queries", "progress"):
+        assert all(option in backend_named(b).options for b in ("dask", "spark", "parquet", "in-process"))
 
 
 def test_forwarded_options_reach_the_backend(tmp_path: Path) -> None:

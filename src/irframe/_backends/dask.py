@@ -56,6 +56,7 @@ from irframe._input.queries import KEY, join_attributes
 from irframe.exceptions import IrFrameError
 from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
 from irframe.measures import Measure
+from irframe.progress import Progress
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -157,10 +158,11 @@ def evaluate_options(
     *,
     npartitions: int | None = None,
     queries: Any = None,
+    progress: Progress = None,
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     return skeleton.evaluate(
-        Dask(npartitions), run, measures, qrels, opts, per_query=per_query, queries=queries
+        Dask(npartitions), run, measures, qrels, opts, per_query=per_query, queries=queries, progress=progress
     )
 
 
@@ -182,6 +184,8 @@ class _Placed:
 
 class Dask(skeleton.Primitives):
     """Dask's primitives: shuffles, ``map_partitions``, one final task."""
+
+    label = "Dask"
 
     def __init__(self, npartitions: int | None = None) -> None:
         self.npartitions = npartitions

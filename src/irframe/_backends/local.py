@@ -9,21 +9,25 @@ import polars as pl
 
 from irframe import _engine as engine
 from irframe._engine import diversity, ties
+from irframe._engine.facts import log_plan, log_rules
 from irframe._input import weights
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import with_query_attributes
+from irframe.progress import Progress
 
 __all__ = ["evaluate_options", "evaluate_pair"]
 
 
 def _evaluated(
-    run: Any, measures: Any, qrels: Any, opts: Options, queries: Any
+    run: Any, measures: Any, qrels: Any, opts: Options, queries: Any, *, progress: Progress = None
 ) -> tuple[engine.Plan, pl.LazyFrame | pl.DataFrame, Origin]:
     """The plan and its per-query table with flags: collected once (lazy for a lazy run).
 
     A pandas or pyarrow run evaluated in query buckets is converted a bucket at a time
     (:func:`irframe._input.frames.in_memory_rows`), unless query attributes are joined onto it.
+    ``progress``: the steps of :func:`irframe._engine.collect_in_memory` (a lazy run is
+    computed when collected: no step).
     """
     run_lf, origin, rows, n_rows = engine.run_input(run)
     given_qrels = qrels
@@ -42,9 +46,13 @@ def _evaluated(
         measures, qrels = div.main, div.qrels
     if n_rows is None:  # a LazyFrame: the plan stays lazy
         plan = engine.build(run_lf, measures, qrels, opts)
+        log_plan(plan, None, 1)
         table: pl.LazyFrame | pl.DataFrame = engine.checked(plan)
     else:
-        plan, table = engine.collect_in_memory(run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows)
+        plan, table = engine.collect_in_memory(
+            run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows, progress=progress
+        )
+    log_rules(plan, opts, run_lf, n_rows)
     if div is not None:
         plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
     if tied is not None:
@@ -77,10 +85,11 @@ def _with_attributes(
 
 
 def evaluate_options(
-    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, queries: Any = None
-) -> Any:
+    run: Any, measures: Any, qrels: Any, opts: Options, per_query: bool, *, queries: Any = None,
+    progress: Progress = None,
+) -> Any:  # fmt: skip
     """Evaluate a pandas or polars frame with validated options (see ``irframe.evaluate``)."""
-    plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
+    plan, table, origin = _evaluated(run, measures, qrels, opts, queries, progress=progress)
     return from_lazy(_result(plan, table, opts, per_query), origin)
 
 
@@ -93,15 +102,22 @@ def _result(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame, opts: Options
 
 
 def evaluate_pair(
-    run: Any, measures: Any, qrels: Any = None, *, queries: Any = None, **options: Any
+    run: Any,
+    measures: Any,
+    qrels: Any = None,
+    *,
+    queries: Any = None,
+    progress: Progress = None,
+    **options: Any,
 ) -> tuple[Any, Any]:
     """``irframe.evaluate(..., per_query=True)`` and ``irframe.evaluate(...)`` (the means)
     of a run evaluated in process (pandas, polars), from one pass of the engine: the
     one-pass code under :func:`irframe.functions.evaluate_both` (which evaluates other
     backends' runs twice).
 
-    ``options`` are ``evaluate``'s keyword options (``by``, ``missing``, ``columns``...).
-    A lazy run gives two lazy frames (each collects its own pass, as ``evaluate`` does).
+    ``options`` are ``evaluate``'s keyword options (``by``, ``missing``, ``columns``...);
+    ``progress`` as for ``evaluate``.  A lazy run gives two lazy frames (each collects
+    its own pass, as ``evaluate`` does).
 
     Examples
     --------
@@ -113,6 +129,6 @@ def evaluate_pair(
     ([0.5, 1.0], 0.75)
     """
     opts = Options.build(**options)
-    plan, table, origin = _evaluated(run, measures, qrels, opts, queries)
+    plan, table, origin = _evaluated(run, measures, qrels, opts, queries, progress=progress)
     per_query = from_lazy(engine.per_query_table(plan, table), origin)
     return per_query, from_lazy(engine.summary(plan, table), origin)

@@ -29,7 +29,7 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,12 +43,14 @@ from irframe._backends.partition import evaluate_partition
 from irframe._backends.spill import spill_directory, writing_spill
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
+from irframe._log import DEBUG, timed
+from irframe._log import backends as log
 from irframe.exceptions import InvalidParameterError, OutputFileError
 from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
 from irframe.io._atomic import atomic_write
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
 from irframe.measures import Measure
-from irframe.progress import Progress, check_progress, reporter
+from irframe.progress import Progress, check_progress
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -154,7 +156,9 @@ def _scan(source: Any, role: str) -> pl.LazyFrame:
     """A lazy frame over ``source``; parquet files are checked (footers, schemas) first."""
     if not _is_paths(source):
         return to_lazy(source, role)[0]
-    check_parquet_files(expand_paths(source), role)
+    files = expand_paths(source)
+    check_parquet_files(files, role)
+    log.info("out of core: the %s is %d parquet file(s) of %s", role, len(files), source)
     if isinstance(source, str):
         return pl.scan_parquet(source)
     if isinstance(source, os.PathLike):
@@ -226,11 +230,21 @@ def _auto_buckets(
 ) -> int:
     """:func:`choose_buckets` for the estimated in-memory size of the run and the qrels."""
     with _reading(labels[0]):
-        size = _estimate_bytes(run_lf)[1]
+        rows, size = _estimate_bytes(run_lf)
     if qrels_lf is not None:
         with _reading(labels[1]):
             size += _estimate_bytes(qrels_lf)[1]
-    return choose_buckets(size, limit)
+    n = choose_buckets(size, limit)
+    log.info(
+        "out of core: %d run rows, ~%.0f MB in memory with the qrels: %d bucket(s) under memory_limit=%d B",
+        rows, size / 1e6, n, limit,
+    )  # fmt: skip
+    return n
+
+
+def _rows(lf: pl.LazyFrame) -> int:
+    """The rows of one bucket's run (its files' metadata)."""
+    return int(lf.select(pl.len()).collect().item())
 
 
 def _write_buckets(lf: pl.LazyFrame, query: str, buckets: int, path: Path) -> None:
@@ -281,7 +295,6 @@ def evaluate_parquet(
     buckets: int | None = None,
     output: str | os.PathLike[str] | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
-    progress: Progress = False,
     **options: Unpack[EvaluateOptions],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate a run larger than memory, hash bucket by hash bucket.
@@ -314,9 +327,11 @@ def evaluate_parquet(
         directory of their own (``irframe-spill-<pid>-<random>``). They take about the
         size of the compressed input and are removed at the end; the directory of a run
         killed outright (SIGKILL) is removed by the next run in the same ``tmp_dir``.
-    progress : bool or callable, default False
-        Report each bucket done: ``True`` shows a bar (tqdm when installed, else one line
-        on stderr); a callable gets ``(done, total, info)``.
+    progress : bool or callable, optional
+        Report the steps: the size estimate, the bucketing passes, then each bucket
+        evaluated (with its rows).  ``True`` shows a bar (tqdm when installed, else one
+        line on stderr), ``False`` nothing; a callable gets ``(done, total, info)``.
+        Default (None): a bar on a terminal (see :mod:`irframe.progress`).
     queries : pandas or polars DataFrame, optional
         Query attributes keyed by query id, as for :func:`irframe.evaluate` (held in
         memory): a ``by`` column the run lacks is taken from it (else from the qrels) and
@@ -354,7 +369,7 @@ def evaluate_parquet(
     """
     return evaluate_as(  # type: ignore[no-any-return]
         "evaluate_parquet", source, measures, qrels, options, backend="parquet",
-        memory_limit=memory_limit, buckets=buckets, output=output, tmp_dir=tmp_dir, progress=progress,
+        memory_limit=memory_limit, buckets=buckets, output=output, tmp_dir=tmp_dir,
     )  # fmt: skip
 
 
@@ -369,13 +384,13 @@ def evaluate_options(
     buckets: int | None = None,
     output: str | os.PathLike[str] | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
-    progress: Progress = False,
+    progress: Progress = None,
     queries: Any = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate_parquet` with validated options (the backend registry calls this for paths)."""
     if output is not None:  # (refused before anything is read)
         check_output(output, {"run": source, "qrels": qrels, "queries": queries})
-    backend = Parquet(memory_limit, buckets, output=output, tmp_dir=tmp_dir, progress=progress)
+    backend = Parquet(memory_limit, buckets, output=output, tmp_dir=tmp_dir)
     # (evaluate_partition read here, from this module: tests count and delay its calls)
     return skeleton.evaluate(  # type: ignore[no-any-return]
         backend,
@@ -386,6 +401,7 @@ def evaluate_options(
         per_query=per_query,
         queries=queries,
         evaluate=evaluate_partition,
+        progress=check_progress(progress, backend.where),
     )
 
 
@@ -398,7 +414,6 @@ class _Buckets:
     schemas: tuple[pl.Schema, pl.Schema | None]
     n: int
     tmp: Path
-    step: Callable[[str], None]
 
     def inputs(self, b: int) -> tuple[pl.LazyFrame, pl.LazyFrame | None] | None:
         """Bucket ``b``'s run and qrels; None for an empty one after the first (whose
@@ -412,17 +427,18 @@ class Parquet(skeleton.Primitives):
 
     where = "evaluate_parquet"
     label = "out-of-core (parquet)"
+    eager = True
 
     def __init__(
         self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,
-        tmp_dir: Any = None, progress: Progress = False,
+        tmp_dir: Any = None,
     ) -> None:  # fmt: skip
         self.limit = parse_bytes(memory_limit)
         if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
             raise InvalidParameterError.for_value("buckets", self.where, "a positive int", buckets)
         if buckets is not None and buckets > MAX_BUCKETS:
             raise InvalidParameterError.for_value("buckets", self.where, f"at most {MAX_BUCKETS}", buckets)
-        self.buckets, self.output, self.tmp_dir, self.progress = buckets, output, tmp_dir, progress
+        self.buckets, self.output, self.tmp_dir = buckets, output, tmp_dir
         self.labels = ["the run", "the qrels"]
         self.stack = ExitStack()
 
@@ -435,25 +451,32 @@ class Parquet(skeleton.Primitives):
         return _scan(qrels, "qrels")
 
     def session(self) -> ExitStack:
-        """The spill files' directory, the SIGTERM cleanup and the progress report."""
+        """The spill files' directory and the SIGTERM cleanup."""
         return self.stack
 
     def colocate(self, run: Any, qrels: Any, query: str, qrels_query: str) -> _Buckets:
-        """In one streaming pass each, run and qrels into ``tmp/{run,qrels}/<bucket>=<b>/``."""
-        n = self.buckets or _auto_buckets(run, qrels, self.limit, labels=(self.labels[0], self.labels[1]))
+        """In one streaming pass each, run and qrels into ``tmp/{run,qrels}/<bucket>=<b>/``
+        (a progress step each, and one for the size estimate that chose their number)."""
+        n = self.buckets
+        if n is None:
+            self.steps.expect(1)
+            n = _auto_buckets(run, qrels, self.limit, labels=(self.labels[0], self.labels[1]))
+            self.steps(f"estimated the size: {n} buckets")
         self.stack.enter_context(_cleanup_on_sigterm())
         tmp = self.stack.enter_context(spill_directory(self.tmp_dir))
-        step = self.stack.enter_context(
-            reporter(check_progress(self.progress, self.where), n, "evaluating buckets")
-        )
         if n > 1:
-            with _reading("the run"), writing_spill(tmp):
-                _write_buckets(run, query, n, tmp / "run")
-            if qrels is not None:
-                with _reading("the qrels"), writing_spill(tmp):
-                    _write_buckets(qrels, qrels_query, n, tmp / "qrels")
+            self.steps.expect(1 if qrels is None else 2)
+            for role, frame, key in (("run", run, query), ("qrels", qrels, qrels_query)):
+                if frame is not None:
+                    with (
+                        _reading(f"the {role}"),
+                        writing_spill(tmp),
+                        timed(log, f"the {role} written to {n} buckets"),
+                    ):
+                        _write_buckets(frame, key, n, tmp / role)
+                    self.steps(f"wrote the {role} into {n} buckets")
         schemas = (run.collect_schema(), None if qrels is None else qrels.collect_schema())
-        return _Buckets(run, qrels, schemas, n, tmp, step)
+        return _Buckets(run, qrels, schemas, n, tmp)
 
     def values(self, placed: _Buckets, columns: list[str]) -> pl.DataFrame:
         """Read from the bucket files (the input is not scanned again)."""
@@ -467,17 +490,22 @@ class Parquet(skeleton.Primitives):
         """The buckets one after the other; large outputs go to files."""
         kept: list[pl.DataFrame] = []
         files: list[Path] = []
+        self.steps.expect(placed.n)
+        described = self.steps.active or log.isEnabledFor(DEBUG)
         for b in range(placed.n):
             found = placed.inputs(b)
+            info = f"bucket {b + 1}/{placed.n}"
             if found is not None:
-                out = fn(found[0], found[1], values)
+                info += f": {_rows(found[0]):,} rows" if described and placed.n > 1 else ""
+                with timed(log, info):
+                    out = fn(found[0], found[1], values)
                 if out.estimated_size() <= _KEEP_BYTES:
                     kept.append(out)
                 else:
                     files.append(placed.tmp / f"out-{b:05d}.parquet")
                     with writing_spill(placed.tmp):
                         out.write_parquet(files[-1])
-            placed.step(f"bucket {b + 1}/{placed.n}")
+            self.steps(info)
         return kept, files
 
     def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:

@@ -8,7 +8,7 @@ consulted), and nothing here imports a backend module at import time, so there i
 import cycle between the public API and the backends.
 
 Backend options (``npartitions`` for Dask, ``num_partitions`` for Spark, ``memory_limit``
-for parquet, ``queries`` for every backend) pass through
+for parquet, ``queries`` and ``progress`` for every built-in backend) pass through
 ``irframe.evaluate(..., **backend_options)``.
 """
 
@@ -80,13 +80,13 @@ _BACKENDS: list[Backend] = [
         "dask",
         _of_module("dask.dataframe", "DataFrame"),
         "irframe._backends.dask:evaluate_options",
-        ("npartitions", "queries"),
+        ("npartitions", "queries", "progress"),
     ),
     Backend(
         "spark",
         _of_module("pyspark.sql", "DataFrame"),
         "irframe._backends.spark:evaluate_options",
-        ("num_partitions", "queries"),
+        ("num_partitions", "queries", "progress"),
     ),
     Backend(
         "parquet",
@@ -95,7 +95,9 @@ _BACKENDS: list[Backend] = [
         ("memory_limit", "buckets", "output", "tmp_dir", "progress", "queries"),
     ),
 ]
-_LOCAL = Backend("in-process", lambda obj: True, "irframe._backends.local:evaluate_options", ("queries",))
+_LOCAL = Backend(
+    "in-process", lambda obj: True, "irframe._backends.local:evaluate_options", ("queries", "progress")
+)
 
 
 def register_backend(backend: Backend) -> None:

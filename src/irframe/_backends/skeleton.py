@@ -54,8 +54,11 @@ from irframe._input.columns import natural_order
 from irframe._input.frames import PolarsFrame
 from irframe._input.options import Options
 from irframe._input.queries import join_attributes, query_attributes
+from irframe._log import INFO, timed
+from irframe._log import backends as log
 from irframe.measures import Family
 from irframe.measures.user import ensure_registered, user_families
+from irframe.progress import Progress, Steps, reporter
 
 __all__ = ["Job", "Primitives", "evaluate"]
 
@@ -92,6 +95,10 @@ class Primitives:
     where = "evaluate"  # the function named in messages about the options
     label = "partitioned"  # the backend, as messages name it
     weighs = True  # whether it takes weights= (else refused, naming it)
+    eager = False  # whether map and gather compute (else they build a lazy result)
+    # the progress of the current evaluation: a move may report steps of its own
+    # (``steps.expect(n)`` first, then ``steps(info)`` after each)
+    steps: Steps = Steps(0)
 
     def is_native(self, obj: object) -> bool:
         """Whether ``obj`` is one of this backend's frames (a ``queries`` table, say)."""
@@ -218,37 +225,77 @@ def evaluate(
     per_query: bool,
     queries: Any = None,
     evaluate: Callable[..., pa.Table] = evaluate_partition,
+    progress: Progress = None,
 ) -> Any:
     """Evaluate ``run`` on ``backend``: the steps of the module docstring.
 
     ``evaluate``: the partition function (:func:`irframe.partition.evaluate_partition`;
     the out-of-core backend passes its module's name for it, which tests replace).
+    ``progress`` (:mod:`irframe.progress`): a step per stage, and the steps a backend's
+    moves report themselves (:attr:`Primitives.steps`: the out-of-core buckets).
     """
     if not backend.weighs:
         weights.refuse(opts, backend.label)
-    f = _Frames(backend)
-    run = backend.run_input(run)
-    qrels = None if qrels is None else backend.qrels_input(qrels)
-    opts = opts.detect(f.names(run) or [], backend.where, qrels_schema=f.names(qrels))
-    if queries is not None and (opts.by or opts.weights) and backend.is_native(queries):
-        queries = backend.rows(queries, list(backend.schema(queries)))  # small: one row per query
-    if opts.by:  # query attributes: validated now, joined on before the rows move
-        run, qrels = _with_attributes(f, run, qrels, queries, opts)
-    # validate measures, parameters and columns on the schemas (no data is read)
-    stand_in = None if qrels is None else f.stand_in(qrels)
-    plan = engine.build(f.stand_in(run), measures, stand_in, opts, allow_empty=True)
-    table = None if opts.weights is None else _weights(f, run, qrels, queries, opts)
-    run = f.select(run, plan.read[0])
-    qrels = None if qrels is None else f.select(qrels, plan.read[1])
-    job = Job.of(plan, measures, opts, per_query, evaluate, weight_table=table)
-    part_schema = job.part_schema(output_columns(plan, plan.frame.lazy()).collect_schema())
-    with backend.session():
-        placed = backend.colocate(run, qrels, plan.cols.query, opts.qrels_columns[0])
-        values = None
-        if plan.partitions and qrels is not None:
-            values = backend.values(placed, list(plan.partitions))
-        mapped = backend.map(placed, job.partition, values, part_schema)
-        return backend.gather(mapped, job.finish, job.out_schema(part_schema))
+    with reporter(progress, 5, f"evaluating ({backend.label})") as step:
+        backend.steps = step
+        with timed(log, f"{backend.label}: the inputs' schemas"):
+            f = _Frames(backend)
+            run = backend.run_input(run)
+            qrels = None if qrels is None else backend.qrels_input(qrels)
+            opts = opts.detect(f.names(run) or [], backend.where, qrels_schema=f.names(qrels))
+        step("read the inputs' schemas")
+        if queries is not None and (opts.by or opts.weights) and backend.is_native(queries):
+            queries = backend.rows(queries, list(backend.schema(queries)))  # small: one row per query
+        if opts.by:  # query attributes: validated now, joined on before the rows move
+            given = run
+            run, qrels = _with_attributes(f, run, qrels, queries, opts)
+            if run is not given:
+                step.expect(1)
+                step("joined the query attributes")
+        # validate measures, parameters and columns on the schemas (no data is read)
+        stand_in = None if qrels is None else f.stand_in(qrels)
+        plan = engine.build(f.stand_in(run), measures, stand_in, opts, allow_empty=True)
+        _log_plan(backend, plan, per_query)
+        table = None if opts.weights is None else _weights(f, run, qrels, queries, opts)
+        step.expect(1 if plan.partitions and qrels is not None else 0)  # (values, below)
+        step(f"planned {len(plan.measures)} measure(s)")
+        run = f.select(run, plan.read[0])
+        qrels = None if qrels is None else f.select(qrels, plan.read[1])
+        job = Job.of(plan, measures, opts, per_query, evaluate, weight_table=table)
+        part_schema = job.part_schema(output_columns(plan, plan.frame.lazy()).collect_schema())
+        with backend.session():
+            return _moves(backend, step, (run, qrels), plan, job=job, schema=part_schema)
+
+
+def _log_plan(backend: Primitives, plan: engine.Plan, per_query: bool) -> None:
+    if log.isEnabledFor(INFO):
+        log.info(
+            "evaluating on %s: %d measures (%s), by %s, %s", backend.label, len(plan.measures),
+            ", ".join(plan.labels[:5]) + ("..." if len(plan.labels) > 5 else ""),
+            list(plan.cols.by) or "nothing", "per query" if per_query else "the means",
+        )  # fmt: skip
+
+
+def _moves(
+    backend: Primitives, step: Steps, inputs: tuple[Any, Any], plan: engine.Plan, *, job: Job,
+    schema: pl.Schema,
+) -> Any:  # fmt: skip
+    """The four moves, a step each (inside the backend's session)."""
+    run, qrels = inputs
+    with timed(log, f"{backend.label}: colocate"):
+        placed = backend.colocate(run, qrels, plan.cols.query, job.opts.qrels_columns[0])
+    step("placed each query's rows in one partition")
+    values = None
+    if plan.partitions and qrels is not None:
+        values = backend.values(placed, list(plan.partitions))
+        step(f"listed the values of {', '.join(plan.partitions)}")
+    with timed(log, f"{backend.label}: map"):
+        mapped = backend.map(placed, job.partition, values, schema)
+    step("evaluated the partitions" if backend.eager else "mapped the partitions (lazily)")
+    with timed(log, f"{backend.label}: gather"):
+        out = backend.gather(mapped, job.finish, job.out_schema(schema))
+    step("gathered the result" if backend.eager else "gathered the result (lazily: computed when asked)")
+    return out
 
 
 @dataclass(frozen=True)

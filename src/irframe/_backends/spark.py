@@ -42,6 +42,7 @@ from irframe._input.queries import KEY as ATTR_KEY
 from irframe.exceptions import IrFrameError
 from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
 from irframe.measures import Measure
+from irframe.progress import Progress
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -132,11 +133,13 @@ def evaluate_options(
     *,
     num_partitions: int | None = None,
     queries: Any = None,
+    progress: Progress = None,
 ) -> Any:
     """:func:`evaluate` with validated options (the backend registry calls this)."""
     return skeleton.evaluate(
-        Spark(num_partitions), run, measures, qrels, opts, per_query=per_query, queries=queries
-    )
+        Spark(num_partitions), run, measures, qrels, opts, per_query=per_query, queries=queries,
+        progress=progress,
+    )  # fmt: skip
 
 
 def _plain(schema: pa.Schema | pl.Schema) -> pa.Schema:

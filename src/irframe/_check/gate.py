@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -69,8 +69,11 @@ from irframe._check.snapshot_file import refuse_no_values
 from irframe._compare import LONG, Settings, check_choice, check_missing
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import DEFAULT_RANK, Missing, Options
+from irframe._log import INFO
+from irframe._log import check as log
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, JudgmentsChangedError
 from irframe.io._atomic import refuse_input_as_output
+from irframe.progress import Progress, check_progress, reporter
 
 if TYPE_CHECKING:
     from irframe._input.frames import Origin
@@ -180,7 +183,8 @@ def _per_query(run: _Run, qrels: Frame, labels: Sequence[str], opts: Options) ->
     """``query_id`` (string) and one column per measure label: one pass of the engine."""
     from irframe._backends.local import evaluate_options
 
-    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True)
+    # (a step of check's or snapshot's own progress: no bar of its own)
+    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True, progress=False)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 
@@ -226,6 +230,7 @@ def snapshot(
     path: str | os.PathLike[str] | None = None,
     missing: Missing = "zero",
     duplicates: Literal["error", "first"] = "error",
+    progress: Progress = None,
     **column_kwargs: Any,
 ) -> Snapshot:
     """Store a run's per-query values and the fingerprints of what they were computed on.
@@ -245,6 +250,9 @@ def snapshot(
         Also write the snapshot file there (see :meth:`Snapshot.to_json`).
     missing, duplicates, **column_kwargs
         As for :func:`irframe.evaluate`.
+    progress : bool or callable, optional
+        Report the steps (inputs read, run evaluated, fingerprints, file written): as for
+        :func:`irframe.evaluate` (default: a bar on a terminal when it takes a while).
 
     Returns
     -------
@@ -264,28 +272,29 @@ def snapshot(
     labels = _labels(measures, DEFAULT_MEASURES)
     if path is not None:
         refuse_input_as_output(path, {"run": run, "qrels": qrels, "queries": queries}, "snapshot")
-    the_run = _as_run(run, "run")
-    qrels_frame = _frame(qrels, "qrels")[0]
-    opts = _detected(opts, the_run.frame, qrels_frame, "snapshot")
-    values = _per_query(the_run, qrels_frame, labels, opts)
-    refuse_no_values(values, labels, "snapshot")
-    per_query = _qrels_hashes(qrels_frame.lazy(), opts)
-    run_cols = [opts.query_col, opts.doc_col, opts.rank_col or DEFAULT_RANK, opts.score_col]
-    fingerprints = {
-        "qrels": combined(per_query),
-        "queries": queries_fingerprint(_queries_frame(queries, opts)),
-        "run": run_fingerprint(the_run.lf, run_cols),
-    }
-    snap = Snapshot(
-        measures=tuple(labels),
-        values=values,
-        qrels=per_query,
-        fingerprints=fingerprints,
-        missing=missing,
-        irframe_version=_version(),
-    )
-    if path is not None:
-        snap.write(path)
+    with reporter(check_progress(progress, "snapshot"), 3 + (path is not None), "snapshot") as step:
+        the_run = _as_run(run, "run")
+        qrels_frame = _frame(qrels, "qrels")[0]
+        opts = _detected(opts, the_run.frame, qrels_frame, "snapshot")
+        step(f"read the run {the_run.name!r} and the qrels")
+        values = _per_query(the_run, qrels_frame, labels, opts)
+        refuse_no_values(values, labels, "snapshot")
+        step(f"evaluated {values.height} queries")
+        per_query = _qrels_hashes(qrels_frame.lazy(), opts)
+        run_cols = [opts.query_col, opts.doc_col, opts.rank_col or DEFAULT_RANK, opts.score_col]
+        fingerprints = {
+            "qrels": combined(per_query),
+            "queries": queries_fingerprint(_queries_frame(queries, opts)),
+            "run": run_fingerprint(the_run.lf, run_cols),
+        }
+        step("fingerprinted the qrels, the queries and the run")
+        snap = Snapshot(measures=tuple(labels), values=values, qrels=per_query, fingerprints=fingerprints,
+                        missing=missing, irframe_version=_version())  # fmt: skip
+        if path is not None:
+            snap.write(path)
+            step(f"wrote {path}")
+    log.info("snapshot of %r: %d queries x %d measure(s)%s", the_run.name, values.height, len(labels),
+             "" if path is None else f", written to {path}")  # fmt: skip
     return snap
 
 
@@ -655,6 +664,7 @@ def _long_values(
     *,
     allow: bool,
     queries: pl.DataFrame | None,
+    step: Callable[[str], None],
 ) -> tuple[pl.DataFrame, set[str] | None, JudgmentChanges, list[str]]:
     """Both sides' per-query values as compare's long table (each run evaluated once; a
     snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
@@ -663,9 +673,12 @@ def _long_values(
         current = _qrels_hashes(qrels.lazy(), opts)
         changes, keep, notes = _snapshot_notes(base, current, allow, queries)
         base_values = base.values.select(_Q, *labels)
+        step(f"compared the judgments with the snapshot's: {len(changes.queries)} queries changed")
     else:
         base_values = _per_query(base, qrels, labels, opts)
+        step(f"evaluated the baseline {base.name!r}")
     long = gate_table.long_table(base_values, _per_query(cand, qrels, labels, opts), labels)
+    step(f"evaluated the candidate {cand.name!r}")
     return long, keep, changes, notes
 
 
@@ -802,6 +815,28 @@ def _count(name: str, value: object) -> int:
     return value
 
 
+def _by_frames(by: Any, queries: Any, qrels: Any, column_kwargs: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """``by`` as names, its expressions computed as columns of the queries table and the qrels."""
+    if not has_expressions(by):
+        return by, queries, qrels
+    protected = protected_columns({k: v for k, v in column_kwargs.items() if k.endswith("_col")})
+    by, found = with_by_columns(by, {"queries": queries, "qrels": qrels}, where="check", protected=protected)
+    return by, found["queries"], found["qrels"]
+
+
+def _log_check(
+    candidate: str, base: Snapshot | _Run, table: pl.DataFrame, failed: Sequence[str], left_out: Sequence[str]
+) -> None:  # fmt: skip
+    """INFO: what was checked and the verdict."""
+    if log.isEnabledFor(INFO):
+        kind = "snapshot" if isinstance(base, Snapshot) else "run"
+        verdict = f"FAILED ({', '.join(dict.fromkeys(failed))})" if failed else "passed"
+        log.info(
+            "check: candidate %r against the %s %r, %d comparisons, %d queries left out (judgments "
+            "changed): %s", candidate, kind, base.name, table.height, len(left_out), verdict,
+        )  # fmt: skip
+
+
 def check(
     candidate: Any,
     qrels: Any,
@@ -827,6 +862,7 @@ def check(
     holes: Literal["report", "fail", "ignore"] = "ignore",
     holes_depth: int = 10,
     holes_grade: float | None = None,
+    progress: Progress = None,
     **column_kwargs: Any,
 ) -> CheckResult:
     """Compare a candidate run with a baseline on a golden set and decide pass or fail.
@@ -884,6 +920,10 @@ def check(
         The top documents of each ranking looked at for holes.
     holes_grade : float, optional
         The grade a hole judged relevant gets (default: the qrels' highest grade).
+    progress : bool or callable, optional
+        Report the steps (inputs read, baseline and candidate evaluated, comparisons,
+        moved queries): as for :func:`irframe.evaluate` (default: a bar on a terminal
+        when it takes a while).
 
     Returns
     -------
@@ -903,55 +943,43 @@ def check(
     [('all', 'R@100', -0.17916...)]
     """
     opts = _options("check", column_kwargs, duplicates=duplicates)
-    if has_expressions(by):
-        protected = protected_columns({k: v for k, v in column_kwargs.items() if k.endswith("_col")})
-        frames = {"queries": queries, "qrels": qrels}
-        by, found = with_by_columns(by, frames, where="check", protected=protected)
-        queries, qrels = found["queries"], found["qrels"]
+    by, queries, qrels = _by_frames(by, queries, qrels, column_kwargs)
     gate = _Gate.build(max_drop=max_drop, alpha=alpha, fail_on=fail_on, test=test, correction=correction,
                        n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed)  # fmt: skip
     n_moved, docs_top = _count("n_moved", n_moved), _count("docs_top", docs_top)
     by_cols = cast("list[str]", [by] if isinstance(by, str) else list(by or []))  # (names by now)
     extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
-    cand, qrels_frame = _as_run(candidate, "candidate"), _frame(qrels, "qrels")[0]
-    opts = _detected(opts, cand.frame, qrels_frame, "check")
-    base = _baseline(baseline)
-    labels, rule = _measures_and_missing(measures, missing, base)
-    opts = dataclasses.replace(opts, missing=cast("Missing", rule))
-    queries_df = _queries_frame(queries, opts)
-    long, keep, changes, notes = _long_values(
-        base, cand, qrels_frame, labels, opts, allow=allow_changed_qrels, queries=queries_df
-    )
-    attrs = gate_table.attributes(by_cols, queries_df, qrels_frame.lazy(), opts)
-    pairs, table, hole_table, power = _decided(
-        gate_table.paired(long, keep, attrs), base, cand, qrels_frame, labels=labels, opts=opts,
-        extras=extras, gate=gate, settings=gate.settings(by_cols, rule), queries=queries_df,
-    )  # fmt: skip
-    failed = table.filter(pl.col("regression"))["measure"].to_list()
-    moved_measure = failed[0] if failed else labels[0]
-    moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
-                   k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
+    with reporter(check_progress(progress, "check"), 5, "checking") as step:
+        cand, qrels_frame = _as_run(candidate, "candidate"), _frame(qrels, "qrels")[0]
+        opts = _detected(opts, cand.frame, qrels_frame, "check")
+        base = _baseline(baseline)
+        labels, rule = _measures_and_missing(measures, missing, base)
+        opts = dataclasses.replace(opts, missing=cast("Missing", rule))
+        queries_df = _queries_frame(queries, opts)
+        step(f"read the inputs: candidate {cand.name!r}, baseline {base.name!r}")
+        long, keep, changes, notes = _long_values(
+            base, cand, qrels_frame, labels, opts, allow=allow_changed_qrels, queries=queries_df, step=step
+        )
+        attrs = gate_table.attributes(by_cols, queries_df, qrels_frame.lazy(), opts)
+        pairs, table, hole_table, power = _decided(
+            gate_table.paired(long, keep, attrs), base, cand, qrels_frame, labels=labels, opts=opts,
+            extras=extras, gate=gate, settings=gate.settings(by_cols, rule), queries=queries_df,
+        )  # fmt: skip
+        step(f"compared {len(labels)} measure(s): {table.height} comparisons")
+        failed = table.filter(pl.col("regression"))["measure"].to_list()
+        moved_measure = failed[0] if failed else labels[0]
+        moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
+                       k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
+        step(f"listed the {moved.height} queries that moved most")
     gate_table.refuse_uncompared(table, changes.queries)  # after compare's shared-query rule
+    _log_check(cand.name, base, table, failed, changes.queries)
     return CheckResult(
-        passed=not failed,
-        candidate=cand.name,
-        baseline=base.name,
-        baseline_kind="snapshot" if isinstance(base, Snapshot) else "run",
-        measures=labels,
-        by=by_cols,
-        gate=gate,
-        moved_measure=moved_measure,
-        changes=changes,
-        left_out=changes.queries,
+        passed=not failed, candidate=cand.name, baseline=base.name,
+        baseline_kind="snapshot" if isinstance(base, Snapshot) else "run", measures=labels, by=by_cols,
+        gate=gate, moved_measure=moved_measure, changes=changes, left_out=changes.queries,
         notes=notes if extras.weights is None else [*notes, f"Queries weighted by {extras.weights!r}."],
-        _table=table,
-        _moved=moved,
-        _origin=cand.origin,
-        holes_mode=extras.holes,
-        holes_depth=extras.depth,
+        _table=table, _moved=moved, _origin=cand.origin, holes_mode=extras.holes, holes_depth=extras.depth,
         pool_command=None if hole_table is None else _pool_command(qrels, candidate, baseline, extras.depth),
-        weights=extras.weights,
-        power=power,
-        _holes=hole_table,
+        weights=extras.weights, power=power, _holes=hole_table,
         _deltas=pairs.select(_Q, pl.col(LONG.measure).alias("measure"), pl.col(LONG.delta).alias("delta")),
-    )
+    )  # fmt: skip

@@ -7,7 +7,7 @@ The top documents follow the one ranking rule of :func:`irframe._input.columns.r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import polars as pl
 
@@ -30,9 +30,13 @@ from irframe._input.columns import ranking_order
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
+from irframe.functions import ColumnOptions, with_column_options
 from irframe.measures import parse_measures
 
-__all__ = ["DOC_FIELDS", "moved", "moved_frame", "top_documents"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["DOC_FIELDS", "MovedOptions", "moved", "moved_frame", "top_documents"]
 
 #: The fields of a listed document: its id (text) and its grade (null: unjudged).
 DOC_FIELDS = ("doc_id", "grade")
@@ -79,10 +83,30 @@ def _top_docs(
 FrameT = TypeVar("FrameT")
 
 
+class MovedOptions(ColumnOptions, total=False):
+    """The keyword options of :func:`moved`, for the type checkers (its overloads,
+    ``df.ir.moved``): its keyword-only parameters (a test keeps them equal), then the
+    column options of :func:`irframe.evaluate`."""
+
+    baseline: str | None
+    system: str | Sequence[str] | None
+    n: int | None
+    queries: Any
+    text_col: str
+    docs_top: int
+    system_col: str
+    missing: Missing
+
+
 @overload
-def moved(runs: Mapping[str, FrameT], qrels: Any = ..., measure: Any = ..., **kwargs: Any) -> FrameT: ...
+def moved(
+    runs: Mapping[str, FrameT], qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
+) -> FrameT: ...
 @overload
-def moved(runs: FrameT, qrels: Any = ..., measure: Any = ..., **kwargs: Any) -> FrameT: ...
+def moved(
+    runs: FrameT, qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
+) -> FrameT: ...
+@with_column_options
 def moved(
     runs: Any,
     qrels: Any = None,
@@ -96,7 +120,7 @@ def moved(
     docs_top: int = 3,
     system_col: str = "system",
     missing: Missing = "zero",
-    **column_kwargs: Any,
+    **column_kwargs: Unpack[ColumnOptions],
 ) -> Any:
     """The queries that moved most between the baseline and each system, to read what changed.
 

@@ -266,6 +266,7 @@ def _per_query_long(
             list(measures),
             qrels,
             per_query=True,
+            progress=False,  # (a step of compare's own progress)
             **opts.with_(by=[_SYS, *by], missing=missing).as_kwargs(),
         )
         df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
@@ -454,7 +455,7 @@ def system_means(
     with _user_terms(system_col):  # one system at a time: systems may answer disjoint queries
         for name in stacked.systems:
             run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
-            means = evaluate(run, listed, qrels, **opts.as_kwargs())
+            means = evaluate(run, listed, qrels, progress=False, **opts.as_kwargs())
             df = means.collect() if isinstance(means, pl.LazyFrame) else means
             parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
     return pl.concat(parts, how="vertical")

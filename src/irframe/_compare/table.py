@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 import polars as pl
 
@@ -42,15 +42,47 @@ from irframe._golden.holes import (
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._log import INFO
+from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import ColumnOptions, with_column_options
 from irframe.measures import parse_measures
-from irframe.progress import Progress, check_progress, reporter
+from irframe.progress import Progress, Steps, check_progress, reporter
 
-__all__ = ["DEFAULT_MEASURES", "compare", "compare_report"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["DEFAULT_MEASURES", "CompareOptions", "compare", "compare_report"]
 
 DEFAULT_MEASURES: tuple[str, ...] = ("nDCG@10", "RR", "R@100")
 FrameT = TypeVar("FrameT")
 _WHERE = "compare"
+
+
+class CompareOptions(ColumnOptions, total=False):
+    """The keyword options of :func:`compare` and :func:`compare_report`, for the type
+    checkers (``compare``'s overloads, ``df.ir.compare``): their keyword-only parameters
+    (a test keeps them equal), then the column options of :func:`irframe.evaluate`."""
+
+    baseline: str | None
+    pairs: Literal["baseline", "all"]
+    test: Literal["randomization", "t", "wilcoxon", "bootstrap"]
+    correction: Literal["holm", "bonferroni", "bh", "none"]
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None
+    alpha: float
+    n_permutations: int
+    n_bootstrap: int
+    ci: float
+    ci_method: Literal["percentile", "bca"]
+    seed: int
+    system_col: str
+    missing: Missing
+    queries: Any
+    weights: str | None
+    holes: bool
+    holes_depth: int
+    holes_grade: float | None
+    progress: Progress
 
 
 def check_choice(name: str, value: object, table: Mapping[str, str], where: str) -> str:
@@ -198,18 +230,17 @@ def _weightless(row: Mapping[str, Any], by: Sequence[str], d: Any) -> dict[str, 
     }  # fmt: skip
 
 
-def _compare_all(
-    paired: pl.DataFrame, by: Sequence[str], s: Settings, progress: Progress
-) -> list[dict[str, Any]]:
+def _compare_all(paired: pl.DataFrame, by: Sequence[str], s: Settings, step: Steps) -> list[dict[str, Any]]:
     """Every comparison of the table, one progress step each (the random draws of one shape
     made once for all: :func:`irframe._resample.reusing_draws`, the same numbers)."""
     from irframe._resample import reusing_draws
 
     records = []
-    with reporter(check_progress(progress, _WHERE), paired.height, "comparing") as step, reusing_draws():
+    step.expect(paired.height)
+    with reusing_draws():
         for row in paired.iter_rows(named=True):
             records.append(compare_one(row, by, s))
-            step(f"{row[_SYS]} {row[_MEAS]}")
+            step(f"{row[_SYS]} {row[_MEAS]}" + "".join(f" {row[b]}" for b in by))
     return records
 
 
@@ -266,6 +297,7 @@ def _system_means(long: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     )
 
 
+@with_column_options
 def compare_report(
     runs: Any,
     qrels: Any = None,
@@ -289,8 +321,8 @@ def compare_report(
     holes: bool = False,
     holes_depth: int = 10,
     holes_grade: float | None = None,
-    progress: Progress = False,
-    **column_kwargs: Any,
+    progress: Progress = None,
+    **column_kwargs: Unpack[ColumnOptions],
 ) -> ComparisonReport:
     """Compare systems with a baseline (or every pair); return a :class:`ComparisonReport`.
 
@@ -346,41 +378,45 @@ def compare_report(
     stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
-    long, query_col = _per_query_long(stacked, qrels=qrels, labels=labels, measures=labels, by=by_cols,
-                                      missing=settings.missing, system_col=system_col, opts=opts)  # fmt: skip
-    pair_rows = with_weights(pair_values(long, pair_list, [*by_cols, query_col]), query_col, table)
-    hole_table = None
-    if look:
-        pair_rows, hole_table = with_holes(
-            pair_rows, stacked.lf, qrels, names=(_SYS, _BSYS, _MEAS, _BASE, _DELTA, query_col),
-            pairs=pair_list, labels=labels, opts=opts, depth=holes_depth, grade=holes_grade,
+    with reporter(check_progress(progress, _WHERE), 1, "comparing") as step:
+        long, query_col = _per_query_long(
+            stacked, qrels=qrels, labels=labels, measures=labels, by=by_cols, missing=settings.missing,
+            system_col=system_col, opts=opts,
         )  # fmt: skip
-    records = _records(pair_rows, stacked.systems, labels, settings, progress)
+        step(f"evaluated {len(stacked.systems)} systems")
+        pair_rows = with_weights(pair_values(long, pair_list, [*by_cols, query_col]), query_col, table)
+        hole_table = None
+        if look:
+            step.expect(1)
+            pair_rows, hole_table = with_holes(
+                pair_rows, stacked.lf, qrels, names=(_SYS, _BSYS, _MEAS, _BASE, _DELTA, query_col),
+                pairs=pair_list, labels=labels, opts=opts, depth=holes_depth, grade=holes_grade,
+            )  # fmt: skip
+            step("looked at the judgment holes")
+        records = _records(pair_rows, stacked.systems, labels, settings, step)
     family = correct_family(records, settings)
+    _log_table(stacked.systems, labels, len(records), family, settings)
     schema = _table_schema({b: long.schema[b] for b in by_cols}, table is not None, look)
     means = _system_means(long, by_cols) if table is None else system_means(long, by_cols, query_col, table)
     return ComparisonReport(
-        baseline=base_name,
-        systems=stacked.systems,
-        measures=labels,
-        by=by_cols,
-        alpha=settings.alpha,
-        test=settings.test,
-        correction=settings.correction,
-        family_size=family,
-        ci=settings.ci,
-        ci_method=settings.ci_method,
-        n_permutations=settings.n_permutations,
-        n_bootstrap=settings.n_bootstrap,
-        system_col=system_col,
-        pairs=str(pairs),
-        _table=pl.DataFrame(records, schema=schema),
-        _means=means,
-        _origin=stacked.origin,
-        weights=weights,
+        baseline=base_name, systems=stacked.systems, measures=labels, by=by_cols, alpha=settings.alpha,
+        test=settings.test, correction=settings.correction, family_size=family, ci=settings.ci,
+        ci_method=settings.ci_method, n_permutations=settings.n_permutations,
+        n_bootstrap=settings.n_bootstrap, system_col=system_col, pairs=str(pairs),
+        _table=pl.DataFrame(records, schema=schema), _means=means, _origin=stacked.origin, weights=weights,
         _holes=None if hole_table is None else hole_table.rename({_SYS: system_col}),
         **_page_inputs(pair_rows, by_cols, query_col, Sources(stacked.lf, qrels, opts, queries)),
-    )
+    )  # fmt: skip
+
+
+def _log_table(systems: Sequence[str], labels: Sequence[str], n: int, family: int, s: Settings) -> None:
+    """INFO: what was compared."""
+    if log.isEnabledFor(INFO):
+        log.info(
+            "compared %d systems (%s) on %d measure(s)%s: %d comparisons, %s test, %s correction over "
+            "a family of %d", len(systems), ", ".join(systems[:5]) + ("..." if len(systems) > 5 else ""),
+            len(labels), f" by {', '.join(s.by)}" if s.by else "", n, s.test, s.correction, family,
+        )  # fmt: skip
 
 
 def _page_inputs(
@@ -416,11 +452,11 @@ def _records(
     systems: Sequence[str],
     labels: Sequence[str],
     settings: Settings,
-    progress: Progress,
+    step: Steps,
 ) -> list[dict[str, Any]]:
     """Every comparison's statistics (with its hole columns when the pairs have them)."""
     paired = group_pairs(pair_rows, systems, labels, settings.by)
-    records = _compare_all(paired, settings.by, settings, progress)
+    records = _compare_all(paired, settings.by, settings, step)
     if HOLE_COLUMNS[0] in pair_rows.columns:
         for record, row in zip(records, paired.iter_rows(named=True), strict=True):
             record.update(hole_summary(row, row.get(W)))
@@ -437,9 +473,20 @@ def _check_holes(holes: object, depth: object, grade: object) -> bool:
 
 
 @overload
-def compare(runs: Mapping[str, FrameT], qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
+def compare(
+    runs: Mapping[str, FrameT],
+    qrels: Any = ...,
+    measures: MeasureLike | Iterable[MeasureLike] = ...,
+    **kwargs: Unpack[CompareOptions],
+) -> FrameT: ...
 @overload
-def compare(runs: FrameT, qrels: Any = ..., measures: Any = ..., **kwargs: Any) -> FrameT: ...
+def compare(
+    runs: FrameT,
+    qrels: Any = ...,
+    measures: MeasureLike | Iterable[MeasureLike] = ...,
+    **kwargs: Unpack[CompareOptions],
+) -> FrameT: ...
+@with_column_options
 def compare(
     runs: Any,
     qrels: Any = None,
@@ -463,8 +510,8 @@ def compare(
     holes: bool = False,
     holes_depth: int = 10,
     holes_grade: float | None = None,
-    progress: Progress = False,
-    **column_kwargs: Any,
+    progress: Progress = None,
+    **column_kwargs: Unpack[ColumnOptions],
 ) -> Any:
     """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.
 
@@ -541,12 +588,16 @@ def compare(
     holes_grade : float, optional
         The grade a hole judged relevant gets; default the qrels' highest grade (1 if none
         is above 0): the widest range a judge's grades could give.
-    progress : bool or callable, default False
-        Report the resampling tests' progress: ``True`` shows a bar (tqdm when installed,
-        else one line on stderr); a callable gets ``(done, total, info)``.
+    progress : bool or callable, optional
+        Report the steps: the systems evaluated, then each comparison (system, measure,
+        group).  ``True`` shows a bar (tqdm when installed, else one line on stderr),
+        ``False`` nothing; a callable gets ``(done, total, info)``.  Default (None): a
+        bar on a terminal when it takes more than a second (see :mod:`irframe.progress`).
     **column_kwargs
-        ``query_col``, ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``,
-        ``qrels_*_col``, ``duplicates`` — passed to :func:`irframe.evaluate`.
+        :func:`irframe.evaluate`'s column names and reading rules (``query_col``,
+        ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``, ``qrels_*_col``,
+        ``duplicates``, ``columns``, ``order``, ``depth``, ``ties``: see
+        :class:`irframe.functions.ColumnOptions`), passed to it.
 
     Returns
     -------

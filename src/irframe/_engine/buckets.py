@@ -29,6 +29,7 @@ import polars as pl
 
 from irframe._engine.checks import check, collect, collect_unchecked
 from irframe._engine.entry import build
+from irframe._engine.facts import log_plan
 from irframe._engine.plan import Plan, ids_compare_as_is
 from irframe._input.frames import (
     Origin,
@@ -40,7 +41,10 @@ from irframe._input.frames import (
     to_lazy,
 )
 from irframe._input.options import Options
+from irframe._log import engine as engine_log
+from irframe._log import timed
 from irframe.measures import Measure
+from irframe.progress import AUTO_ROWS, Progress, reporter
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "RunInput", "bucket_count", "collect_in_memory", "run_input"]
 
@@ -170,6 +174,7 @@ def collect_in_memory(
     rows: Rows | None = None,
     partition_values: pl.LazyFrame | None = None,
     allow_empty: bool = False,
+    progress: Progress = None,
 ) -> tuple[Plan, pl.DataFrame]:
     """Build and collect the plan of an in-memory run: in one pass, or bucket by bucket
     when the run has more than :data:`BUCKET_ROWS` rows (see the module's docstring).
@@ -178,19 +183,47 @@ def collect_in_memory(
     ``lazy()``): a pandas or Arrow run is then converted a bucket at a time, and so are
     pandas or Arrow qrels.  Each bucket converts only the columns the plan reads.
     ``partition_values`` and ``allow_empty``: as for
-    :func:`~irframe._engine.entry.build` (a partition of a larger run).
+    :func:`~irframe._engine.entry.build` (a partition of a larger run).  ``progress``
+    (:mod:`irframe.progress`): one step per bucket and one for the checks, or one for a
+    single pass (automatic above :data:`~irframe.progress.AUTO_ROWS` rows).
     """
     n = bucket_count(n_rows)
-    if n == 1:
+    large = n_rows > AUTO_ROWS
+    if n > 1:
+        return _collect_buckets(
+            run_lf, measures, qrels, opts, n, rows=rows, partition_values=partition_values,
+            allow_empty=allow_empty, progress=progress, large=large,
+        )  # fmt: skip
+    with reporter(progress, 1, "evaluating", large=large) as step, timed(engine_log, "one pass"):
         plan = build(run_lf, measures, qrels, opts, partition_values=partition_values,
                      allow_empty=allow_empty, detect_order=True, n_rows=n_rows)  # fmt: skip
-        return collect(plan)
+        log_plan(plan, n_rows, 1)
+        done = collect(plan)
+        step(f"{n_rows:,} rows, {done[1].height:,} queries ({plan.executor})")
+    return done
+
+
+def _collect_buckets(
+    run_lf: pl.LazyFrame,
+    measures: str | Measure | Iterable[str | Measure],
+    qrels: Any,
+    opts: Options,
+    n: int,
+    *,
+    rows: Rows | None,
+    partition_values: pl.LazyFrame | None,
+    allow_empty: bool,
+    progress: Progress,
+    large: bool,
+) -> tuple[Plan, pl.DataFrame]:
+    """:func:`collect_in_memory` in ``n`` buckets of whole queries."""
     run = rows if rows is not None else PolarsRows(run_lf.collect())
     judged = None if qrels is None else _qrels_rows(qrels)
     # the whole input's plan, never collected: it validates and resolves the columns
     # up front, and the checks read the whole run through it
     whole = build(run.lazy(), measures, None if judged is None else judged.lazy(), opts,
                   partition_values=partition_values, allow_empty=allow_empty)  # fmt: skip
+    log_plan(whole, run.height, n)
     run_cols, qrels_cols = (list(c) for c in whole.read)
     as_is = judged is None or ids_compare_as_is(
         whole.run.collect_schema()[whole.cols.query], judged.lazy().collect_schema()[whole.qrels_query]
@@ -204,18 +237,24 @@ def collect_in_memory(
     frames: list[pl.DataFrame] = []
     probes: Counter[str] = Counter()
     cut = _Cut(run, judged, run_cols, qrels_cols, run_b, qrels_b)
-    for run_part, qrels_part in _prefetched(cut, n):
-        if frames and run_part.height == 0 and (qrels_part is None or qrels_part.height == 0):
-            continue
-        plan = build(run_part.lazy(), measures, qrels_part, opts, partition_values=values,
-                     allow_empty=True, detect_order=True)  # fmt: skip
-        if plan.cols != whole.cols:  # (the bucket holds only the columns read: same roles)
-            msg = f"irframe bug: a bucket's columns {plan.cols} differ from {whole.cols}"
-            raise AssertionError(msg)
-        df, found = collect_unchecked(plan)[1:]
-        frames.append(df)
-        probes.update(found)
-        del plan, run_part, qrels_part
-    table = pl.concat(frames, how="diagonal_relaxed")  # (paths order columns differently)
-    check(whole, table, dict(probes))
+    with reporter(progress, n + 1, "evaluating buckets", large=large) as step:
+        for b, (run_part, qrels_part) in enumerate(_prefetched(cut, n)):
+            info = f"bucket {b + 1}/{n}: {run_part.height:,} rows"
+            if frames and run_part.height == 0 and (qrels_part is None or qrels_part.height == 0):
+                step(info)
+                continue
+            with timed(engine_log, info):
+                plan = build(run_part.lazy(), measures, qrels_part, opts, partition_values=values,
+                             allow_empty=True, detect_order=True)  # fmt: skip
+                if plan.cols != whole.cols:  # (the bucket holds only the columns read: same roles)
+                    msg = f"irframe bug: a bucket's columns {plan.cols} differ from {whole.cols}"
+                    raise AssertionError(msg)
+                df, found = collect_unchecked(plan)[1:]
+            frames.append(df)
+            probes.update(found)
+            step(f"{info} ({plan.executor})")
+            del plan, run_part, qrels_part
+        table = pl.concat(frames, how="diagonal_relaxed")  # (paths order columns differently)
+        check(whole, table, dict(probes))
+        step(f"checked {table.height:,} queries")
     return whole, table

@@ -12,6 +12,7 @@ import polars as pl
 
 from irframe._engine.aggregate import check_not_empty
 from irframe._engine.compiler import N_ROWS
+from irframe._engine.facts import log_queries
 from irframe._engine.plan import (
     DISAGREE,
     IN_RUN,
@@ -135,6 +136,7 @@ def check(plan: Plan, df: pl.DataFrame, probes: dict[str, int] | None = None) ->
         _check_user_values(plan, df)
     if not plan.allow_empty:
         check_not_empty(int(flags["in_run"]), int(flags["judged"]) if plan.has_qrels else None)
+    log_queries(plan, flags)
 
 
 def _user_labels(plan: Plan) -> list[str]:
@@ -186,6 +188,8 @@ def _flags(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
         (in_run & pl.any_horizontal(row_problems)).fill_null(False).any().alias("run_rows"),
         qrels_problem.fill_null(False).any().alias("qrels"),
         (~in_run & judged).any().alias("missing"),
+        (~in_run & judged).sum().alias("n_missing"),
+        (in_run & ~judged).sum().alias("n_unjudged"),
         pl.any_horizontal([pl.lit(False), *(_no_value(c) for c in _user_labels(plan))])
         .fill_null(False)
         .any()

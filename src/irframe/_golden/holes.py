@@ -210,7 +210,7 @@ def delta_bounds(
         return pl.DataFrame(schema=out_schema)
     rows, filled = pl.collect_all(_inputs(runs, qrels, fills, pairs, opts))  # (in memory: the fast path)
     kwargs = opts.with_(by=[SYSTEM], weights=None).as_kwargs()
-    pq = evaluate(rows, list(labels), filled, per_query=True, **kwargs)
+    pq = evaluate(rows, list(labels), filled, per_query=True, progress=False, **kwargs)
     parts = pl.col(opts.query_col).str.splitn(_SEP, 3)
     long = pq.with_columns(
         parts.struct.field("field_0").cast(pl.Int64).alias(_PAIR),

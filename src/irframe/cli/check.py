@@ -255,6 +255,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             n_permutations=args.permutations,
             n_bootstrap=args.bootstrap,
             seed=args.seed,
+            progress=None if progress else False,  # (None: a bar on a terminal for long work)
             weights=args.weights,
             holes=args.holes,
             holes_depth=args.holes_depth,

@@ -148,6 +148,8 @@ def _evaluate(
     """The per-query rows and the means, relabelled as asked (out of core: only the one
     the output shows, unless ``trec`` needs both)."""
     opts = {**inputs.options(args), "depth": args.depth}
+    if not inputs.progress:  # (--quiet, or no terminal: no bar either; else the library's default)
+        opts["progress"] = False
     with _progress(f"evaluating {inputs.names}", inputs.progress):
         if args.memory_limit is None:
             per_query, means = _in_memory(inputs, by, opts)  # one engine pass

@@ -70,6 +70,8 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         queries = load_queries(str(queries_path), columns.mapping) if queries_path else None
     measures = args.measures or config.get("measures") or list(DEFAULT_MEASURES)
     kwargs = {"missing": args.missing, "duplicates": args.duplicates, **columns.evaluate_kwargs}
+    if not progress:  # (--quiet, or no terminal: no bar either; else the library's default)
+        kwargs["progress"] = False
     with _progress(f"evaluating {run_path} against {qrels_path}", progress):
         snap = snapshot(run, qrels, measures, queries=queries, **kwargs)
     if args.output:
