@@ -34,6 +34,8 @@ def _latest_files() -> dict[tuple[int, bool], dict[str, Any]]:
             d = json.loads(f.read_text())
         except (OSError, json.JSONDecodeError):
             continue
+        if "rows" not in d or "ordered" not in d:  # another script's result (compare_all.json)
+            continue
         d["_file"] = f.name
         out[(d["rows"], d["ordered"])] = d  # sorted by timestamp: later wins
     return out
