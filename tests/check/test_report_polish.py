@@ -127,3 +127,23 @@ def test_moved_lists_documents_as_list_columns() -> None:
     assert isinstance(pandas, pd.DataFrame)
     (cell,) = pandas["system_docs"].iloc[0]
     assert set(cell) == {"doc_id", "grade"}
+
+
+@pytest.mark.parametrize("against", ["run", "snapshot"])
+def test_the_moved_queries_of_check_carry_their_segment_under_by(against: str) -> None:
+    # compare's moved list shows each query's segment; check's did not (its report neither)
+    base = run_of("bm25")
+    baseline = base if against == "run" else irframe.snapshot(base, G.qrels, ["nDCG@10"])
+    result = irframe.check(run_of("dense"), G.qrels, baseline=baseline, measures="nDCG@10",
+                           queries=G.queries, by="segment", n_permutations=200, n_bootstrap=100)  # fmt: skip
+    moved = result.moved
+    assert moved.columns[:3] == ["query_id", "text", "segment"]
+    segment_of = dict(G.queries.select("query_id", "segment").rows())  # the queries table's own
+    assert moved.height == 10
+    assert moved["segment"].to_list() == [segment_of[q] for q in moved["query_id"]]
+    line = next(ln for ln in result.report().splitlines() if ln.startswith(moved["query_id"][0] + " "))
+    assert segment_of[moved["query_id"][0]] in line
+    assert "| segment |" in result.to_markdown()
+    plain = irframe.check(run_of("dense"), G.qrels, baseline=baseline, measures="nDCG@10", queries=G.queries,
+                          n_permutations=200, n_bootstrap=100)  # fmt: skip
+    assert "segment" not in plain.moved.columns  # without by, as before

@@ -692,12 +692,14 @@ def _moved(
     n: int,
     k: int,
     queries: pl.DataFrame | None,
+    attrs: pl.DataFrame | None,
     opts: Options,
 ) -> pl.DataFrame:
-    """The ``n`` queries that moved most on ``measure``, with their text and the top ``k``
-    documents of both runs (of the candidate only, for a snapshot baseline)."""
+    """The ``n`` queries that moved most on ``measure``, with their text, their segments
+    (``attrs``) and the top ``k`` documents of both runs (of the candidate only, for a
+    snapshot baseline)."""
     long, pairs = tables
-    out = gate_table.moved_queries(pairs, measure, n, queries)
+    out = gate_table.moved_queries(pairs, measure, n, queries, attrs)
     if isinstance(base, Snapshot):  # no ranking: as if the candidate were listed against itself
         runs, base_queries = (
             {gate_table.CAND: cand.lf},
@@ -969,7 +971,7 @@ def check(
         failed = table.filter(pl.col("regression"))["measure"].to_list()
         moved_measure = failed[0] if failed else labels[0]
         moved = _moved(base, cand, qrels_frame, (long, pairs), moved_measure, n=n_moved,
-                       k=docs_top if n_moved else 0, queries=queries_df, opts=opts)  # fmt: skip
+                       k=docs_top if n_moved else 0, queries=queries_df, attrs=attrs, opts=opts)  # fmt: skip
         step(f"listed the {moved.height} queries that moved most")
     gate_table.refuse_uncompared(table, changes.queries)  # after compare's shared-query rule
     _log_check(cand.name, base, table, failed, changes.queries)

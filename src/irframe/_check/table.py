@@ -238,8 +238,11 @@ def _status(r: Mapping[str, Any], delta: float | None) -> str:
 
 
 # --- the queries that moved ---------------------------------------------------------------
-def moved_queries(pairs: pl.DataFrame, measure: str, n: int, queries: pl.DataFrame | None) -> pl.DataFrame:
-    """The ``n`` queries whose ``measure`` changed most (ties: natural query order), with text."""
+def moved_queries(
+    pairs: pl.DataFrame, measure: str, n: int, queries: pl.DataFrame | None, attrs: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """The ``n`` queries whose ``measure`` changed most (ties: natural query order), with text
+    and, with ``by``, their segment columns (``attrs``: :func:`attributes`)."""
     sub = pairs.filter((pl.col(LONG.measure) == measure) & (pl.col(LONG.delta) != 0))
     rows = sorted(sub.iter_rows(named=True), key=lambda r: (-abs(r[LONG.delta]), natural_key(r[_Q])))[:n]
     out = pl.DataFrame(
@@ -252,6 +255,11 @@ def moved_queries(pairs: pl.DataFrame, measure: str, n: int, queries: pl.DataFra
         out = out.join(text, on=_Q, how="left", maintain_order="left").select(
             _Q, "text", pl.exclude(_Q, "text")
         )
+    if attrs is not None:  # the segments, after the query (and its text)
+        first = [_Q, *(["text"] if "text" in out.columns else [])]
+        segments = [c for c in attrs.columns if c not in out.columns]
+        out = out.join(attrs.select(_Q, *segments), on=_Q, how="left", maintain_order="left")
+        out = out.select(*first, *segments, pl.exclude(*first, *segments))
     return out
 
 
