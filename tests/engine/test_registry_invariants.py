@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import irframe
-from helpers import NamedConstructor, assert_close_dicts, per_query_dict
+from helpers import CONSTRUCTORS, NamedConstructor, assert_close_dicts, per_query_dict
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import FAMILIES, Measure
 from irframe.measures._params import GAIN
@@ -114,6 +114,20 @@ def shuffled(frame: dict[str, list[Any]], seed: int) -> dict[str, list[Any]]:
 # the diversity families read subtopic qrels: tests/measures/test_diversity.py runs the same
 # invariants (oracle, range, row order) over each of them, on subtopic data
 RANKED_FAMILIES = [name for name, fam in FAMILIES.items() if fam.kind != "diversity"]
+
+
+# every family on eager polars and pandas by default; again on lazy polars and Arrow-backed
+# pandas under -m deep (.ci/run): the frame types' own boundary is tested once per front end
+# elsewhere (tests/test_namespaces.py, tests/hostile/), the measures do not depend on it
+DEEP_CONSTRUCTORS = ("polars-lazy", "pandas-pyarrow")
+
+
+@pytest.fixture(
+    params=[pytest.param(n, marks=pytest.mark.deep) if n in DEEP_CONSTRUCTORS else n for n in CONSTRUCTORS]
+)
+def constructor(request: pytest.FixtureRequest) -> NamedConstructor:
+    """The frame types of the invariants (two of them under ``-m deep`` only)."""
+    return NamedConstructor(request.param)
 
 
 @pytest.mark.parametrize("family", RANKED_FAMILIES)
