@@ -114,6 +114,10 @@ class InvalidDataError(IrFrameError):
 class DuplicateRowsError(InvalidDataError):
     """The same (query, document) pair occurs more than once."""
 
+    #: the run's key columns and document column the duplicates were counted on (set by the
+    #: engine's run check, so that a caller who saw one bucket can count over all of them)
+    duplicate_keys: tuple[tuple[str, ...], str] | None = None
+
 
 class EmptyInputError(InvalidDataError):
     """The run or the qrels have no rows."""

@@ -12,6 +12,7 @@ import pytest
 
 import irframe
 from irframe.exceptions import (
+    DuplicateRowsError,
     EmptyInputError,
     InvalidParameterError,
     MissingQueriesError,
@@ -145,6 +146,34 @@ def test_errors_match_single_machine(tmp_path: Path) -> None:
         irframe.evaluate_parquet(path, MEASURES, case.qrels, memory_limit="lots")
     with pytest.raises(InvalidParameterError, match="'buckets' parameter"):
         irframe.evaluate_parquet(path, MEASURES, case.qrels, buckets=0)
+
+
+@pytest.mark.parametrize("by", [None, "system"])
+def test_duplicates_in_several_buckets_are_counted_over_the_whole_log(tmp_path: Path, by: str | None) -> None:
+    # issue 34 item 3: out of core the first bucket holding duplicates raised with its own
+    # count (15 of the 23 a log held); the error now counts every bucket's, as in memory
+    from collections import Counter
+
+    rows = [(f"q{q}", f"d{d}", float(5 - d), d % 2, f"s{q % 2}") for q in range(40) for d in range(5)]
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score", "relevance", "system"], orient="row")
+    if by is None:
+        run = run.drop("system")
+    doubled = run.filter(pl.col("doc_id") == "d0").head(23)  # 23 queries, each with one extra row
+    log = tmp_path / "log"
+    log.mkdir()
+    full = pl.concat([run, doubled]).sample(fraction=1.0, shuffle=True, seed=3)
+    for i, part in enumerate(full.iter_slices(80)):
+        part.write_parquet(log / f"part-{i}.parquet")
+    keys = ["query_id", "doc_id"] if by is None else ["system", "query_id", "doc_id"]
+    counts = Counter(full.select(keys).iter_rows())  # by hand: 23 extra rows, in 23 queries
+    assert sum(n - 1 for n in counts.values()) == 23
+    assert len({k[:-1] for k, n in counts.items() if n > 1}) == 23
+    with pytest.raises(DuplicateRowsError) as in_memory:
+        irframe.evaluate(full, ["RR"], by=by)
+    assert "23 duplicate" in str(in_memory.value)
+    with pytest.raises(DuplicateRowsError) as out_of_core:
+        irframe.evaluate_parquet(log, ["RR"], by=by, buckets=6)
+    assert str(out_of_core.value) == str(in_memory.value)
 
 
 def test_segment_column_not_in_qrels_is_refused_like_evaluate(tmp_path: Path) -> None:

@@ -41,11 +41,12 @@ from irframe._backends import skeleton
 from irframe._backends.output import check_output
 from irframe._backends.partition import evaluate_partition
 from irframe._backends.spill import spill_directory, writing_spill
+from irframe._engine.checks import duplicated_rows, duplicates_error
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
 from irframe._log import DEBUG, timed
 from irframe._log import backends as log
-from irframe.exceptions import InvalidParameterError, OutputFileError
+from irframe.exceptions import DuplicateRowsError, InvalidParameterError, OutputFileError
 from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
 from irframe.io._atomic import atomic_write
 from irframe.io._files import TableFileError, check_parquet_files, expand_paths, polars_reason
@@ -422,6 +423,21 @@ class _Buckets:
         return _bucket_inputs(b, self.tmp, inputs, self.schemas, buckets=self.n, skip_empty=b > 0)
 
 
+@contextmanager
+def _counted_over_every_bucket(placed: _Buckets) -> Iterator[None]:
+    """A bucket's duplicate rows, re-counted over every bucket before they are reported
+    (the first bucket holding some raises: the error counts all of them, not its own)."""
+    try:
+        yield
+    except DuplicateRowsError as exc:
+        keys, doc = exc.duplicate_keys or ((), "")
+        if not keys or placed.n == 1 or not {*keys, doc} <= set(placed.schemas[0].names()):
+            raise  # (one bucket: its count is the whole; columns renamed on the way: as found)
+        found = (placed.inputs(b) for b in range(placed.n))
+        parts = [duplicated_rows(f[0], keys, doc).collect(engine="streaming") for f in found if f is not None]
+        raise duplicates_error(pl.concat(parts), keys, doc) from exc
+
+
 class Parquet(skeleton.Primitives):
     """The primitives of the bucket files: every frame is a polars ``LazyFrame``."""
 
@@ -497,7 +513,7 @@ class Parquet(skeleton.Primitives):
             info = f"bucket {b + 1}/{placed.n}"
             if found is not None:
                 info += f": {_rows(found[0]):,} rows" if described and placed.n > 1 else ""
-                with timed(log, info):
+                with timed(log, info), _counted_over_every_bucket(placed):
                     out = fn(found[0], found[1], values)
                 if out.estimated_size() <= _KEEP_BYTES:
                     kept.append(out)

@@ -366,9 +366,20 @@ def _check_duplicates(plan: Plan, probe: int) -> None:
     if probe == 0:
         return
     keys, doc = list(plan.keys), plan.cols.doc
-    dups = plan.run.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
-    if dups.height == 0:
-        return
+    dups = duplicated_rows(plan.run, keys, doc).collect()
+    if dups.height:
+        raise duplicates_error(dups, keys, doc)
+
+
+def duplicated_rows(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> pl.LazyFrame:
+    """The (keys, doc) pairs found more than once in ``run``, with their count ``len``."""
+    return run.group_by([*keys, doc]).len().filter(pl.col("len") > 1)
+
+
+def duplicates_error(dups: pl.DataFrame, keys: Sequence[str], doc: str) -> DuplicateRowsError:
+    """The error for :func:`duplicated_rows` ``dups`` (rows of several buckets concatenated
+    count as one table: buckets never share a query). It keeps ``keys`` and ``doc``, so a
+    caller that saw one bucket can count over all of them (out of core)."""
     n_extra = int((dups.get_column("len") - 1).sum())
     n_queries = dups.select(keys).unique().height
     sample = dups.sort([*keys, doc]).head(5).select([*keys, doc])
@@ -378,7 +389,9 @@ def _check_duplicates(plan: Plan, probe: int) -> None:
         f"queries, e.g. {shown}. trec_eval refuses such runs. "
         "Hint: pass duplicates='first' to keep the best-ranked row of each document."
     )
-    raise DuplicateRowsError(msg)
+    error = DuplicateRowsError(msg)
+    error.duplicate_keys = (tuple(keys), doc)
+    return error
 
 
 def _check_partitions(plan: Plan, df: pl.DataFrame) -> None:
