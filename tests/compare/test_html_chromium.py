@@ -21,9 +21,13 @@ import irframe
 from irframe.datasets import golden
 
 CHROMIUM = os.environ.get("IRFRAME_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="needs headless Chromium (apt-get install chromium, or IRFRAME_CHROMIUM=path)"
-)
+pytestmark = [
+    pytest.mark.deep,  # a browser per page (~9 s): .ci/run runs -m deep
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="needs headless Chromium (apt-get install chromium, or IRFRAME_CHROMIUM=path)",
+    ),
+]
 pytest.importorskip("matplotlib", reason="the pages' plots need pip install matplotlib")
 
 G = golden()

@@ -121,6 +121,7 @@ def test_oracle_toy_example_matches_pytrec_eval() -> None:
 # ---------------------------------------------------------------------------------------
 # (a) the engine agrees with trec_eval on random runs
 # ---------------------------------------------------------------------------------------
+@pytest.mark.deep  # hypothesis against pytrec_eval (~9 s): .ci/run runs -m deep
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -122,6 +122,7 @@ EXPECTED = {  # line: what mypy must say there
 }
 
 
+@pytest.mark.deep  # a mypy run (~5 s): .ci/run runs -m deep
 def test_mypy_checks_every_keyword_through_ir(tmp_path: Path) -> None:
     """One mypy --strict run on a sample: the correct calls pass, each misspelled keyword,
     wrong value and wrong result type is an error on its own line, and nothing else."""
