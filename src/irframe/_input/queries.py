@@ -68,12 +68,17 @@ def _key(schema: Sequence[str], candidates: Sequence[str]) -> str | None:
     return next((c for c in candidates if c in schema), None)
 
 
+def repeated_query(table: pl.DataFrame) -> object | None:
+    """The first query id ``table``'s ``KEY`` column holds more than once, else None."""
+    dup = table.get_column(KEY).is_duplicated()
+    return table.filter(dup).item(0, KEY) if dup.any() else None
+
+
 def _attribute_table(source: pl.LazyFrame, key: str, cols: list[str], frame: str) -> pl.DataFrame:
     """(KEY, *cols) with one row per query; several values for a query raise."""
     table = source.select(pl.col(key).cast(pl.String).alias(KEY), *cols).unique().collect()
-    dup = table.get_column(KEY).is_duplicated()
-    if dup.any():
-        q = table.filter(dup).item(0, KEY)
+    q = repeated_query(table)
+    if q is not None:
         msg = (
             f"by={cols[0]!r}: query {q!r} has several values in the {frame}; a query attribute "
             "needs one value per query. Hint: fix the table, or give a queries table (queries=...)."

@@ -28,7 +28,7 @@ from typing import Any
 import polars as pl
 
 from irframe._input.options import Options
-from irframe._input.queries import KEY, QrelsRows, _queries_key, join_attributes
+from irframe._input.queries import KEY, QrelsRows, _queries_key, join_attributes, repeated_query
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError, closest
 
 __all__ = ["SUM_WEIGHTS", "WEIGHT", "attach", "refuse", "weight_table", "weights_for"]
@@ -67,9 +67,8 @@ def _source(
 
 def _validated(table: pl.DataFrame, name: str, frame: str) -> pl.DataFrame:
     """(KEY, WEIGHT): one finite weight >= 0 per query, or an error naming the query."""
-    dup = table.get_column(KEY).is_duplicated()
-    if dup.any():
-        q = table.filter(dup).item(0, KEY)
+    q = repeated_query(table)
+    if q is not None:
         msg = (
             f"weights={name!r}: query {q!r} has several weights in the {frame}; a weight is a query "
             "attribute with one value per query. Hint: keep one row per query."
