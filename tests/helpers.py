@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,27 @@ def assert_close_dicts(
                 assert exp is None, f"{where}: got null, expected {exp!r}"
             else:
                 assert abs(g - exp) <= tol, f"{context} query {q!r} {label}: got {g!r}, expected {exp!r}"
+
+
+@contextmanager
+def only_executor(name: str) -> Iterator[list[str]]:
+    """Run the engine's executor ``name`` first (then the general one, its fallback);
+    the list records which ran (tests/engine's differential tests)."""
+    from irframe._engine import strategy
+
+    ran: list[str] = []
+    table = {s.name: s for s in strategy.STRATEGIES}
+
+    def spied(s: strategy.Strategy) -> strategy.Strategy:
+        def run(job: strategy.Job) -> strategy.Executed | None:
+            out = s.run(job)
+            if out is not None:
+                ran.append(out.name)
+            return out
+
+        return strategy.Strategy(s.name, s.when, s.applies, run)
+
+    rows = (table[name], table["general"]) if name != "general" else (table["general"],)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(strategy, "STRATEGIES", tuple(spied(s) for s in rows))
+        yield ran

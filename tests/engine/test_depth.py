@@ -8,8 +8,6 @@ evaluator of ``tests/oracle.py`` on the cut run.  trec_eval itself is compared i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import polars as pl
@@ -19,7 +17,7 @@ from hypothesis import strategies as st
 
 import irframe
 from datagen import measure_lists, run_and_qrels
-from helpers import assert_close_dicts, examples, per_query_dict
+from helpers import assert_close_dicts, examples, only_executor, per_query_dict
 from irframe._engine import buckets, strategy
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from oracle import oracle_evaluate
@@ -43,27 +41,6 @@ def cut(run: dict[str, list[Any]], depth: int) -> dict[str, list[Any]]:
     return {"query_id": [r[0] for r in kept], "doc_id": [r[1] for r in kept], "score": [r[2] for r in kept]}
 
 
-@contextmanager
-def only(name: str) -> Iterator[list[str]]:
-    """Run ``name`` first (then the general executor); record which ran."""
-    ran: list[str] = []
-    table = {s.name: s for s in strategy.STRATEGIES}
-
-    def spied(s: strategy.Strategy) -> strategy.Strategy:
-        def run(job: strategy.Job) -> strategy.Executed | None:
-            out = s.run(job)
-            if out is not None:
-                ran.append(out.name)
-            return out
-
-        return strategy.Strategy(s.name, s.when, s.applies, run)
-
-    rows = (table[name], table["general"]) if name != "general" else (table["general"],)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(strategy, "STRATEGIES", tuple(spied(s) for s in rows))
-        yield ran
-
-
 @pytest.mark.parametrize("name", EXECUTORS)
 @SETTINGS
 @given(data=run_and_qrels(), labels=measure_lists(), depth=st.integers(1, 6), lazy=st.booleans())
@@ -75,7 +52,7 @@ def test_each_executor_cuts_like_the_oracle(
     if name == "presorted":
         run = cut(run, 10**6)  # (in ranking order: the presorted executor takes it)
     frame: Any = pl.DataFrame(run, strict=False)
-    with only(name) as ran:
+    with only_executor(name) as ran:
         got = irframe.evaluate(frame.lazy() if lazy else frame, labels, qrels=pl.DataFrame(qrels),
                                per_query=True, depth=depth)  # fmt: skip
     got = got.collect() if lazy else got

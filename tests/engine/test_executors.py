@@ -9,8 +9,6 @@ ran, so that a condition that never holds cannot pass unnoticed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import polars as pl
@@ -20,7 +18,7 @@ from hypothesis import strategies as st
 
 import irframe
 from datagen import golden_run, measure_lists, run_and_qrels
-from helpers import assert_close_dicts, examples, per_query_dict
+from helpers import assert_close_dicts, examples, only_executor, per_query_dict
 from irframe._engine import strategy
 from irframe._engine.compiler import compile_all
 from irframe.measures import parse_measures
@@ -29,27 +27,6 @@ from oracle import oracle_evaluate
 TOL = 1e-9
 SETTINGS = settings(max_examples=examples(25), deadline=None)
 EXECUTORS = [s.name for s in strategy.STRATEGIES]
-
-
-@contextmanager
-def only(name: str) -> Iterator[list[str]]:
-    """Run ``name`` first (then the general executor, its fallback); record which ran."""
-    ran: list[str] = []
-    table = {s.name: s for s in strategy.STRATEGIES}
-
-    def spied(s: strategy.Strategy) -> strategy.Strategy:
-        def run(job: strategy.Job) -> strategy.Executed | None:
-            out = s.run(job)
-            if out is not None:
-                ran.append(out.name)
-            return out
-
-        return strategy.Strategy(s.name, s.when, s.applies, run)
-
-    rows = (table[name], table["general"]) if name != "general" else (table["general"],)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(strategy, "STRATEGIES", tuple(spied(s) for s in rows))
-        yield ran
 
 
 def _lists_per_row(labels: list[str]) -> bool:
@@ -85,7 +62,7 @@ def test_each_executor_equals_the_oracle(
     if ordered or name == "presorted":
         run = _ordered(run, "score", -1)
     qrels_frame: Any = pl.LazyFrame(qrels, strict=False) if lazy_qrels else pl.DataFrame(qrels, strict=False)
-    with only(name) as ran:
+    with only_executor(name) as ran:
         got = irframe.evaluate(pl.DataFrame(run, strict=False), labels, qrels_frame, per_query=True)
     assert ran, "no executor ran"
     if name != "keyed":  # (the keyed path also hands over on a hash collision, tested in test_keyed)
@@ -100,7 +77,7 @@ def test_each_executor_with_grades_on_the_rows(
     name: str, data: dict[str, list[Any]], labels: list[str]
 ) -> None:
     run = _ordered(data, "score", -1) if name == "presorted" else data
-    with only(name) as ran:
+    with only_executor(name) as ran:
         got = irframe.evaluate(pl.DataFrame(run, strict=False), labels, per_query=True)
     assert ran
     grades = {"query_id": run["query_id"], "doc_id": run["doc_id"], "relevance": run["relevance"]}
@@ -121,7 +98,7 @@ def test_presorted_falls_back_when_a_query_is_split() -> None:
     # q1's rows are in order but not contiguous: the presorted executor hands over
     run = pl.DataFrame({"query_id": ["q1", "q2", "q1"], "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["c", "b"], "relevance": [1, 1]})
-    with only("presorted") as ran:
+    with only_executor("presorted") as ran:
         got = irframe.evaluate(run, ["RR"], qrels, per_query=True)
     assert ran == ["general"]
     assert got["RR"].to_list() == [0.5, 1.0]  # q1: c at rank 2; q2: b at rank 1
@@ -129,7 +106,7 @@ def test_presorted_falls_back_when_a_query_is_split() -> None:
 
 def test_small_executor_counts_duplicates_in_its_group_by() -> None:
     run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "score": [2.0, 1.0]})
-    with only("small") as ran, pytest.raises(irframe.IrFrameError, match="1 duplicate"):
+    with only_executor("small") as ran, pytest.raises(irframe.IrFrameError, match="1 duplicate"):
         irframe.evaluate(run, ["RR"], pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]}))
     assert ran == ["small"]
 
@@ -142,9 +119,9 @@ def test_small_executor_divides_by_a_broadcast_count_exactly() -> None:
         "score": [4.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 4.0],
     })  # fmt: skip
     qrels = pl.DataFrame({"query_id": ["q"] * 6, "doc_id": list("wyzuvt"), "relevance": [1] * 6})
-    with only("small"):
+    with only_executor("small"):
         small = irframe.evaluate(run, ["AP"], qrels, by="system", per_query=True)
-    with only("general"):
+    with only_executor("general"):
         general = irframe.evaluate(run, ["AP"], qrels, by="system", per_query=True)
     assert small["AP"].to_list() == general["AP"].to_list()
     # a: hits at ranks 1, 3, 4 -> (1 + 2/3 + 3/4) / 6, summed in rank order
