@@ -218,7 +218,7 @@ def _raise_first(log: pl.LazyFrame, bad: pl.DataFrame, cols: LogColumns) -> None
             f"impression {imp!r}. Hint: a row shown and not clicked has clicked = 0."
         )
         raise InvalidDataError(msg)
-    twice = rows.group_by(POSITION).len().filter(pl.col("len") > 1)[POSITION].min()
+    twice = int(rows.group_by(POSITION).len().filter(pl.col("len") > 1)[POSITION].min())  # type: ignore[arg-type]
     msg = (
         f"The log shows position {twice} twice in impression {imp!r} (column {cols.position!r}); "
         "each (impression, position) is one shown document. Hint: drop the duplicates, e.g. "
