@@ -114,3 +114,10 @@ def test_a_format_1_snapshot_is_checked_in_its_encoding_and_named_for_refresh(tm
     renotes = " ".join(irframe.check(HYBRID, G.qrels, baseline=fresh, measures="RR").notes)
     assert "format 1" not in renotes
     assert json.loads(old.to_json())["format"] == "irframe-snapshot/1"  # rewritten as what it is
+
+
+def test_qrels_with_a_float_grade_of_1e20_are_written_as_trec(tmp_path: Path) -> None:
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1e20, 2.0]})
+    irframe.io.write_trec_qrels(qrels, tmp_path / "q.txt")  # crashed: a cast to Int64
+    back = irframe.io.read_trec_qrels(tmp_path / "q.txt")
+    assert back["relevance"].to_list() == [1e20, 2.0]
