@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "CliError",
+    "ClickLogWarning",
     "ColumnNotFoundError",
     "ConventionWarning",
     "DuplicateRowsError",
@@ -40,6 +41,9 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "rank": ("position", "pos", "rnk", "ranking"),
     "score": ("sim", "similarity", "prediction", "pred", "relevance_score", "model_score"),
     "relevance": ("rel", "label", "grade", "judgment", "judgement", "qrel", "gain", "target"),
+    "impression_id": ("impression", "search_id", "serp_id", "request_id", "page_view_id"),
+    "position": ("rank", "pos", "slot", "rnk"),
+    "clicked": ("click", "clicks", "is_click", "is_clicked", "n_clicks"),
 }
 
 
@@ -261,3 +265,10 @@ class ConventionWarning(UserWarning):
     ``warnings.filterwarnings("ignore", category=irframe.exceptions.ConventionWarning)``.
     See :mod:`irframe.measures._conventions`.
     """
+
+
+class ClickLogWarning(UserWarning):
+    """An estimate from a click log rests on an assumption the log may not meet, or a documented
+    rule left something out: a position no pair reaches, ``"ctr"`` on a log that does not look
+    randomized, pairs under ``min_impressions``, positions beyond ``max_position``, an EM that
+    did not converge.  The message gives the counts and the fix (see :mod:`irframe.clicks`)."""
