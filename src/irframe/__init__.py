@@ -150,7 +150,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
 # the public submodules: `irframe.stats` after `import irframe` whatever ran before (Python
-# sets a submodule on its package only once something imports it)
+# sets a submodule on its package only once something imports it); irframe.mypy, the mypy
+# plugin, is mypy's to import (it imports mypy)
 SUBMODULES = (
     "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io", "kernels", "measures",
     "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
