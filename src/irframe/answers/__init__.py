@@ -15,7 +15,8 @@ Every function takes the caller's frames and returns the caller's frame type.
 
 from __future__ import annotations
 
+from irframe.answers._grounding import Grounding, grounding
 from irframe.answers._nuggets import nugget_scores
 from irframe.answers._support import support_scores
 
-__all__ = ["nugget_scores", "support_scores"]
+__all__ = ["Grounding", "grounding", "nugget_scores", "support_scores"]
