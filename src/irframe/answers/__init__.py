@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from irframe.answers._grounding import Grounding, grounding
 from irframe.answers._nuggets import nugget_scores
+from irframe.answers._ppi import ppi_mean, ppi_mean_difference
 from irframe.answers._support import support_scores
 
-__all__ = ["Grounding", "grounding", "nugget_scores", "support_scores"]
+__all__ = ["Grounding", "grounding", "nugget_scores", "ppi_mean", "ppi_mean_difference", "support_scores"]
