@@ -17,5 +17,7 @@ that saw different users, :func:`irframe.online.compare`.
 from __future__ import annotations
 
 from irframe.online._experiment import compare, metrics
+from irframe.online._interleave import interleave
+from irframe.online._interleaving import InterleavingResult, interleaving
 
-__all__ = ["compare", "metrics"]
+__all__ = ["InterleavingResult", "compare", "interleave", "interleaving", "metrics"]
