@@ -154,8 +154,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
 # sets a submodule on its package only once something imports it); irframe.mypy, the mypy
 # plugin, is mypy's to import (it imports mypy)
 SUBMODULES = (
-    "answers", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io", "kernels", "measures",
-    "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
+    "answers", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io", "kernels",
+    "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
 )  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     **{name: (f"irframe.{name}", None) for name in SUBMODULES},
