@@ -74,3 +74,39 @@ def sessions(log: pl.DataFrame) -> list[Any]:
             session.web_results.append(SearchResult(doc, int(click)))
         out.append(session)
     return out
+
+
+def simulated_log(
+    seed: int,
+    *,
+    theta: tuple[float, ...] = (1.0, 0.6, 0.4, 0.3, 0.22, 0.17),
+    n_queries: int = 30,
+    n_docs: int = 8,
+    n_impressions: int = 3000,
+    n_rankers: int = 3,
+) -> tuple[pl.DataFrame, dict[tuple[str, str], float]]:
+    """A position-based-model log with known truth: each impression picks a query and one of
+    ``n_rankers`` noisy rankers (so documents move between positions), shows the top
+    ``len(theta)`` documents; a row is clicked with probability theta[position] x relevance.
+    Returns the log and the true relevance of every (query, document)."""
+    rng = np.random.default_rng(seed)
+    depth = len(theta)
+    rel = rng.beta(0.6, 1.2, size=(n_queries, n_docs))
+    noise = rng.normal(0, 0.35, size=(n_rankers, n_queries, n_docs))
+    q = rng.integers(n_queries, size=n_impressions)
+    ranker = rng.integers(n_rankers, size=n_impressions)
+    scores = rel[q] + noise[ranker, q]
+    shown = np.argsort(-scores, axis=1)[:, :depth]
+    prob = np.asarray(theta)[None, :] * rel[q[:, None], shown]
+    clicked = (rng.random(prob.shape) < prob).astype(np.int64)
+    log = pl.DataFrame(
+        {
+            "impression_id": np.repeat(np.arange(n_impressions), depth),
+            "query_id": [f"q{i}" for i in np.repeat(q, depth)],
+            "doc_id": [f"d{i}" for i in shown.ravel()],
+            "position": np.tile(np.arange(1, depth + 1), n_impressions),
+            "clicked": clicked.ravel(),
+        }
+    )
+    truth = {(f"q{i}", f"d{j}"): float(rel[i, j]) for i in range(n_queries) for j in range(n_docs)}
+    return log, truth

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+from irframe._clicks.bias import METHODS, position_bias
 from irframe._clicks.models import MODELS, ClickModel, click_judgments, click_model
 
-__all__ = ["MODELS", "ClickModel", "click_judgments", "click_model"]
+__all__ = ["METHODS", "MODELS", "ClickModel", "click_judgments", "click_model", "position_bias"]

@@ -72,12 +72,32 @@ def posterior_mean(num: Floats, den: Floats, prior: tuple[float, float], old: Fl
     return np.minimum(value, PROB_MAX)
 
 
-def fit_em(obs: Observations, *, prior: tuple[float, float], iterations: int, tol: float | None) -> EMFit:
+def _batch_sums(keys: Ints, weights: Floats, size: int) -> Floats:
+    """(replicates x size) sums of (replicates x observations) ``weights`` by key."""
+    b = weights.shape[0]
+    flat = (np.arange(b)[:, None] * size + keys[None, :]).ravel()
+    sums = np.bincount(flat, weights=weights.ravel(), minlength=b * size)
+    return np.asarray(sums, dtype=np.float64).reshape(b, size)
+
+
+def fit_em(
+    obs: Observations,
+    *,
+    prior: tuple[float, float],
+    iterations: int,
+    tol: float | None,
+    theta: bool = False,
+    start: EMFit | None = None,
+) -> EMFit:
     """EM of click = attractiveness[a_key] x examination[e_key] on weighted observations.
 
-    ``tol=None`` runs exactly
-    ``iterations``; otherwise the iterations stop once no parameter moves by more than
-    ``tol`` (``converged`` says whether that happened).
+    ``clicks`` and ``skips`` are one vector, or a matrix of replicates x observations (a
+    bootstrap: every replicate fitted at once; the fit's arrays then have a leading
+    replicate axis).  ``theta=True`` measures the change on examination / examination[0]
+    alone (the model is identified only up to that ratio when attractiveness is free);
+    ``start`` starts from a previous fit's parameters (a resample from the full sample's).
+    ``tol=None`` runs exactly ``iterations``; otherwise the iterations stop once no
+    parameter of any replicate moves by more than ``tol`` (``converged``).
 
     Examples
     --------
@@ -87,25 +107,35 @@ def fit_em(obs: Observations, *, prior: tuple[float, float], iterations: int, to
     >>> round(float(fit.examination[1] / fit.examination[0]), 6), fit.converged
     (0.333333, True)
     """
-    a_key, e_key, clicks, skips = obs.a_key, obs.e_key, obs.clicks, obs.skips
+    one = obs.clicks.ndim == 1
+    clicks, skips = np.atleast_2d(obs.clicks), np.atleast_2d(obs.skips)
+    a_key, e_key, b = obs.a_key, obs.e_key, clicks.shape[0]
     n_a, n_e = obs.sizes
-    attr, exam = np.full(n_a, start_value(prior)), np.full(n_e, start_value(prior))
+    if start is None:
+        attr, exam = np.full((b, n_a), start_value(prior)), np.full((b, n_e), start_value(prior))
+    else:
+        attr = np.broadcast_to(start.attractiveness, (b, n_a)).copy()
+        exam = np.broadcast_to(start.examination, (b, n_e)).copy()
     shown = clicks + skips
-    a_den = key_sums(a_key, shown, n_a)
-    e_den = key_sums(e_key, shown, n_e)
+    a_den, e_den = _batch_sums(a_key, shown, n_a), _batch_sums(e_key, shown, n_e)
     change, done = np.inf, 0
     for done in range(1, iterations + 1):  # noqa: B007 (done is read after the loop)
-        a, e = attr[a_key], exam[e_key]
+        a, e = attr[:, a_key], exam[:, e_key]
         rest = skips / (1.0 - e * a)
-        a_num = key_sums(a_key, clicks + rest * (1.0 - e) * a, n_a)
-        e_num = key_sums(e_key, clicks + rest * (1.0 - a) * e, n_e)
+        a_num = _batch_sums(a_key, clicks + rest * (1.0 - e) * a, n_a)
+        e_num = _batch_sums(e_key, clicks + rest * (1.0 - a) * e, n_e)
         new_attr = posterior_mean(a_num, a_den, prior, attr)
         new_exam = posterior_mean(e_num, e_den, prior, exam)
-        change = max(_max_change(new_attr, attr), _max_change(new_exam, exam))
+        if theta:
+            change = _max_change(new_exam / new_exam[:, :1], exam / exam[:, :1])
+        else:
+            change = max(_max_change(new_attr, attr), _max_change(new_exam, exam))
         attr, exam = new_attr, new_exam
         if tol is not None and change <= tol:
             break
     converged = tol is None or change <= tol
+    if one:
+        attr, exam = attr[0], exam[0]
     return EMFit(attr, exam, done, float(change), converged)
 
 
