@@ -189,7 +189,7 @@ def _per_query(run: _Run, qrels: Frame, labels: Sequence[str], opts: Options) ->
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 
 
-def _qrels_hashes(qrels: pl.LazyFrame, opts: Options) -> dict[str, str]:
+def _qrels_hashes(qrels: pl.LazyFrame, opts: Options, *, legacy: bool = False) -> dict[str, str]:
     schema = qrels.collect_schema()
     names = dict(zip(("qrels_query", "qrels_doc", "qrels_relevance"), opts.qrels_columns, strict=True))
     for role, key in (("query_id", "qrels_query"), ("doc_id", "qrels_doc"), ("relevance", "qrels_relevance")):
@@ -197,7 +197,7 @@ def _qrels_hashes(qrels: pl.LazyFrame, opts: Options) -> dict[str, str]:
             raise ColumnNotFoundError.from_missing(
                 role=role, missing=names[key], available=list(schema), frame="qrels", parameter=f"{key}_col"
             )
-    return qrels_fingerprints(qrels, *opts.qrels_columns)
+    return qrels_fingerprints(qrels, *opts.qrels_columns, legacy=legacy)
 
 
 def _queries_frame(queries: Any, opts: Options) -> pl.DataFrame | None:
@@ -649,6 +649,12 @@ def _snapshot_notes(
         )
     if base.irframe_version != _version():
         notes.append(f"The snapshot was taken with irframe {base.irframe_version}; this is {_version()}.")
+    if base.format_version == 1:
+        notes.append(
+            f"The snapshot {base.name} is of format 1, whose judgment fingerprints cannot tell a "
+            "document id holding a TAB or a newline from two judgments (checked in that encoding). "
+            "Hint: refresh it with `irframe snapshot QRELS RUN -o FILE` (or irframe.snapshot(..., path=...))."
+        )
     old_q = base.fingerprints.get("queries")
     if queries is not None and old_q is not None and old_q != queries_fingerprint(queries):
         notes.append("The queries table differs from the one the snapshot was taken with.")
@@ -670,7 +676,7 @@ def _long_values(
     snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
     changes, keep, notes = JudgmentChanges(), None, list[str]()
     if isinstance(base, Snapshot):
-        current = _qrels_hashes(qrels.lazy(), opts)
+        current = _qrels_hashes(qrels.lazy(), opts, legacy=base.format_version == 1)
         changes, keep, notes = _snapshot_notes(base, current, allow, queries)
         base_values = base.values.select(_Q, *labels)
         step(f"compared the judgments with the snapshot's: {len(changes.queries)} queries changed")
@@ -755,8 +761,8 @@ def _with_holes(
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:  # fmt: skip
     """The pairs with their hole columns, and the hole table (per side and query); the
     pairs as they are under ``holes="ignore"``."""
-    from irframe._golden._ids import SYSTEM
     from irframe._golden.holes import with_holes
+    from irframe._input.keys import SYSTEM
 
     if extras.holes == "ignore":
         return pairs, None
