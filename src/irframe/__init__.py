@@ -31,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import answers, datasets, expr
+    from irframe import answers, clicks, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -90,6 +90,7 @@ __all__ = [
     "ap",
     "bpref",
     "check",
+    "clicks",
     "compare",
     "compare_report",
     "datasets",
@@ -154,8 +155,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
 # sets a submodule on its package only once something imports it); irframe.mypy, the mypy
 # plugin, is mypy's to import (it imports mypy)
 SUBMODULES = (
-    "answers", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io", "kernels",
-    "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
+    "answers", "clicks", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io",
+    "kernels", "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
 )  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     **{name: (f"irframe.{name}", None) for name in SUBMODULES},
