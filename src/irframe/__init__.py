@@ -156,7 +156,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
 # plugin, is mypy's to import (it imports mypy)
 SUBMODULES = (
     "answers", "clicks", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io",
-    "kernels", "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats", "testing",
+    "kernels", "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats",
+    "testing",
 )  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     **{name: (f"irframe.{name}", None) for name in SUBMODULES},
