@@ -177,8 +177,8 @@ def power_curve(
         ``query_id``, ``doc_id``, ``relevance``: the simulated users' grades (see
         :mod:`irframe.online._simulate`); the judged queries the runs rank are simulated.
     impressions : list of int
-        The experiment sizes (for the A/B test: impressions per arm, as many as the
-        interleaving gets in all; the A/B test serves twice the traffic).
+        The experiment sizes: impressions in all (the A/B test serves half of them to
+        each arm, the interleaving serves every one to both rankers).
     n_simulations : int, default 200
         Simulated experiments per size.
     click_model : str or dict
@@ -258,15 +258,16 @@ def _curve(
     rej_il, rej_ab = np.zeros(len(sizes)), np.zeros(len(sizes))
     for _ in range(n_sim):
         out = sim.interleaved(top, model, rng)
-        xa, xb = sim.ab(top, model, metric, rng)
+        xa, xb = sim.ab(max(top // 2, 2), model, metric, rng)
         for i, n in enumerate(sizes):
             o = out[:n]
             wa, wb = int((o > 0).sum()), int((o < 0).sum())
             p = binomial_two_sided(wa, wa + wb)
             hits_il[i] += il_sign != 0 and p < alpha and np.sign(wa - wb) == il_sign
             rej_il[i] += p < alpha
-            r = welch_row(float(xb[:n].mean()), float(xb[:n].var(ddof=1)), n, t_mean=float(xa[:n].mean()),
-                          t_var=float(xa[:n].var(ddof=1)), t_n=n, level=1 - alpha)  # fmt: skip
+            h = max(n // 2, 2)  # the A/B test splits the same traffic in two arms
+            r = welch_row(float(xb[:h].mean()), float(xb[:h].var(ddof=1)), h, t_mean=float(xa[:h].mean()),
+                          t_var=float(xa[:h].var(ddof=1)), t_n=h, level=1 - alpha)  # fmt: skip
             hits_ab[i] += ab_sign != 0 and r["p_value"] < alpha and np.sign(r["diff"]) == ab_sign
             rej_ab[i] += r["p_value"] < alpha
     names = {1: systems[0], -1: systems[1], 0: "none"}
