@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from irframe._engine.repeats import warn_dropped
 from irframe._input.frames import Origin, to_lazy
 from irframe._input.options import Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
@@ -258,8 +259,16 @@ def _per_query_long(
     system_col: str,
     opts: Options,
 ) -> tuple[pl.DataFrame, str]:
-    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
+    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL].
+
+    ``duplicates="first"``: the rows it drops are said in a
+    :class:`~irframe.exceptions.DuplicatesWarning` (the stacked runs are lazy here, and
+    evaluate counts an in-memory run's only).
+    """
     query_col = opts.query_col
+    if opts.duplicates == "first" and {query_col, opts.doc_col} <= set(stacked.lf.collect_schema()):
+        role_cols = [c for c in (opts.rank_col, opts.score_col, opts.relevance_col) if c is not None]
+        warn_dropped(stacked.lf, [_SYS, *by, query_col], opts.doc_col, role_cols)
     with _user_terms(system_col):
         pq = evaluate(
             stacked.lf,
