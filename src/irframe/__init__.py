@@ -31,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import datasets, expr
+    from irframe import answers, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -86,6 +86,7 @@ __all__ = [
     "__version__",
     "add_judgments",
     "agreement",
+    "answers",
     "ap",
     "bpref",
     "check",
@@ -150,6 +151,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "answers": ("irframe.answers", None),
     "datasets": ("irframe.datasets", None),
     "expr": ("irframe.expr", None),
     **{name: (module, name) for module, names in _HOMES.items() for name in names},

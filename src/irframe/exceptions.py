@@ -27,6 +27,7 @@ __all__ = [
     "MissingFileError",
     "MissingQueriesError",
     "OutputFileError",
+    "SampleRatioMismatchWarning",
     "TableFileError",
     "TrecFormatError",
     "UnknownMeasureError",
@@ -286,3 +287,9 @@ class DuplicatesWarning(UserWarning):
     ``irframe`` log at INFO.  Silence it, once the repeats are expected (chunks rolled up to
     documents), with ``warnings.filterwarnings("ignore", category=DuplicatesWarning)``.
     """
+
+
+class SampleRatioMismatchWarning(UserWarning):
+    """An A/B test's units per arm differ from the designed split (chi-square p below
+    ``srm_alpha``, 0.001 by default): the arms may not be comparable
+    (:func:`irframe.online.compare`)."""

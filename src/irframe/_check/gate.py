@@ -761,8 +761,8 @@ def _with_holes(
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:  # fmt: skip
     """The pairs with their hole columns, and the hole table (per side and query); the
     pairs as they are under ``holes="ignore"``."""
-    from irframe._golden._ids import SYSTEM
     from irframe._golden.holes import with_holes
+    from irframe._input.keys import SYSTEM
 
     if extras.holes == "ignore":
         return pairs, None

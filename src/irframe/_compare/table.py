@@ -23,7 +23,6 @@ from irframe._compare.pairing import (
     _per_query_long,
     _resolve_columns,
     _resolve_pairs,
-    _stack,
     _with_queries,
     check_missing,
     check_shared_queries,
@@ -42,6 +41,7 @@ from irframe._golden.holes import (
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._input.runs import stack_runs
 from irframe._log import INFO
 from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
@@ -370,7 +370,7 @@ def compare_report(
     by_cols = settings.by
     weights = check_weights_name(weights, by_cols, _WHERE)
     look = _check_holes(holes, holes_depth, holes_grade)
-    stacked = _stack(runs, system_col, _WHERE)
+    stacked = stack_runs(runs, system_col, _WHERE, at_least=2)
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
     if queries is not None:
