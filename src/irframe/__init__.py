@@ -31,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import answers, datasets, expr
+    from irframe import answers, clicks, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -90,6 +90,7 @@ __all__ = [
     "ap",
     "bpref",
     "check",
+    "clicks",
     "compare",
     "compare_report",
     "datasets",
@@ -152,6 +153,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
     "answers": ("irframe.answers", None),
+    "clicks": ("irframe.clicks", None),
     "datasets": ("irframe.datasets", None),
     "expr": ("irframe.expr", None),
     **{name: (module, name) for module, names in _HOMES.items() for name in names},

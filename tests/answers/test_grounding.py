@@ -107,10 +107,17 @@ def test_several_systems_one_run_each_and_one_run_for_all() -> None:
     own = to_polars(grounding(two, runs, k=1).per_query)
     # llama's run reversed: q1 ship -0.60, then faq at its best chunk (-0.75) -> rank 2; q2: faq rank 1
     assert own["MeanCitedRank"].to_list()[2:] == [2.0, 1.0]
+    # the same runs as a dict (stacked by the library's one stacker), pandas in -> pandas out
+    as_dict = {name: runs.filter(pl.col("system") == name).drop("system") for name in ("gpt", "llama")}
+    assert to_polars(grounding(two, as_dict, k=1).per_query).equals(own)
+    pd_runs = {name: frame.to_pandas() for name, frame in as_dict.items()}
+    assert to_polars(grounding(two.to_pandas(), pd_runs, k=1).per_query).equals(own)
     with pytest.raises(InvalidDataError, match=r"the run does not hold: 'llama'"):
         grounding(two, runs.filter(pl.col("system") == "gpt"))
     with pytest.raises(InvalidDataError, match="citations have no system column"):
         grounding(cit, runs)
+    one = to_polars(grounding(cit, {"gpt": as_dict["gpt"]}, k=1).per_query)
+    assert one.equals(to_polars(grounding(cit, as_dict["gpt"], k=1).per_query))
 
 
 @pytest.mark.parametrize("ctor", ["polars", "polars-lazy", "pandas", "pandas-pyarrow"])

@@ -18,7 +18,9 @@ import polars as pl
 from irframe._engine.plan import best_ranked
 from irframe._input.columns import RunColumns, natural_sorted, resolve_qrels, resolve_run
 from irframe._input.frames import from_lazy, to_lazy
+from irframe._input.keys import SYSTEM
 from irframe._input.options import ColumnsArg, Options, Order
+from irframe._input.runs import SINGLE, stack_runs, user_terms
 from irframe.answers._support import cited_sentences, read_sentences
 from irframe.answers._tables import Empty, Table, check_empty, columns_arg, ratio, read_table
 from irframe.exceptions import InvalidDataError, InvalidParameterError
@@ -119,10 +121,11 @@ def grounding(
     citations : frame
         ``system`` (optional), ``query_id``, ``doc_id`` and optionally ``sentence_id`` and
         ``citation_rank`` (the support labels, if any, are not read).
-    run : frame
-        The retrieved list of each query (``query_id``, ``doc_id``, ``rank`` or ``score``),
-        with a ``system`` column when each answering system had its own retriever; without
-        one the same run fed every system of the citations.
+    run : frame or mapping of str to frame
+        The retrieved list of each query (``query_id``, ``doc_id``, ``rank`` or ``score``).
+        When each answering system had its own retriever: the runs stacked with a ``system``
+        column, or a dict ``{system: run}`` (as :func:`irframe.compare` takes them); a frame
+        without a system column is the one run that fed every system of the citations.
     qrels : frame, optional
         ``query_id``, ``doc_id``, ``relevance``: for ``CitedRelevant`` and ``RelevantCited``.
     sentences : frame, optional
@@ -223,37 +226,44 @@ def grounding(
 
 
 def _ranked_run(run: Any, opts: Options, cit: Table, system: str) -> tuple[pl.DataFrame, bool]:
-    """(system,) query, doc and the rank after the chunk roll-up; whether the run has systems
-    (a run of one system answers citations without a system column)."""
-    lf, _origin = to_lazy(run, "run")
-    schema = lf.collect_schema()
-    by: tuple[str, ...] = (system,) if system in schema else ()
-    if by and not cit.has("system"):
-        systems = lf.select(pl.col(system).unique()).collect().get_column(system)
-        if systems.len() > 1:
+    """(system,) query, doc and the rank after the chunk roll-up; whether the run has systems.
+
+    The runs are stacked by :func:`irframe._input.runs.stack_runs` (a dict of runs, or one
+    frame with a ``system`` column); a frame without one is a single run that fed every
+    answering system, as is a stack of one system when the citations have no system column.
+    """
+    if isinstance(run, Mapping):
+        stack = stack_runs(run, system, _WHERE)
+    else:
+        lf, _origin = to_lazy(run, "run")
+        stack = stack_runs(lf, system if system in lf.collect_schema() else None, _WHERE)
+    per_system = stack.systems != [SINGLE] or isinstance(run, Mapping)
+    if per_system and not cit.has("system"):
+        if len(stack.systems) > 1:
             msg = (
-                f"The run holds {systems.len()} systems "
-                f"({', '.join(map(repr, systems.sort().to_list()[:5]))}) "
+                f"The runs hold {len(stack.systems)} systems ({', '.join(map(repr, stack.systems[:5]))}) "
                 f"but the citations have no system column {system!r}: which run fed the answers? Hint: add "
                 "the system column to the citations, or pass the run of the one system that answered."
             )
             raise InvalidDataError(msg)
-        lf, by = lf.drop(system), ()
-    rc = resolve_run(
-        lf.collect_schema(), query_col=opts.query_col, doc_col=opts.doc_col, rank_col=opts.rank_col,
-        score_col=opts.score_col, relevance_col=None, by=by, need_relevance=False, order_rule=opts.order,
-    )  # fmt: skip
-    rows = lf.select(*rc.keys, rc.doc, rc.order_col).collect()
+        per_system = False
+    by: tuple[str, ...] = (SYSTEM,) if per_system else ()
+    with user_terms(system):
+        rc = resolve_run(
+            stack.lf.collect_schema(), query_col=opts.query_col, doc_col=opts.doc_col, rank_col=opts.rank_col,
+            score_col=opts.score_col, relevance_col=None, by=by, need_relevance=False, order_rule=opts.order,
+        )  # fmt: skip
+    rows = stack.lf.select(*rc.keys, rc.doc, rc.order_col).collect()
     _refuse_unranked(rows, rc)
     rows = rows.with_columns(pl.col(c).cast(pl.String) for c in (*rc.keys, rc.doc))
     ranked = best_ranked(rows, rc).with_columns(
         pl.int_range(1, pl.len() + 1).over(list(rc.keys)).alias(_RANK)
     )
-    names = {**({system: "system"} if by else {}), rc.query: "query", rc.doc: "doc"}
-    if by:
-        _same_systems(cit, ranked.get_column(system))
+    names = {**({SYSTEM: "system"} if per_system else {}), rc.query: "query", rc.doc: "doc"}
+    if per_system:
+        _same_systems(cit, stack.systems)
     out = ranked.select(*names, _RANK).rename(names).with_columns(pl.col(_RANK).cast(pl.Int64))
-    return out, bool(by)
+    return out, per_system
 
 
 def _refuse_unranked(rows: pl.DataFrame, rc: RunColumns) -> None:
@@ -273,9 +283,9 @@ def _refuse_unranked(rows: pl.DataFrame, rc: RunColumns) -> None:
         raise InvalidDataError(msg)
 
 
-def _same_systems(cit: Table, run_systems: pl.Series) -> None:
+def _same_systems(cit: Table, run_systems: list[str]) -> None:
     """The citations' systems are the run's: a system the run lacks raises."""
-    have = set(run_systems.unique().to_list())
+    have = set(run_systems)
     lacking = sorted(set(cit.rows.get_column("system").unique().to_list()) - have)
     if lacking:
         msg = (
