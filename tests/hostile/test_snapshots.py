@@ -132,7 +132,7 @@ def test_a_newer_format_names_it_and_the_irframe_that_wrote_it() -> None:
     assert "'irframe-snapshot/7'" in msg
     assert "irframe 9.3.0" in msg
     assert "irframe>=9.3.0" in msg  # the version to upgrade to
-    assert f"this irframe ({irframe.__version__}) reads 'irframe-snapshot/1'" in msg
+    assert f"this irframe ({irframe.__version__}) reads 'irframe-snapshot/2'" in msg
 
 
 def test_encodings_a_bom_is_skipped_utf16_and_utf32_are_named() -> None:

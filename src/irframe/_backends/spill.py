@@ -37,7 +37,9 @@ from pathlib import Path
 import polars as pl
 
 from irframe.exceptions import OutputFileError
+from irframe.io._atomic import alive as _alive
 from irframe.io._atomic import os_error_of
+from irframe.io._atomic import try_lock as _try_lock
 
 __all__ = ["MARKER", "PREFIX", "reclaim", "spill_directory", "writing_spill"]
 
@@ -49,30 +51,6 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this machine (a zombie counts)."""
-    if pid <= 0:
-        return True  # not a process: keep the directory
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def _try_lock(fd: int) -> bool:
-    """Take the exclusive lock of ``fd`` without waiting; False when another holds it."""
-    if fcntl is None:  # pragma: no cover - Windows
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
 
 
 def _reclaim_one(directory: Path) -> bool:

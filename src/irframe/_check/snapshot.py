@@ -1,4 +1,4 @@
-"""Snapshots of a run's per-query values, with fingerprints of what they were computed on.
+r"""Snapshots of a run's per-query values, with fingerprints of what they were computed on.
 
 A snapshot file is JSON meant to be committed next to the golden set: a header (format,
 irframe version, canonical measure strings, settings, fingerprints) and one line per
@@ -6,9 +6,16 @@ query (``"q01": {"qrels": "<hash>", "nDCG@10": 0.51, ...}``) in natural query or
 change of the baseline reads as a diff of the queries that changed.
 
 Fingerprints are the first 16 hex digits of SHA-256 over a canonical text: per query,
-the sorted ``doc<TAB>grade`` lines of its judgments (integral grades written as
-integers, so ``2`` and ``2.0`` agree); for the queries table its CSV sorted by query
-id; for the run its sorted ``query<TAB>doc<TAB>rank<TAB>score`` lines.
+the sorted rows ``(doc, grade)`` of its judgments (integral grades written as integers,
+so ``2`` and ``2.0`` agree); for the queries table its CSV sorted by query id; for the
+run its sorted rows ``(query, doc, rank, score)``.  Each field of a row is written with
+its length in bytes (``5:d1\tx``; a null is ``-``), so no text inside a field (a TAB, a
+newline) can make two different sets of rows read alike (:func:`encoded`).
+
+Snapshots of format 1 (irframe before 0.5) joined the fields with TAB and the rows with
+newlines: a document id holding ``"a\t1\nb"`` and two judgments ``a 1``, ``b 2`` had one
+fingerprint.  Such a snapshot is still read and checked, against its own encoding
+(:func:`qrels_fingerprints` with ``legacy=True``), and the check says how to refresh it.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ __all__ = [
     "run_fingerprint",
 ]
 
-FORMAT = "irframe-snapshot/1"  # the schema: irframe._check.snapshot_file
+FORMAT = "irframe-snapshot/2"  # the schema: irframe._check.snapshot_file
 _QKEY = "query_id"
 
 
@@ -60,16 +67,43 @@ def _sha(text: str) -> str:
 
 
 def _as_text(col: str, dtype: pl.DataType) -> pl.Expr:
-    """A column as canonical text (integral floats without ``.0``)."""
+    """A column as canonical text (integral floats without ``.0``; a float beyond the
+    integers a float holds exactly, such as ``1e20``, as the float's text)."""
     expr = pl.col(col)
     if dtype.is_float():
-        whole = expr.is_finite() & (expr == expr.round(0))
-        return pl.when(whole).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
+        whole = expr.is_finite() & (expr == expr.round(0)) & (expr.abs() < 2.0**53)
+        as_int = expr.cast(pl.Int64, strict=False).cast(pl.String)
+        return pl.when(whole).then(as_int).otherwise(expr.cast(pl.String))
     return expr.cast(pl.String)
 
 
-def qrels_fingerprints(qrels: pl.LazyFrame, query_col: str, doc_col: str, rel_col: str) -> dict[str, str]:
-    """Per-query fingerprints of the judgments: ``{query_id: hash}``.
+def encoded(fields: Sequence[pl.Expr]) -> pl.Expr:
+    r"""One row's fields as one string that no other row's fields give: each field as
+    ``<length in bytes>:<text>``, a null as ``-``.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"doc": ["a\t1\nb", "a", None], "grade": ["2", "1", "0"]})
+    >>> df.select(encoded([pl.col("doc"), pl.col("grade")])).to_series().to_list()
+    ['5:a\t1\nb1:2', '1:a1:1', '-1:0']
+    """
+    parts: list[pl.Expr] = []
+    for f in fields:
+        text = pl.concat_str([f.str.len_bytes().cast(pl.String), pl.lit(":"), f])
+        parts.append(text.fill_null("-"))
+    return pl.concat_str(parts)
+
+
+def _legacy_line(fields: Sequence[pl.Expr]) -> pl.Expr:
+    """Format 1's row text: the fields joined by TAB (see the module)."""
+    return pl.concat_str(list(fields), separator="\t", ignore_nulls=False).fill_null("<null>")
+
+
+def qrels_fingerprints(
+    qrels: pl.LazyFrame, query_col: str, doc_col: str, rel_col: str, *, legacy: bool = False
+) -> dict[str, str]:
+    """Per-query fingerprints of the judgments: ``{query_id: hash}`` (``legacy``: format
+    1's encoding, to check a snapshot of that format against).
 
     Examples
     --------
@@ -80,16 +114,11 @@ def qrels_fingerprints(qrels: pl.LazyFrame, query_col: str, doc_col: str, rel_co
     True
     """
     schema = qrels.collect_schema()
+    fields = [_as_text(doc_col, schema[doc_col]), _as_text(rel_col, schema[rel_col])]
     lines = (
         qrels.select(
             pl.col(query_col).cast(pl.String).alias("q"),
-            pl.concat_str(
-                [_as_text(doc_col, schema[doc_col]), _as_text(rel_col, schema[rel_col])],
-                separator="\t",
-                ignore_nulls=False,
-            )
-            .fill_null("<null>")
-            .alias("line"),
+            (_legacy_line(fields) if legacy else encoded(fields)).alias("line"),
         )
         .sort("q", "line")
         .group_by("q", maintain_order=True)
@@ -100,8 +129,9 @@ def qrels_fingerprints(qrels: pl.LazyFrame, query_col: str, doc_col: str, rel_co
 
 
 def combined(per_query: Mapping[str, str]) -> str:
-    """One fingerprint for a ``{query: hash}`` mapping."""
-    return _sha("\n".join(f"{q}\t{per_query[q]}" for q in sorted(per_query)))
+    """One fingerprint for a ``{query: hash}`` mapping (each query id with its length, as
+    :func:`encoded` writes fields)."""
+    return _sha("\n".join(f"{len(q.encode())}:{q}{per_query[q]}" for q in sorted(per_query)))
 
 
 def queries_fingerprint(queries: pl.DataFrame | None) -> str | None:
@@ -116,15 +146,7 @@ def run_fingerprint(run: pl.LazyFrame, columns: Sequence[str]) -> str:
     """Fingerprint of a run over ``columns`` (those present), rows sorted."""
     schema = run.collect_schema()
     present = [c for c in columns if c in schema]
-    text = (
-        run.select(
-            pl.concat_str([_as_text(c, schema[c]) for c in present], separator="\t")
-            .fill_null("<null>")
-            .alias("line")
-        )
-        .sort("line")
-        .collect()
-    )
+    text = run.select(encoded([_as_text(c, schema[c]) for c in present]).alias("line")).sort("line").collect()
     return _sha("\n".join(text["line"].to_list()))
 
 
@@ -149,6 +171,9 @@ class Snapshot:
         Version of irframe that computed the values.
     name : str
         Where it was read from (for messages), ``"<snapshot>"`` when built in memory.
+    format_version : int
+        The file format it was read from: 1 for a snapshot whose judgment fingerprints are
+        in the older encoding (see the module), else 2.
     """
 
     measures: tuple[str, ...]
@@ -158,6 +183,7 @@ class Snapshot:
     missing: str
     irframe_version: str
     name: str = "<snapshot>"
+    format_version: int = 2
 
     @property
     def query_ids(self) -> list[str]:
@@ -169,7 +195,7 @@ class Snapshot:
         """The file text: header lines, then one line per query in natural order."""
         rows = {r[_QKEY]: r for r in self.values.iter_rows(named=True)}
         head = {
-            "format": FORMAT,
+            "format": f"irframe-snapshot/{self.format_version}",  # (a format-1 snapshot stays one)
             "irframe_version": self.irframe_version,
             "measures": list(self.measures),
             "missing": self.missing,
@@ -213,6 +239,7 @@ class Snapshot:
             missing=parts.missing,
             irframe_version=parts.irframe_version,
             name=name,
+            format_version=parts.format_version,
         )
 
     @classmethod

@@ -3,8 +3,9 @@ r"""A snapshot file's bytes checked against its schema, before anything trusts t
 The schema of ``irframe-snapshot/1`` (every other key, type or repeat is refused, naming
 the key, the query and the measure):
 
-* ``format``: ``"irframe-snapshot/1"``; a newer version is refused naming the irframe that
-  wrote it (the one to upgrade to);
+* ``format``: ``"irframe-snapshot/2"``; a newer version is refused naming the irframe that
+  wrote it (the one to upgrade to); ``"irframe-snapshot/1"`` (the same keys, with judgment
+  fingerprints in the older encoding: :mod:`irframe._check.snapshot`) is read too;
 * ``irframe_version``: a string; ``missing``: ``"zero"``, ``"drop"`` or ``"error"``;
 * ``measures``: a non-empty list of measure strings, each measure once (``nDCG@10`` and
   ``nDCG(gain=exp)@10`` are one measure: stored names are read as parsed measures, under
@@ -19,11 +20,11 @@ name.  A key twice in one object is refused (JSON readers keep the last one sile
 
 Examples
 --------
->>> parts = parse(b'{"format": "irframe-snapshot/1", "measures": ["nDCG(gain=exp)@10"], '
+>>> parts = parse(b'{"format": "irframe-snapshot/2", "measures": ["nDCG(gain=exp)@10"], '
 ...               b'"queries": {"q1": {"qrels": null, "nDCG(gain=exp)@10": 0.5}}}', "base.json")
 >>> parts.measures, parts.values
 (['nDCG@10'], {'q1': [0.5]})
->>> parse(b'{"format": "irframe-snapshot/1", "measures": ["RR"], '
+>>> parse(b'{"format": "irframe-snapshot/2", "measures": ["RR"], '
 ...       b'"queries": {"q1": {"RR": "0.5"}}}', "base.json")
 Traceback (most recent call last):
 ...
@@ -44,10 +45,11 @@ from irframe.exceptions import InvalidDataError
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Parts", "parse", "refuse_no_values", "sniff"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "OLDER", "Parts", "parse", "refuse_no_values", "sniff"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FORMAT = f"irframe-snapshot/{FORMAT_VERSION}"
+OLDER = ("irframe-snapshot/1",)  # read, their fingerprints checked in their own encoding
 _PREFIX = "irframe-snapshot/"
 _KEYS = ("format", "irframe_version", "measures", "missing", "fingerprints", "queries")
 _REQUIRED = ("format", "measures", "queries")
@@ -67,6 +69,7 @@ class Parts:
     fingerprints: dict[str, str | None]
     missing: str
     irframe_version: str
+    format_version: int = FORMAT_VERSION
 
 
 class _Object(dict[str, Any]):
@@ -160,7 +163,7 @@ def _check_format(data: Mapping[str, Any], name: str) -> None:
                 "this version."
             )
             raise InvalidDataError(msg)
-        if got == FORMAT:
+        if got == FORMAT or got in OLDER:
             return
     msg = (
         f"{name}: not an irframe snapshot (format {got!r}, expected {FORMAT!r}). "
@@ -316,7 +319,8 @@ def parse(data: bytes, name: str) -> Parts:
         )
         hint = "Hint: take the snapshot again, with judgments for its queries."
         raise _refuse(name, f"the snapshot {what}: there is nothing to check against. {hint}")
-    return Parts(canonical, values, qrels, prints, missing, version)
+    number = int(str(top["format"]).removeprefix(_PREFIX))
+    return Parts(canonical, values, qrels, prints, missing, version, number)
 
 
 def refuse_no_values(values: pl.DataFrame, measures: Sequence[str], where: str) -> None:

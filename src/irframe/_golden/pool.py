@@ -17,9 +17,10 @@ from typing import Any, Literal
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM, examples, judgment_order
+from irframe._golden._ids import examples, judgment_order
 from irframe._golden.ranked import coverage, ranked_top, stack_runs
 from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM
 from irframe._input.options import Options
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM, examples, judgment_order
+from irframe._golden._ids import examples, judgment_order
 from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
 from irframe._input.frames import Origin, to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM
 from irframe._input.options import Options
 from irframe.exceptions import (
     ColumnNotFoundError,

@@ -126,15 +126,10 @@ def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
 
 
 def _trec_text(merged: Any) -> str:
-    """The merged qrels as TREC text (the TREC writer writes to a path)."""
-    import tempfile
+    """The merged qrels as TREC text (in memory: no temporary file for a kill to leave)."""
+    from irframe.io.trec import trec_qrels_text
 
-    from irframe.io import write_trec_qrels
-
-    with tempfile.TemporaryDirectory(prefix="irframe-") as tmp:
-        path = Path(tmp) / "qrels.txt"
-        write_trec_qrels(merged, path)
-        return path.read_text()
+    return trec_qrels_text(merged)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

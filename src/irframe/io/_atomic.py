@@ -1,6 +1,7 @@
 r"""The one atomic writer: every file irframe writes goes through :func:`atomic_write`.
 
-A file is written to a temporary file in the target's directory (``.NAME.XXXX.tmp``),
+A file is written to a temporary file in the target's directory
+(``.NAME.irframe-<pid>-XXXX.tmp``, locked by its writer with ``flock`` while it writes),
 flushed to disk, given the mode of the file it replaces (or the umask's for a new one),
 and renamed over the target in one step.  A reader, a crash or a full disk never sees
 half a file: on any error the temporary file is removed, the old file is left as it was,
@@ -9,6 +10,12 @@ with the original's ``errno``).  polars' writers do not always raise ``OSError``
 disk under ``sink_parquet`` is a ``ComputeError`` "... (os error 28)"): a polars error
 raised while writing is mapped the same way (:func:`os_error_of`).  A target that is a
 symbolic link is written through the link (the link stays a link).
+
+A writer killed outright (SIGKILL, the OOM killer, a power cut) cannot remove its
+temporary file; the next write of the same file does (:func:`reclaim_temporaries`), under
+the spill directories' rule (:mod:`irframe._backends.spill`): the name holds a PID that is
+gone on this machine and the file's lock can be taken.  A temporary file of an older
+irframe (``.NAME.XXXX.tmp``, no PID) is removed when it is more than a day old.
 
 :func:`refuse_input_as_output` is the check of the functions that both read and write
 files: an output path that names one of the inputs is refused before anything is read.
@@ -29,6 +36,7 @@ import errno
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -36,7 +44,103 @@ import polars as pl
 
 from irframe.exceptions import InvalidParameterError, OutputFileError
 
-__all__ = ["atomic_write", "os_error_of", "refuse_input_as_output", "write_bytes", "write_text"]
+__all__ = [
+    "alive",
+    "atomic_write",
+    "os_error_of",
+    "reclaim_temporaries",
+    "refuse_input_as_output",
+    "try_lock",
+    "write_bytes",
+    "write_text",
+]
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+_TAG = "irframe-"  # .NAME.irframe-<pid>-XXXX.tmp<suffix>
+_LEGACY_AGE = 24 * 3600.0  # seconds: an older irframe's temporary file (no PID) is stale after a day
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (a zombie counts)."""
+    if pid <= 0:
+        return True  # not a process: keep what it names
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def try_lock(fd: int) -> bool:
+    """Take the exclusive lock of ``fd`` without waiting; False when another holds it."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _stale(path: Path, target: Path, now: float) -> bool:
+    """Whether ``path`` is a dead writer's temporary file of ``target`` (see the module)."""
+    middle = path.name.removeprefix(f".{target.name}.")
+    m = re.fullmatch(re.escape(_TAG) + r"(\d+)-[^.]+\.tmp.*", middle)
+    if m is None:
+        legacy = re.fullmatch(r"[A-Za-z0-9_]{8}\.tmp.*", middle) is not None
+        return legacy and now - path.lstat().st_mtime > _LEGACY_AGE
+    if alive(int(m.group(1))):
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return try_lock(fd)
+    finally:
+        os.close(fd)
+
+
+def reclaim_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that writers of ``path`` killed outright left beside it
+    (see the module's rules); the files removed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "base.json"
+    >>> dead = out.parent / ".base.json.irframe-999999999-abcd1234.tmp.json"  # no such process
+    >>> _ = dead.write_text("{")
+    >>> [p.name for p in reclaim_temporaries(out)], dead.exists()
+    (['.base.json.irframe-999999999-abcd1234.tmp.json'], False)
+    """
+    target = Path(path)
+    if fcntl is None:  # pragma: no cover - Windows
+        return []
+    removed = []
+    now = time.time()
+    try:
+        candidates = sorted(target.parent.glob(f".{_glob_escape(target.name)}.*.tmp*"))
+    except OSError:
+        return []
+    for tmp in candidates:
+        try:
+            if tmp.is_file() and not tmp.is_symlink() and _stale(tmp, target, now):
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:  # removed meanwhile (by another run reclaiming it), or not ours to remove
+            continue
+    return removed
+
+
+def _glob_escape(name: str) -> str:
+    """``name`` with glob's special characters matched literally."""
+    import glob
+
+    return glob.escape(name)
 
 
 def _new_file_mode() -> int:
@@ -125,14 +229,15 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
     ('q1 0 d1 1\\n', ['qrels.txt'])
     """
     target = _target(path)
+    reclaim_temporaries(target)
     try:
         mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
         fd, tmp_name = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent
+            prefix=f".{target.name}.{_TAG}{os.getpid()}-", suffix=f".tmp{target.suffix}", dir=target.parent
         )
-        os.close(fd)
     except OSError as exc:
         raise _failed(Path(path), exc) from exc
+    try_lock(fd)  # held until the file is renamed or removed: a live writer's file is never reclaimed
     tmp = Path(tmp_name)
     try:
         yield tmp
@@ -147,6 +252,8 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(fd)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

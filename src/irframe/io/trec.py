@@ -70,6 +70,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "read_trec_runs",
+    "trec_qrels_text",
     "write_trec_qrels",
     "write_trec_run",
 ]
@@ -577,6 +578,12 @@ def write_trec_qrels(
     >>> read_trec_qrels(out).equals(qrels)
     True
     """
+    lines = _qrels_lines(df, query_col, doc_col, relevance_col)
+    _write_text(lines, path)
+
+
+def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> pl.DataFrame:
+    """The qrels as one column of TREC lines (checked: see :func:`write_trec_qrels`)."""
     frame = _to_polars(df, "qrels")
     _need(frame, query_col, "query_id", "qrels")
     _need(frame, doc_col, "doc_id", "qrels")
@@ -592,13 +599,28 @@ def write_trec_qrels(
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."
         raise TrecFormatError(msg)
     if f["__r"].dtype.is_float():
-        integral = (f["__r"] == f["__r"].round(0)).all() and f["__r"].is_finite().all()
+        exact = f["__r"].is_finite() & (f["__r"].abs() < 2.0**53)  # (1e20 is no Int64)
+        integral = ((f["__r"] == f["__r"].round(0)) & exact).all()
         rel_text = rel.cast(pl.Int64).cast(pl.String) if integral else rel.cast(pl.String)
     elif f["__r"].dtype == pl.Boolean:
         rel_text = rel.cast(pl.Int64).cast(pl.String)
     else:
         rel_text = rel.cast(pl.String)
-    lines = f.select(
+    return f.select(
         pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias("line")
     )
-    _write_text(lines, path)
+
+
+def trec_qrels_text(
+    df: Any, *, query_col: str = "query_id", doc_col: str = "doc_id", relevance_col: str = "relevance"
+) -> str:
+    """The text :func:`write_trec_qrels` writes, as a string (no file, not even a temporary one).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> trec_qrels_text(pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [2.0]}))
+    'q1 0 a 2\\n'
+    """
+    lines = _qrels_lines(df, query_col, doc_col, relevance_col)
+    return lines.write_csv(include_header=False, quote_style="never")
