@@ -34,12 +34,13 @@ KINDS = r"different kinds \('bm25': polars, 'dense': polars-lazy\)"
 VERBS: dict[str, tuple[Callable[[Any], object], int]] = {
     "compare": (lambda runs: irframe.compare(runs, QRELS, ["RR"]), 2),
     "system_means": (lambda runs: system_means(runs, QRELS, ["RR"]), 2),
+    "pool": (lambda runs: irframe.pool(runs, QRELS, depth=2), 1),
 }
 
 
 def _stacked(systems: list[Any], dtype: pl.DataType | None = None) -> pl.DataFrame:
     parts = [RUN.with_columns(pl.lit(s, dtype=dtype).alias("system")) for s in systems]
-    return pl.concat(parts)
+    return pl.concat(parts) if parts else RUN.head(0).with_columns(pl.lit(None, dtype=dtype).alias("system"))
 
 
 @pytest.mark.parametrize("verb", VERBS)
