@@ -35,6 +35,7 @@ VERBS: dict[str, tuple[Callable[[Any], object], int]] = {
     "compare": (lambda runs: irframe.compare(runs, QRELS, ["RR"]), 2),
     "system_means": (lambda runs: system_means(runs, QRELS, ["RR"]), 2),
     "pool": (lambda runs: irframe.pool(runs, QRELS, depth=2), 1),
+    "agreement": (lambda runs: irframe.agreement(JUDGES, runs=runs, measures="RR"), 2),
 }
 
 
