@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
+from irframe import fusion
 from irframe._compare.pairing import system_means
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
@@ -36,6 +37,8 @@ VERBS: dict[str, tuple[Callable[[Any], object], int]] = {
     "system_means": (lambda runs: system_means(runs, QRELS, ["RR"]), 2),
     "pool": (lambda runs: irframe.pool(runs, QRELS, depth=2), 1),
     "agreement": (lambda runs: irframe.agreement(JUDGES, runs=runs, measures="RR"), 2),
+    "fuse": (fusion.fuse, 2),
+    "tune_fusion": (lambda runs: fusion.tune_fusion(runs, QRELS, "RR", method="rrf", grid=[60]), 2),
 }
 
 

@@ -107,15 +107,12 @@ def stack_runs(
     else:
         stack = _stack_frame(runs, system_col, where, single)
     if len(stack.systems) < at_least:
-        form = (
-            "pass a dict {'baseline': run_a, 'system': run_b}"
-            if isinstance(runs, Mapping) or system_col is None
-            else f"stack the runs (pl.concat / pd.concat) with a column {system_col!r} naming the system"
-        )
+        column = "" if system_col is None else f" {system_col!r}"
         msg = (
             f"{where} needs at least {at_least} system{'s' if at_least > 1 else ''}; got "
-            f"{len(stack.systems)}: {stack.systems}. "
-            f"Hint: {form}."
+            f"{len(stack.systems)}: {stack.systems}. Hint: give {at_least} or more runs, as a dict "
+            f"{{'bm25': run_a, 'dense': run_b}} or as one frame with a column{column} naming each "
+            "row's system."
         )
         raise InvalidParameterError(msg)
     return stack
