@@ -143,7 +143,16 @@ print(json.dumps([out.getvalue(), sorted(sys.modules)]))
 
 def test_cli_eval_imports_only_what_eval_needs() -> None:
     stdout, modules = _cli_modules(
-        "eval", str(GOLDEN / "qrels.txt"), str(GOLDEN / "runs" / "bm25.run"), "-m", "P_10", "-q", "-f", "trec"
+        "eval",
+        str(GOLDEN / "qrels.txt"),
+        str(GOLDEN / "runs" / "bm25.run"),
+        "-m",
+        "P_10",
+        "-m",
+        "runid",
+        "-q",
+        "-f",
+        "trec",
     )
     assert ["runid", "all", "bm25"] in [line.split() for line in stdout.splitlines()]  # it did evaluate
     unneeded = {

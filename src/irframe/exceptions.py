@@ -26,6 +26,7 @@ __all__ = [
     "MissingFileError",
     "MissingQueriesError",
     "OutputFileError",
+    "SampleRatioMismatchWarning",
     "TableFileError",
     "TrecFormatError",
     "UnknownMeasureError",
@@ -272,3 +273,9 @@ class ClickLogWarning(UserWarning):
     rule left something out: a position no pair reaches, ``"ctr"`` on a log that does not look
     randomized, pairs under ``min_impressions``, positions beyond ``max_position``, an EM that
     did not converge.  The message gives the counts and the fix (see :mod:`irframe.clicks`)."""
+
+
+class SampleRatioMismatchWarning(UserWarning):
+    """An A/B test's units per arm differ from the designed split (chi-square p below
+    ``srm_alpha``, 0.001 by default): the arms may not be comparable
+    (:func:`irframe.online.compare`)."""
