@@ -31,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import datasets, expr
+    from irframe import answers, clicks, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -86,9 +86,11 @@ __all__ = [
     "__version__",
     "add_judgments",
     "agreement",
+    "answers",
     "ap",
     "bpref",
     "check",
+    "clicks",
     "compare",
     "compare_report",
     "datasets",
@@ -150,6 +152,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
+    "answers": ("irframe.answers", None),
+    "clicks": ("irframe.clicks", None),
     "datasets": ("irframe.datasets", None),
     "expr": ("irframe.expr", None),
     **{name: (module, name) for module, names in _HOMES.items() for name in names},

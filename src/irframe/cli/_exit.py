@@ -7,7 +7,8 @@ and the CLI reference page is generated from that help):
 code  meaning
 ====  ===========================================================================
 0     success (``irframe check``: the gate passed)
-1     ``irframe check``: the gate failed, a regression; no other command exits 1
+1     ``irframe check``: the gate failed, a regression; ``irframe online compare
+      --fail-on``: what it names was found; no other command exits 1
 2     a usage or data error: a bad option, an unknown measure, a missing or
       unreadable input, bad rows, a check that compared nothing, an internal error
 3     the output was not written: standard output closed early (a broken pipe,
@@ -56,7 +57,11 @@ class Exit(IntEnum):
 
 CONTRACT: tuple[tuple[Exit, str], ...] = (
     (Exit.OK, "success (irframe check: the gate passed)"),
-    (Exit.FAILED, "irframe check: the gate failed (a regression); no other command exits 1"),
+    (
+        Exit.FAILED,
+        "irframe check: the gate failed (a regression); irframe online compare --fail-on: what it names "
+        "was found; no other command exits 1",
+    ),
     (
         Exit.ERROR,
         "usage or data error: a bad option, an unknown measure, a missing or unreadable input, "

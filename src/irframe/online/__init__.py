@@ -16,8 +16,16 @@ that saw different users, :func:`irframe.online.compare`.
 
 from __future__ import annotations
 
-from irframe.online._experiment import compare, metrics
+from irframe.online._experiment import ABReport, compare, compare_report, metrics
 from irframe.online._interleave import interleave
 from irframe.online._interleaving import InterleavingResult, interleaving
 
-__all__ = ["InterleavingResult", "compare", "interleave", "interleaving", "metrics"]
+__all__ = [
+    "ABReport",
+    "InterleavingResult",
+    "compare",
+    "compare_report",
+    "interleave",
+    "interleaving",
+    "metrics",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -13,14 +14,15 @@ import polars as pl
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
-from irframe.online._log import ARM, UNIT, check_arms, read_online_log
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log
 from irframe.online._metrics import OnlineMetric, parse_metrics
 from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
 
-__all__ = ["compare", "metrics"]
+__all__ = ["ABReport", "compare", "compare_report", "metrics"]
 
 _OUT = ("value", "se", "ci_low", "ci_high", "n_units", "n_impressions", "numerator", "denominator")
 
@@ -231,6 +233,28 @@ def compare(
     >>> out.select("arm", "control_value", "treatment_value", "diff").rows()
     [('B', 0.75, 0.75, 0.0)]
     """
+    out, olog, _ = _ab_table(
+        log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
+        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
+    )  # fmt: skip
+    return from_lazy(out, olog.origin)
+
+
+def _ab_table(
+    log: Any,
+    metrics: str | Sequence[str],
+    *,
+    arm: str = "arm",
+    control: Any = None,
+    unit: str = "user_id",
+    by: str | Sequence[str] | None = None,
+    level: float = 0.95,
+    correction: str = "holm",
+    expected_split: Mapping[Any, float] | None = None,
+    srm_alpha: float = 0.001,
+    columns: Mapping[str, str] | None = None,
+) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
+    """compare's table (polars), the log read, and the facts its report prints."""
     where = "irframe.online.compare"
     ms = parse_metrics(metrics, where)
     level = check_level(level, "level", where)
@@ -256,7 +280,66 @@ def compare(
     out = out.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
     out = out.with_columns((pl.col("p_adjusted") < 1 - level).alias("significant"))
     cols = [*olog.by, "metric", POSITION, "arm", *_COMPARE_COLS]
-    return from_lazy(out.select(cols), olog.origin)
+    facts = {"control": str(control), "unit": unit, "correction": CORRECTIONS[correction.lower()],
+             "level": level, "srm_alpha": srm_alpha, "notes": list(tables.notes)}  # fmt: skip
+    return out.select(cols), olog, facts
+
+
+@dataclass(frozen=True)
+class ABReport:
+    """An A/B comparison and its renderings (:func:`compare_report`).
+
+    Attributes
+    ----------
+    table : frame
+        :func:`compare`'s table, in the log's frame type.
+    by : tuple of str
+        The segments.
+    facts : dict
+        The control, unit, correction, level, SRM threshold and the notes of the metrics' rules.
+    """
+
+    table: Any
+    by: tuple[str, ...]
+    facts: dict[str, Any]
+    _polars: pl.DataFrame = field(repr=False)
+
+    def to_text(self) -> str:
+        """The report as plain text (a table per comparison, the SRM check, the notes)."""
+        return ab_text(self._polars, self.by, self.facts)
+
+    def to_markdown(self) -> str:
+        """The report as Markdown."""
+        return ab_markdown(self._polars, self.by, self.facts)
+
+    def html_page(self) -> str:
+        """The report as one self-contained HTML page (a lift plot when matplotlib is installed)."""
+        return ab_html(self._polars, self.by, self.facts)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def compare_report(log: Any, metrics: str | Sequence[str], **options: Any) -> ABReport:
+    """:func:`compare` as a report: the same keywords, the table and its text, Markdown and HTML.
+
+    It is a report, not a gate: nothing in it raises on the result.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from irframe import online
+    >>> log = pl.DataFrame({
+    ...     "impression_id": [1, 2, 3, 4, 5, 6], "query_id": ["a"] * 6, "doc_id": ["d"] * 6,
+    ...     "position": [1] * 6, "clicked": [1, 0, 1, 1, 1, 0],
+    ...     "user_id": ["u1", "u2", "u3", "u4", "u5", "u6"], "arm": ["A", "A", "A", "B", "B", "B"],
+    ... })
+    >>> report = online.compare_report(log, "CTR", control="A")
+    >>> print(report.to_text().splitlines()[0])
+    irframe online compare
+    """
+    out, olog, facts = _ab_table(log, metrics, **options)
+    return ABReport(from_lazy(out, eager_origin(olog.origin)), olog.by, facts, out)
 
 
 _COMPARE_COLS = (

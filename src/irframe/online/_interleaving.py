@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from irframe._input.frames import Origin, from_lazy
+from irframe._input.frames import from_lazy
 from irframe._input.logs import IMPRESSION, QUERY
 from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._report.online import interleaving_html, interleaving_markdown, interleaving_text
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.online._credit import balanced_credit, probabilistic_credit, team_credit
 from irframe.online._interleave import METHODS
-from irframe.online._log import read_online_log
+from irframe.online._log import eager_origin, read_online_log
 from irframe.online._runs import Rankings, read_rankings
 from irframe.online._stats import binomial_two_sided
 from irframe.stats import CORRECTIONS, adjust_p_values
@@ -61,9 +62,27 @@ class InterleavingResult:
     systems: list[str]
     counts: Mapping[str, int] = field(default_factory=dict)
 
+    def _facts(self) -> dict[str, Any]:
+        return {"method": self.method, "per": self.per, "counts": dict(self.counts)}
+
+    def _pairs_polars(self) -> pl.DataFrame:
+        return self.pairs if isinstance(self.pairs, pl.DataFrame) else pl.from_pandas(self.pairs)
+
+    def to_text(self) -> str:
+        """The pairs as plain text, with what was counted."""
+        return interleaving_text(self._pairs_polars(), self._facts())
+
+    def to_markdown(self) -> str:
+        """The pairs as Markdown."""
+        return interleaving_markdown(self._pairs_polars(), self._facts())
+
+    def html_page(self) -> str:
+        """The pairs as one self-contained HTML page."""
+        return interleaving_html(self._pairs_polars(), self._facts())
+
     def matrix(self) -> pl.DataFrame:
         """The multileaving matrix: ``P[i, j]`` = the share of decided units where i beat j."""
-        pairs = self.pairs if isinstance(self.pairs, pl.DataFrame) else pl.from_pandas(self.pairs)
+        pairs = self._pairs_polars()
         share = {(a, b): s for a, b, s in pairs.select("system_a", "system_b", "share_a").iter_rows()}
         rows: dict[str, list[Any]] = {"system": list(self.systems)}
         for j in self.systems:
@@ -201,12 +220,8 @@ def interleaving(
     logger.info("%s (%s, per %s): %s", where, method, per, counts)
     origin = olog.origin
     return InterleavingResult(
-        from_lazy(renamed, origin), from_lazy(pairs, _eager(origin)), per, method, names, counts
+        from_lazy(renamed, origin), from_lazy(pairs, eager_origin(origin)), per, method, names, counts
     )
-
-
-def _eager(origin: Origin) -> Origin:
-    return Origin("polars") if origin.kind == "polars-lazy" else origin
 
 
 def _systems(

@@ -114,6 +114,11 @@ def read_online_log(
     return OnlineLog(canon, origin, role_names, segs, counts)
 
 
+def eager_origin(origin: Origin) -> Origin:
+    """The origin a small result table goes back as: a lazy caller's gets an eager polars frame."""
+    return Origin("polars") if origin.kind == "polars-lazy" else origin
+
+
 def _numeric(dtype: pl.DataType, role: str, col: str) -> None:
     if not (dtype.is_numeric() or dtype == pl.Null):
         msg = (
