@@ -99,3 +99,35 @@ def test_errors() -> None:
     t = to_polars(irframe.compare(holes, measures=["RR"], test="t", n_bootstrap=100))
     full = to_polars(irframe.compare(values, measures=["RR"], test="t", n_bootstrap=100))
     assert (t["n_queries"] + 1).to_list() == full["n_queries"].to_list()
+
+
+def _sides(values: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    side = {s: values.filter(pl.col("system") == s).drop("system") for s in ("bm25", "dense")}
+    return side["dense"], side["bm25"]
+
+
+@pytest.mark.parametrize("by", [None, "segment"])
+def test_check_equal_to_check_on_the_runs(by: str | None) -> None:
+    runs, qrels, queries = _golden()
+    kwargs = {"n_permutations": 300, "n_bootstrap": 200, "by": by, "queries": queries, "max_drop": 0.01}
+    want = irframe.check(runs.filter(system="dense"), qrels, runs.filter(system="bm25"), MEASURES, **kwargs)
+    cand, base = _sides(_values(runs, qrels))
+    got = irframe.check(cand, None, base, MEASURES, **kwargs)
+    assert got.comparisons.equals(want.comparisons)
+    assert got.passed == want.passed
+    assert got.moved.select("query_id", "delta").equals(want.moved.select("query_id", "delta"))
+
+
+def test_check_gates_an_answer_measure() -> None:
+    runs, qrels, _ = _golden()
+    cand, base = _sides(_values(runs, qrels))
+    # the candidate's answers lose a nugget on every query: the gate fails on A
+    cand = cand.with_columns(pl.lit(0.25).alias("A"))
+    base = base.with_columns(pl.lit(0.5).alias("A"))
+    result = irframe.check(cand, None, base, ["nDCG@10", "A"], n_permutations=300, n_bootstrap=200)
+    assert not result.passed
+    assert result.regressions["measure"].to_list() == ["A"]
+    with pytest.raises(InvalidParameterError, match="qrels= reads"):
+        irframe.check(cand, qrels, base, ["A"])
+    with pytest.raises(InvalidParameterError, match="baseline must be per-query values too"):
+        irframe.check(cand, None, runs.filter(system="bm25"), ["A"])
