@@ -151,11 +151,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
+# the public submodules: `irframe.stats` after `import irframe` whatever ran before (Python
+# sets a submodule on its package only once something imports it); irframe.mypy, the mypy
+# plugin, is mypy's to import (it imports mypy)
+SUBMODULES = (
+    "answers", "clicks", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io",
+    "kernels", "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats",
+    "testing",
+)  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "answers": ("irframe.answers", None),
-    "clicks": ("irframe.clicks", None),
-    "datasets": ("irframe.datasets", None),
-    "expr": ("irframe.expr", None),
+    **{name: (f"irframe.{name}", None) for name in SUBMODULES},
     **{name: (module, name) for module, names in _HOMES.items() for name in names},
 }
 
