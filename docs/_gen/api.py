@@ -35,6 +35,8 @@ TITLES = {
     "check": "Golden-set check and snapshots",
     "golden": "Golden sets: sample, pool, judge, merge, agreement, power",
     "fusion": "Fusing runs",
+    "online": "Online experiments: A/B tests and interleaving",
+    "clicks": "Search logs: position bias, click models, counterfactual evaluation",
     "progress": "Progress reporting",
     "namespace": "The .ir namespace",
     "testing": "Testing helpers",

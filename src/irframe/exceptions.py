@@ -17,6 +17,7 @@ __all__ = [
     "ColumnNotFoundError",
     "ConventionWarning",
     "DuplicateRowsError",
+    "DuplicatesWarning",
     "EmptyInputError",
     "FilePermissionError",
     "InvalidDataError",
@@ -273,6 +274,19 @@ class ClickLogWarning(UserWarning):
     rule left something out: a position no pair reaches, ``"ctr"`` on a log that does not look
     randomized, pairs under ``min_impressions``, positions beyond ``max_position``, an EM that
     did not converge.  The message gives the counts and the fix (see :mod:`irframe.clicks`)."""
+
+
+class DuplicatesWarning(UserWarning):
+    """``duplicates="first"`` dropped repeated (query, document) rows: the message says how many
+    (of how many rows, in how many queries) and, when they look like a search log's impressions
+    rather than documents listed twice, the likely cause and the fix.
+
+    It is how every verb that evaluates a pandas or polars run (``evaluate``, ``compare``,
+    ``check``...) reports the rows the rule left out; the command line prints it as a note.
+    A LazyFrame run is not read before it is collected: its repeats are counted in the
+    ``irframe`` log at INFO.  Silence it, once the repeats are expected (chunks rolled up to
+    documents), with ``warnings.filterwarnings("ignore", category=DuplicatesWarning)``.
+    """
 
 
 class SampleRatioMismatchWarning(UserWarning):

@@ -140,6 +140,9 @@ OPTIONS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("kind", ["polars", "pandas", "lazy"])
 @pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.filterwarnings(
+    "ignore::irframe.exceptions.DuplicatesWarning"
+)  # (counted in test_duplicate_causes)
 def test_pair_equals_two_evaluate_calls(
     files: dict[str, str], passes: dict[str, int], kind: str, options: dict[str, Any]
 ) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from irframe._engine.repeats import warn_dropped
 from irframe._input.frames import to_lazy
 from irframe._input.keys import MEASURE, QUERY_KEY, SYSTEM, VALUE
 from irframe._input.options import Options
@@ -174,8 +175,16 @@ def _per_query_long(
     system_col: str,
     opts: Options,
 ) -> tuple[pl.DataFrame, str]:
-    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
+    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL].
+
+    ``duplicates="first"``: the rows it drops are said in a
+    :class:`~irframe.exceptions.DuplicatesWarning` (the stacked runs are lazy here, and
+    evaluate counts an in-memory run's only).
+    """
     query_col = opts.query_col
+    if opts.duplicates == "first" and {query_col, opts.doc_col} <= set(stacked.lf.collect_schema()):
+        role_cols = [c for c in (opts.rank_col, opts.score_col, opts.relevance_col) if c is not None]
+        warn_dropped(stacked.lf, [_SYS, *by, query_col], opts.doc_col, role_cols)
     with user_terms(system_col):
         pq = evaluate(
             stacked.lf,
@@ -241,11 +250,47 @@ def _disjoint_error(
     msg = (
         f"The systems {base!r} and {system!r} of {where} share no judged query: no value of the "
         f"query column {query_col!r} is in both runs and in the judgments, so there is nothing to "
-        f"pair ({have(base)}; {have(system)}). Hint: check that every run and the qrels write the "
-        "query ids the same way (e.g. '1' vs 'q1' or 'Q1'); systems run on different queries "
-        "cannot be compared query by query."
+        f"pair ({have(base)}; {have(system)})."
     )
+    respelled = _respelled(queries.get(base, []), queries.get(system, []))
+    if respelled is not None:
+        msg += (
+            f" Hint: the same queries seem spelled two ways ({respelled[0]!r} and {respelled[1]!r}): "
+            "write the query ids the same way in every run and the qrels."
+        )
+    else:
+        msg += (
+            " They are not paired: an A/B test? compare pairs each query's values across systems; "
+            "two arms shown to different sessions or users are independent samples: compare them "
+            "with irframe.online.compare (unpaired). If the runs should share queries, check that "
+            "they write the query ids the same way (e.g. '1' vs 'q1' or 'Q1')."
+        )
     return InvalidParameterError(msg)
+
+
+def _spelling(query: str) -> str:
+    """A query id without case, punctuation, a leading non-digit prefix and leading zeros."""
+    plain = "".join(ch for ch in query.lower() if ch.isalnum())
+    digits = plain.lstrip("abcdefghijklmnopqrstuvwxyz")
+    return (digits.lstrip("0") or "0") if digits.isdigit() else plain
+
+
+def _respelled(left: Sequence[str], right: Sequence[str]) -> tuple[str, str] | None:
+    """An example pair of ids spelled differently, when at least half of the smaller side's
+    queries match the other side's once spelled alike (else the sides are simply apart).
+
+    Examples
+    --------
+    >>> _respelled(["q1", "q2"], ["1", "2"])
+    ('q1', '1')
+    >>> _respelled(["s1", "s2"], ["s51", "s52"]) is None
+    True
+    """
+    if not left or not right:
+        return None
+    plain = {_spelling(q): q for q in right}
+    shared = [(q, plain[_spelling(q)]) for q in left if _spelling(q) in plain]
+    return shared[0] if shared and 2 * len(shared) >= min(len(left), len(right)) else None
 
 
 def pair_values(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from irframe.online._experiment import ABReport, compare, compare_report, metrics
 from irframe.online._interleave import interleave
 from irframe.online._interleaving import InterleavingResult, interleaving
+from irframe.online._simulate import power_curve
 
 __all__ = [
     "ABReport",
@@ -28,4 +29,5 @@ __all__ = [
     "interleave",
     "interleaving",
     "metrics",
+    "power_curve",
 ]
