@@ -3,8 +3,8 @@
 RBP's binary and raw-grade forms and its residual, the C/W/L families (cwl-eval's user model:
 continuation C_i, weights W_i = prod_{j<i} C_j / sum, over ``max_depth`` padded ranks), Compat
 (ir_measures' RBO with the ideal ranking), FallOut, AUROC (pairs in order), ir_measures' Accuracy
-and APRet.  Written from the definitions (the papers, cwl-eval's and ir_measures' code as read), one query at a
-time with loops; ``ranking`` is already cut at the measure's cutoff (``top`` in the oracle).
+and APRet.  Written from the definitions (the papers, cwl-eval's and ir_measures' code as read),
+one query at a time with loops; ``ranking`` is already cut at the measure's cutoff (``top`` in the oracle).
 """
 
 from __future__ import annotations
