@@ -329,7 +329,7 @@ def _parse_text(text: str) -> Measure:
     if fam is None:
         raise unknown_measure(text)
     params = _split_params(m["params"], text) if m["params"] is not None else {}
-    dcg_as_gain(fam.name, params, f"measure {text!r}")  # type: ignore[arg-type]  # ir_measures' dcg=
+    dcg_as_gain(fam.name, params, f"measure {text!r}")  # ir_measures' dcg=
     if fam.at_param is not None and m["k"] is not None:  # IPrec@0.1: @ sets a parameter
         if fam.at_param in params:
             msg = f"{fam.name}@value sets {fam.at_param}, given twice in {text!r}. Hint: give it once."
