@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
+from irframe import fusion
 from irframe._compare.pairing import system_means
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
@@ -34,12 +35,16 @@ KINDS = r"different kinds \('bm25': polars, 'dense': polars-lazy\)"
 VERBS: dict[str, tuple[Callable[[Any], object], int]] = {
     "compare": (lambda runs: irframe.compare(runs, QRELS, ["RR"]), 2),
     "system_means": (lambda runs: system_means(runs, QRELS, ["RR"]), 2),
+    "pool": (lambda runs: irframe.pool(runs, QRELS, depth=2), 1),
+    "agreement": (lambda runs: irframe.agreement(JUDGES, runs=runs, measures="RR"), 2),
+    "fuse": (fusion.fuse, 2),
+    "tune_fusion": (lambda runs: fusion.tune_fusion(runs, QRELS, "RR", method="rrf", grid=[60]), 2),
 }
 
 
 def _stacked(systems: list[Any], dtype: pl.DataType | None = None) -> pl.DataFrame:
     parts = [RUN.with_columns(pl.lit(s, dtype=dtype).alias("system")) for s in systems]
-    return pl.concat(parts)
+    return pl.concat(parts) if parts else RUN.head(0).with_columns(pl.lit(None, dtype=dtype).alias("system"))
 
 
 @pytest.mark.parametrize("verb", VERBS)

@@ -807,15 +807,13 @@ def _with_holes(
     pairs as they are under ``holes="ignore"``."""
     from irframe._golden.holes import with_holes
     from irframe._input.keys import SYSTEM
+    from irframe._input.runs import stack_runs
 
     if extras.holes == "ignore":
         return pairs, None
     sides = [(gate_table.BASE, base)] if isinstance(base, _Run) else []
     sides.append((gate_table.CAND, cand))
-    runs = pl.concat(
-        [run.lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM)) for name, run in sides],
-        how="diagonal_relaxed",
-    )
+    runs = stack_runs({name: run.lf for name, run in sides}, None, "check").lf
     names = (LONG.system, LONG.baseline, LONG.measure, LONG.baseline_value, LONG.delta, _Q)
     out, table = with_holes(
         pairs, runs, qrels, names=names, pairs=[(gate_table.CAND, gate_table.BASE)], labels=labels,

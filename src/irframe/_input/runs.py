@@ -63,7 +63,9 @@ class Stack:
     systems: list[str]  #: dict order, or first appearance in a stacked frame
 
 
-def stack_runs(runs: object, system_col: str | None, where: str, *, at_least: int = 1) -> Stack:
+def stack_runs(
+    runs: object, system_col: str | None, where: str, *, at_least: int = 1, single: bool = False
+) -> Stack:
     """The runs as one :class:`Stack`, checked by the rules of the module docstring.
 
     Parameters
@@ -78,6 +80,9 @@ def stack_runs(runs: object, system_col: str | None, where: str, *, at_least: in
         The verb, for messages (``"compare"``, ``"pool"``...).
     at_least : int, default 1
         The fewest systems the verb needs.
+    single : bool, default False
+        The verb also takes one run with ``system_col=None`` (said in the hint of a missing
+        system column).
 
     Returns
     -------
@@ -100,23 +105,20 @@ def stack_runs(runs: object, system_col: str | None, where: str, *, at_least: in
         lf, origin = to_lazy(runs, role="run")
         stack = Stack(lf.with_columns(pl.lit(SINGLE, dtype=pl.String).alias(SYSTEM)), origin, [SINGLE])
     else:
-        stack = _stack_frame(runs, system_col, where)
+        stack = _stack_frame(runs, system_col, where, single)
     if len(stack.systems) < at_least:
-        form = (
-            "pass a dict {'baseline': run_a, 'system': run_b}"
-            if isinstance(runs, Mapping) or system_col is None
-            else f"stack the runs (pl.concat / pd.concat) with a column {system_col!r} naming the system"
-        )
+        column = "" if system_col is None else f" {system_col!r}"
         msg = (
             f"{where} needs at least {at_least} system{'s' if at_least > 1 else ''}; got "
-            f"{len(stack.systems)}: {stack.systems}. "
-            f"Hint: {form}."
+            f"{len(stack.systems)}: {stack.systems}. Hint: give {at_least} or more runs, as a dict "
+            f"{{'bm25': run_a, 'dense': run_b}} or as one frame with a column{column} naming each "
+            "row's system."
         )
         raise InvalidParameterError(msg)
     return stack
 
 
-def _stack_frame(runs: object, system_col: str, where: str) -> Stack:
+def _stack_frame(runs: object, system_col: str, where: str, single: bool) -> Stack:
     lf, origin = to_lazy(runs, role="runs")
     schema = lf.collect_schema()
     if system_col not in schema:
@@ -124,7 +126,8 @@ def _stack_frame(runs: object, system_col: str, where: str) -> Stack:
             role="system", missing=system_col, available=list(schema), frame="stacked runs",
             parameter="system_col",
         )  # fmt: skip
-        msg = f"{err} Or pass the runs as a dict {{name: run}}."
+        msg = f"{err} Or pass the runs as a dict {{name: run}}"
+        msg += ", or system_col=None for a single run." if single else "."
         raise ColumnNotFoundError(msg)
     lf = lf.with_columns(pl.col(system_col).cast(pl.String).alias(SYSTEM)).drop(system_col)
     counts = lf.group_by(SYSTEM, maintain_order=True).len().collect()
