@@ -65,6 +65,7 @@ COMMANDS = [
     ["judgments", "merge", QRELS, "x.tsv"], ["agreement", QRELS, "{llm}"], ["power", QRELS, BM25],
     ["fuse", BM25, DENSE, "-o", "x.run"], ["demo"], ["measures"],
     ["online", "compare", "x.parquet", "--control", "A"], ["answers", "grounding", "x.tsv", BM25],
+    ["clicks", "bias", "x.parquet"],
 ]  # fmt: skip
 
 
@@ -85,6 +86,7 @@ MISSING = {
     "agreement": ["agreement", QRELS, "{none}"], "power": ["power", QRELS, "{none}"],
     "fuse": ["fuse", BM25, "{none}", "-o", "{nodir}"], "online": ["online", "metrics", "{none_parquet}"],
     "answers": ["answers", "grounding", "{none_parquet}", BM25],
+    "clicks": ["clicks", "judgments", "{none_parquet}"],
 }  # fmt: skip
 
 
