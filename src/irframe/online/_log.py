@@ -137,8 +137,9 @@ def to_caller(df: pl.DataFrame, olog: OnlineLog) -> Any:
     """A result in the log's frame type: a dask log gets a dask DataFrame (one partition)."""
     if olog.dask is None:
         return from_lazy(df, olog.origin)
-    import dask.dataframe as dd
+    import dask.dataframe
 
+    dd: Any = dask.dataframe  # (partly annotated)
     return dd.from_pandas(df.to_pandas(), npartitions=1)
 
 
