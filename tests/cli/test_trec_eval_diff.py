@@ -35,6 +35,7 @@ CASES = [
     ("qrels.comment.test", "results.comment.test", ["-c", "-m", "all_trec"]),
     ("qrels.test.with-comments", "results.test", ["-q", "-m", "P.10,5", "-m", "relstring", "-m", "map"]),
     ("qrels.test", "results.test", ["-m", "set", "-m", "ndcg_cut.20,4", "-m", "recall.5"]),
+    ("qrels.test", "results.test", ["-q", "-n", "-m", "official"]),
 ]
 
 _FP = re.compile(r"^(-?[0-9]+\.[0-9]{15})$")
@@ -72,4 +73,14 @@ def test_irframe_prints_trec_eval_s_lines(qrels: str, run: str, flags: list[str]
 def test_the_cases_cover_the_veteran_s_flags() -> None:
     """Every flag issue 45 names is in a case above (a flag dropped from them is untested)."""
     used = {f for _, _, flags in CASES for f in flags if f.startswith("-")}
-    assert {"-q", "-c", "-l", "-J", "-M", "-m"} <= used
+    assert {"-q", "-c", "-l", "-J", "-M", "-m", "-n"} <= used
+
+
+@pytest.mark.parametrize("flag", ["-N", "-R", "-T", "-Z", "-o", "-D"])
+def test_trec_eval_s_other_flags_say_what_to_use(flag: str) -> None:
+    """trec_eval's flags irframe does not take are a usage error (exit 2) that says what irframe
+    does instead, not argparse's 'unrecognized arguments'."""
+    res = run_cli("eval", "qrels.txt", "run.txt", flag, "1")
+    assert res.returncode == 2
+    assert f"trec_eval {flag} (" in res.stderr
+    assert "unrecognized" not in res.stderr
