@@ -85,28 +85,7 @@ def add_parser(sub: SubParsers) -> None:
         help="also break down by this column of the run or qrels table (repeatable)",
     )
     _add_missing_and_duplicates(p)
-    p.add_argument(
-        "-c",
-        dest="missing",
-        action="store_const",
-        const="zero",
-        help="trec_eval -c: judged queries absent from the run score 0 (irframe's default, --missing zero)",
-    )
-    p.add_argument(
-        "-n",
-        "--no-summary",
-        action="store_true",
-        help="trec_eval -n: no 'all' lines (with -f trec; the per-query lines are -q)",
-    )
-    for flag, said in _NOT_HERE.items():
-        p.add_argument(flag, nargs="?", action=_Refused, help=argparse.SUPPRESS, said=said)
-    p.add_argument(
-        "-J",
-        "--judged-only",
-        action="store_true",
-        help="trec_eval -J: unjudged documents leave every ranking (judged_only=True in each "
-        "measure that takes it)",
-    )
+    _add_trec_eval_flags(p)
     p.add_argument(
         "-M",
         "--depth",
@@ -154,6 +133,33 @@ class _Refused(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         parser.error(self.said)
+
+
+def _add_trec_eval_flags(p: argparse.ArgumentParser) -> None:
+    """trec_eval's -c, -n and -J (-q, -m, -l and -M are irframe's options too); its other flags
+    say what irframe does instead."""
+    p.add_argument(
+        "-c",
+        dest="missing",
+        action="store_const",
+        const="zero",
+        help="trec_eval -c: judged queries absent from the run score 0 (irframe's default, --missing zero)",
+    )
+    p.add_argument(
+        "-n",
+        "--no-summary",
+        action="store_true",
+        help="trec_eval -n: no 'all' lines (with -f trec; the per-query lines are -q)",
+    )
+    for flag, said in _NOT_HERE.items():
+        p.add_argument(flag, nargs="?", action=_Refused, help=argparse.SUPPRESS, said=said)
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: unjudged documents leave every ranking (judged_only=True in each "
+        "measure that takes it)",
+    )
 
 
 def _depth(text: str) -> int:
