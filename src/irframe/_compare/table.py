@@ -18,7 +18,6 @@ from irframe._compare.pairing import (
     _SYS,
     _VAL,
     MeasureLike,
-    _align_query_attributes,
     _check_by,
     _per_query_long,
     _resolve_columns,
@@ -377,9 +376,7 @@ def compare_report(
     labels = values or [label for label, _ in parse_measures(measures)]
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
-    if queries is not None:
-        stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
-    stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
+    stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
     with reporter(check_progress(progress, _WHERE), 1, "comparing") as step:
