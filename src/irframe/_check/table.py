@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from irframe._check.snapshot import natural_key
 from irframe._compare import (
     LONG,
     check_shared_queries,
@@ -32,6 +31,7 @@ from irframe._compare import (
 )
 from irframe._compare.weighted import W
 from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
+from irframe._input.columns import natural_key
 from irframe._input.keys import SYSTEM
 from irframe._input.queries import KEY, query_attributes
 from irframe._input.runs import stack_runs

@@ -24,7 +24,7 @@ from irframe._compare.pairing import (
     check_shared_queries,
     pair_values,
 )
-from irframe._input.columns import ranking_order
+from irframe._input.columns import natural_order, ranking_order
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe._input.runs import Stack, stack_runs
@@ -276,6 +276,7 @@ def _largest_moves(
 ) -> pl.DataFrame:
     """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
     sys_rank = {s: i for i, s in enumerate(stacked.systems)}
+    ties = natural_order(long.schema, [query_col])  # (ties: queries in natural order)
     pairs = (
         pair_values(long, [(s, base_name) for s in others], [query_col])
         .with_columns(
@@ -283,7 +284,7 @@ def _largest_moves(
             pl.col(_DELTA).abs().alias("__ir_abs"),
             pl.col(query_col).cast(pl.String).alias(_QKEY),
         )
-        .sort(["__ir_si", "__ir_abs", query_col], descending=[False, True, False])
+        .sort(["__ir_si", "__ir_abs", *ties], descending=[False, True, *[False] * len(ties)])
     )
     if n is not None:
         pairs = pairs.group_by(_SYS, maintain_order=True).head(n)

@@ -39,6 +39,7 @@ from irframe._golden.holes import (
     with_holes,
 )
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
+from irframe._input.columns import natural_order
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._input.runs import Stack, stack_runs, user_terms
@@ -164,6 +165,7 @@ def group_pairs(
     sys_rank = {s: i for i, s in enumerate(systems)}
     meas_rank = {m: i for i, m in enumerate(labels)}
     extra = [pl.col(c) for c in (W, *HOLE_COLUMNS) if c in pairs.columns]  # weights, holes
+    groups = natural_order(pairs.schema, by)
     return (
         pairs.group_by([_BSYS, _SYS, *by, _MEAS], maintain_order=True)
         .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA), *extra)
@@ -172,7 +174,7 @@ def group_pairs(
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_MEAS).replace_strict(meas_rank, return_dtype=pl.Int64).alias("__ir_mi"),
         )
-        .sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=True)
+        .sort(["__ir_bi", "__ir_si", "__ir_mi", *groups], nulls_last=True)
     )
 
 
