@@ -21,6 +21,7 @@ from irframe.cli._common import (
     _write,
     add_config_options,
     render_table,
+    say_verdict,
 )
 from irframe.cli._inputs import read_inputs
 
@@ -216,6 +217,7 @@ def cmd_power(args: argparse.Namespace) -> int:
     fmt = args.format or _default_format(sys.stdout)
     if fmt != "table":
         _emit(table, fmt, sys.stdout, precision=args.precision)
+        say_verdict(_lines(table, " - ".join(reversed(systems))), args)
         return 0
     decimals = 4 if args.precision is None else args.precision
     _write(_first_line(gate.alpha, gate.correction, family, gate.source), sys.stdout)
