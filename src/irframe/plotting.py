@@ -42,6 +42,7 @@ import polars as pl
 
 from irframe._compare import ComparisonReport, moved_frame, system_means, system_names
 from irframe._input.options import Missing, Options
+from irframe._report.notes import group_text
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measure
 
@@ -315,7 +316,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
 
     def label(r: dict[str, Any]) -> str:
         vs = [] if report.baseline is not None else ["vs", str(r["baseline"])]
-        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[str(r[b]) for b in report.by]])
+        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[group_text(r[b]) for b in report.by]])
 
     rows = [(label(r), r["delta"], r["ci_low"], r["ci_high"], bool(r["significant"]), None)
             for r in table.iter_rows(named=True)]  # fmt: skip
