@@ -512,7 +512,9 @@ def _with_overall(
     nulls = [pl.lit(None, dtype=pairs.schema[b]).alias(b) for b in by]
     in_order = natural_sorted(pairs, [query_col]) if query_col in pairs.columns else pairs
     overall = group_pairs(in_order, *names, []).with_columns(nulls).select(paired.columns)
-    return pl.concat([overall, paired]).sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=False)
+    both = pl.concat([overall, paired])
+    groups = natural_order(both.schema, by)
+    return both.sort(["__ir_bi", "__ir_si", "__ir_mi", *groups], nulls_last=False)
 
 
 def _check_holes(holes: object, depth: object, grade: object) -> bool:
