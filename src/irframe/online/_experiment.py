@@ -16,7 +16,7 @@ from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
-from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
 from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
 from irframe.online._tables import Tables, group_tables
@@ -103,7 +103,7 @@ def metrics(
     level = check_level(level, "level", where)
     if variance not in ("delta", "bootstrap"):
         raise InvalidParameterError.for_value("variance", where, "'delta' or 'bootstrap'", variance)
-    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns)
+    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns, check=False)
     tables = group_tables(olog, ms, olog.by)
     stats = tables.stats.with_columns(delta_columns())
     if variance == "delta":
@@ -113,7 +113,7 @@ def metrics(
         seed_ = check_seed(seed, where)
         stats = _bootstrap(stats, tables, ms=ms, groups=olog.by, level=level, n_boot=n_boot, seed=seed_)  # type: ignore[arg-type]
     out = stats.select([*olog.by, "metric", POSITION, *_OUT])
-    return from_lazy(out, olog.origin)
+    return to_caller(out, olog)
 
 
 def _t_intervals(stats: pl.DataFrame, level: float) -> pl.DataFrame:
@@ -237,7 +237,7 @@ def compare(
         log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
         expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
     )  # fmt: skip
-    return from_lazy(out, olog.origin)
+    return to_caller(out, olog)
 
 
 def _ab_table(
@@ -262,7 +262,9 @@ def _ab_table(
         raise InvalidParameterError.for_value(
             "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
         )
-    olog = read_online_log(log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns)
+    olog = read_online_log(
+        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
+    )
     tables = group_tables(olog, ms, [*olog.by, ARM])
     arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
     if control not in arms:

@@ -17,14 +17,15 @@ keep theirs.  The checks of the experiment's rules live here, once:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from irframe._input.frames import Origin, to_lazy
-from irframe._input.logs import IMPRESSION, canonical_log, check_log, log_columns
+from irframe._backends.dask import is_dask_frame
+from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.logs import IMPRESSION, LogColumns, canonical_log, check_log, log_columns
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = ["ARM", "UNIT", "OnlineLog", "read_online_log"]
@@ -41,7 +42,10 @@ class OnlineLog:
     origin: Origin
     names: Mapping[str, str]  # role -> the caller's column
     by: tuple[str, ...]
-    counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions
+    counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions (empty: not checked yet)
+    cols: LogColumns
+    prepare: Callable[[pl.LazyFrame], pl.LazyFrame]  # the caller's rows -> the canonical log
+    dask: Any = None  # a dask DataFrame log (then ``lf`` is its empty meta, prepared)
 
 
 def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:
@@ -63,9 +67,20 @@ def read_online_log(
     by: str | Sequence[str] | None = None,
     need: Sequence[str] = (),
     columns: Mapping[str, str] | None = None,
+    check: bool = True,
 ) -> OnlineLog:
-    """Read ``log`` for an online verb; ``need``: the optional roles the verb needs."""
-    lf, origin = to_lazy(log, "log")
+    """Read ``log`` for an online verb; ``need``: the optional roles the verb needs.
+
+    ``check=False``: the caller runs the log's checks in its own pass over the impressions
+    (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`).
+    """
+    dask = log if is_dask_frame(log) else None
+    lf, origin = (
+        (pl.from_pandas(log._meta).lazy(), Origin("pandas")) if dask is not None else to_lazy(log, "log")
+    )
+    if dask is not None and check:
+        msg = f"{where}: a dask log is read by irframe.online.metrics and compare; .compute() it first."
+        raise InvalidParameterError(msg)
     schema = lf.collect_schema()
     names = {r: r for r in ("impression_id", "query_id", "doc_id", "position", "clicked", *OPTIONAL)}
     for role, col in (columns or {}).items():
@@ -89,9 +104,8 @@ def read_online_log(
     if clash:
         msg = f"{where}: by={clash[0]!r} is one of the log's roles; segment by another column."
         raise InvalidParameterError(msg)
-    lf = lf.with_columns(pl.col(v).alias(k) for k, v in added.items())
     cols = log_columns(
-        lf.collect_schema(),
+        lf.with_columns(pl.col(v).alias(k) for k, v in added.items()).collect_schema(),
         impression_col=names["impression_id"],
         query_col=names["query_id"],
         doc_col=names["doc_id"],
@@ -102,8 +116,13 @@ def read_online_log(
     for role in ("timestamp", "click_time", "dwell"):
         if role in cols.extra:
             _numeric(schema[cols.extra[role]], role, cols.extra[role])
-    canon = canonical_log(lf, cols).rename({f"_by_{c}": c for c in segs})
-    counts = check_log(canon, cols).row(0, named=True)
+
+    def prepare(rows: pl.LazyFrame) -> pl.LazyFrame:
+        rows = rows.with_columns(pl.col(v).alias(k) for k, v in added.items())
+        return canonical_log(rows, cols).rename({f"_by_{c}": c for c in segs})
+
+    canon = prepare(lf)
+    counts = check_log(canon, cols).row(0, named=True) if check else {}
     role_names = {"impression_id": cols.impression, "query_id": cols.query, "doc_id": cols.doc}
     role_names |= {"position": cols.position, "clicked": cols.clicked}
     role_names |= {r: c for r, c in cols.extra.items() if r in OPTIONAL}
@@ -111,7 +130,17 @@ def read_online_log(
         role_names["unit"] = unit
     if arm is not None:
         role_names["arm"] = arm
-    return OnlineLog(canon, origin, role_names, segs, counts)
+    return OnlineLog(canon, origin, role_names, segs, counts, cols, prepare, dask)
+
+
+def to_caller(df: pl.DataFrame, olog: OnlineLog) -> Any:
+    """A result in the log's frame type: a dask log gets a dask DataFrame (one partition)."""
+    if olog.dask is None:
+        return from_lazy(df, olog.origin)
+    import dask.dataframe
+
+    dd: Any = dask.dataframe  # (partly annotated)
+    return dd.from_pandas(df.to_pandas(), npartitions=1)
 
 
 def eager_origin(origin: Origin) -> Origin:
@@ -128,21 +157,37 @@ def _numeric(dtype: pl.DataType, role: str, col: str) -> None:
         raise InvalidDataError(msg)
 
 
-def check_impression_attributes(olog: OnlineLog, cols: Sequence[str]) -> None:
-    """Refuse an impression whose rows disagree on one of ``cols`` (unit, arm, session, by...)."""
+def attribute_checks(cols: Sequence[str]) -> list[pl.Expr]:
+    """Per impression: whether its rows disagree on each of ``cols`` (``_multi_<col>``), for
+    :func:`check_impression_attributes`; nulls mixed with values count as disagreeing.
+
+    The values are compared by their 64-bit hashes (min != max): on text columns this is 2-3x
+    faster than comparing the strings; two different values with one hash (probability about
+    2**-64 per pair) would go unnoticed.
+    """
+    out = []
+    for c in cols:
+        nulls = pl.col(c).null_count()
+        mixed = (nulls > 0) & (nulls < pl.len())
+        h = pl.col(c).hash()
+        out.append(((h.min() != h.max()).fill_null(value=False) | mixed).alias(f"_multi_{c}"))
+    return out
+
+
+def check_impression_attributes(imp: pl.DataFrame, olog: OnlineLog, cols: Sequence[str]) -> None:
+    """Refuse an impression whose rows disagree on one of ``cols`` (unit, arm, session, by...);
+    ``imp``: one row per impression with :func:`attribute_checks`' columns."""
     if not cols:
         return
-    per = olog.lf.group_by(IMPRESSION).agg([pl.col(c).n_unique().alias(c) for c in cols])
-    cond = pl.any_horizontal([pl.col(c) > 1 for c in cols])
-    bad = per.filter(cond).head(1).collect()
+    bad = imp.filter(pl.any_horizontal([pl.col(f"_multi_{c}") for c in cols])).head(1)
     if bad.height == 0:
         return
     row = bad.row(0, named=True)
-    col = next(c for c in cols if row[c] > 1)
+    col = next(c for c in cols if row[f"_multi_{c}"])
     shown = olog.names.get({UNIT: "unit", ARM: "arm"}.get(col, col), col)
     msg = (
-        f"The log's impression {row[IMPRESSION]!r} has {row[col]} different values of {shown!r} over its "
-        f"rows; an impression has one. Hint: check impression_id names one result page."
+        f"The log's impression {row[IMPRESSION]!r} has different values of {shown!r} over its rows; an "
+        "impression has one. Hint: check impression_id names one result page."
     )
     raise InvalidDataError(msg)
 
@@ -160,10 +205,11 @@ def check_arms(units: pl.DataFrame, arm_col: str, where: str) -> list[Any]:
             "needs at least two arms. Hint: check the filter, or name the arm column with arm=..."
         )
         raise InvalidDataError(msg)
+    many = units.group_by(UNIT).agg(pl.col(ARM).n_unique().alias("n")).filter(pl.col("n") > 1)
     twice = (
-        units.group_by(UNIT)
+        units.join(many.select(UNIT), on=UNIT, how="semi")
+        .group_by(UNIT)
         .agg(pl.col(ARM).unique().sort().alias("arms"))
-        .filter(pl.col("arms").list.len() > 1)
     )
     if twice.height:
         ex = twice.sort(UNIT).head(3)
