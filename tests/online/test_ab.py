@@ -285,3 +285,15 @@ def test_a_position_one_arm_never_showed_stays_in_the_table() -> None:
     assert out["treatment_value"].to_list() == [0.5, 1.0]
     assert math.isnan(out["control_value"][1])
     assert math.isnan(out["p_value"][1])
+
+
+def test_a_segment_without_the_control_keeps_its_rows() -> None:
+    log = _log([1, 0, 1, 1, 0, 1], ["u1", "u2", "u3", "u4", "u5", "u6"], ["A", "A", "B", "B", "B", "B"])
+    log = log.with_columns(device=pl.Series(["d", "d", "d", "d", "m", "m"]))
+    with pytest.warns(SampleRatioMismatchWarning):  # segment m: no unit in A
+        out = online.compare(log, "CTR", control="A", by="device", srm_alpha=0.5)
+    assert out.select("device", "arm", "n_control", "n_treatment").rows() == [
+        ("d", "B", 2, 2),
+        ("m", "B", 0, 2),
+    ]
+    assert math.isnan(out["p_value"][1])
