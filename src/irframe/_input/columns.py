@@ -109,7 +109,7 @@ def natural_sorted(
         rows = [i for i, keep in enumerate(df.get_column(where).to_list()) if keep]
     rows = sorted(rows, key=lambda i: tuple(_natural_key(c[i]) for c in values))
     picked = pl.DataFrame([df.get_column(n) for n in names])
-    return picked if rows == list(range(df.height)) else picked[rows]
+    return picked if rows == list(range(df.height)) else picked[pl.Series(rows, dtype=pl.UInt32)]
 
 
 def natural_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:
