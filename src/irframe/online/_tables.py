@@ -11,12 +11,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import polars as pl
 
 from irframe._input.columns import natural_order
-from irframe._input.logs import IMPRESSION, POSITION
-from irframe.online._log import ARM, UNIT, OnlineLog, check_impression_attributes, check_times
+from irframe._input.logs import IMPRESSION, POSITION, check_impressions, impression_checks
+from irframe.exceptions import InvalidDataError
+from irframe.online._log import (
+    ARM,
+    UNIT,
+    OnlineLog,
+    attribute_checks,
+    check_impression_attributes,
+    check_times,
+)
 from irframe.online._metrics import OnlineMetric, impression_table, position_rows
 from irframe.online._stats import moment_aggs
 
@@ -25,6 +34,7 @@ __all__ = ["Tables", "group_tables"]
 logger = logging.getLogger("irframe.online")
 _ALL = "_all"
 _SUMS = ("_sx", "_sy", "_sxx", "_syy", "_sxy")
+_CHK = "_chk_"
 
 
 @dataclass(frozen=True)
@@ -60,15 +70,34 @@ def _session_notes(raw: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> list[s
     return notes
 
 
+def _engine(olog: OnlineLog) -> Literal["auto", "streaming"]:
+    """A lazy log (a scan of files) is read by polars' streaming engine: the passes over the rows
+    run out of core; only the per-impression and per-unit tables are held in memory."""
+    return "streaming" if olog.origin.kind == "polars-lazy" else "auto"
+
+
+def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> pl.DataFrame:
+    """One pass over the log: the impression table, the log's checks and the experiment's
+    (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`) run on it."""
+    checks = [*impression_checks(_CHK), *attribute_checks(keep)]
+    imp = impression_table(olog.lf, metrics, keep, checks).collect(engine=_engine(olog))
+    per = imp.select(IMPRESSION, pl.col(f"^{_CHK}.*$").name.map(lambda c: c.removeprefix(_CHK)))
+    check_impressions(per.lazy(), olog.lf, olog.cols)
+    check_impression_attributes(imp, olog, keep)
+    if imp.get_column(UNIT).null_count():
+        msg = f"The log's unit column {olog.names.get('unit')!r} has nulls; every impression needs its unit."
+        raise InvalidDataError(msg)
+    times = [c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in imp.columns]
+    check_times(imp.lazy().select(times))
+    return imp
+
+
 def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
     """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
     keep = _needed(olog, metrics, groups)
-    check_impression_attributes(olog, keep)
-    full, raw = impression_table(olog.lf, metrics, keep)
-    check_times(
-        raw.select([c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in raw.collect_schema()])
-    )
-    notes = _session_notes(raw, metrics)
+    imp = _impressions(olog, metrics, keep)
+    notes = _session_notes(imp.lazy(), metrics)
+    full = imp.lazy()
     scalar = [m for m in metrics if m.family != "PositionCTR"]
     keys = [_ALL, *groups]
     sums = [pl.len().alias("_imps")]
@@ -77,7 +106,7 @@ def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Seque
     counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
     parts = [_scalar_stats(units, m, keys) for m in scalar]
     if any(m.family == "PositionCTR" for m in metrics):
-        parts.append(_position_stats(olog.lf, keys))
+        parts.append(_position_stats(olog.lf, keys, _engine(olog)))
     stats = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
     stats = counts.join(stats, on=keys, how="left", nulls_equal=True)
     order = {str(m): i for i, m in enumerate(metrics)}
@@ -107,7 +136,9 @@ def _scalar_stats(units: pl.DataFrame, m: OnlineMetric, keys: Sequence[str]) -> 
     )
 
 
-def _position_stats(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.DataFrame:
+def _position_stats(
+    lf: pl.LazyFrame, keys: Sequence[str], engine: Literal["auto", "streaming"]
+) -> pl.DataFrame:
     """PositionCTR: per (group, position); a unit that never saw a position adds 0 to both
     sums (it still counts in ``n_units``, joined from the unit table)."""
     rows = position_rows(lf.with_columns(pl.lit(True).alias(_ALL)))
@@ -117,7 +148,7 @@ def _position_stats(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.DataFrame:
     out = (
         per_unit.group_by([*keys, POSITION])
         .agg(moment_aggs("_num_PositionCTR", "_den_PositionCTR"))
-        .collect()
+        .collect(engine=engine)
     )
     return out.with_columns(
         pl.lit("PositionCTR").alias("metric"),
