@@ -8,13 +8,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 import polars as pl
+import polars.selectors as cs
 
 from irframe._input.options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "DEFAULT_RANK",
+    "GRADE_DTYPES",
     "RunColumns",
+    "grade_dtype_error",
     "natural_order",
     "natural_sorted",
     "ranking_order",
@@ -138,8 +141,13 @@ def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str)
         )
 
 
+GRADE_DTYPES = cs.numeric() | cs.boolean() | cs.by_dtype(pl.Null)  # Null: a column of nulls only
+"""THE grade rule (also of scores and ranks): numeric, boolean, or all null; as a selector, so
+that an expression can test it on a dtype it only learns at collect time (``irframe.expr``)."""
+
+
 def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)  # Null: a column of nulls only
+    return bool(cs.expand_selector(pl.Schema({"x": dtype}), GRADE_DTYPES))
 
 
 def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
@@ -240,14 +248,19 @@ def _order(
     raise ColumnNotFoundError(msg)
 
 
+def grade_dtype_error(frame: str, col: str, dtype: object) -> InvalidDataError:
+    """The error for a grade column of another dtype than :data:`GRADE_DTYPES`."""
+    msg = (
+        f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
+        f"{dtype}. Hint: map labels to numbers first, e.g. "
+        f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
+    )
+    return InvalidDataError(msg)
+
+
 def _check_grade(schema: pl.Schema, col: str, frame: str) -> None:
     if not _is_numeric(schema[col]):
-        msg = (
-            f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
-            f"{schema[col]}. Hint: map labels to numbers first, e.g. "
-            f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
-        )
-        raise InvalidDataError(msg)
+        raise grade_dtype_error(frame, col, schema[col])
 
 
 def resolve_qrels(
