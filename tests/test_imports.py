@@ -93,9 +93,56 @@ print(sorted(n for n, ok in out.items() if not ok), sorted(set(irframe.__all__) 
 
 def test_every_home_table_entry_is_public() -> None:
     # the lazy table and __all__ name the same things (plus the eager namespace and version)
+    # (the public submodules are attributes too, but not in __all__: a star import would load them all)
     eager = "{'IrNamespace', 'ir', '__version__'}"
-    code = f"import irframe; print(sorted(set(irframe.__all__) ^ {{*irframe._LAZY, *{eager}}}))"
+    code = (
+        f"import irframe; print(sorted(set(irframe.__all__) ^ {{*irframe._LAZY, *{eager}}} "
+        "- (set(irframe.SUBMODULES) - set(irframe.__all__))))"
+    )
     assert _run(code) == "[]"
+
+
+def test_submodules_lists_every_public_module() -> None:
+    """Every module or package of irframe without a leading underscore is in ``SUBMODULES``
+    (but the mypy plugin, which imports mypy: mypy loads it by name)."""
+    import irframe
+
+    root = Path(irframe.__file__).parent
+    on_disk = {p.stem for p in root.glob("*.py")} | {p.parent.name for p in root.glob("*/__init__.py")}
+    assert sorted(n for n in on_disk if not n.startswith("_")) == sorted([*irframe.SUBMODULES, "mypy"])
+
+
+def test_every_public_submodule_is_an_attribute_after_import_irframe() -> None:
+    """Issue 45: ``irframe.stats`` raised AttributeError unless something had imported it;
+    each is looked up in a fresh interpreter right after ``import irframe``, and
+    ``import irframe`` loads none of them."""
+    code = """
+import sys, irframe
+loaded = sorted(n for n in irframe.SUBMODULES if f"irframe.{n}" in sys.modules)
+names = [getattr(irframe, n).__name__ for n in irframe.SUBMODULES]
+print(loaded, names == [f"irframe.{n}" for n in irframe.SUBMODULES], "stats" in dir(irframe))
+"""
+    assert _run(code) == "[] True True"
+
+
+def test_the_convention_warnings_silencing_advice_runs_after_import_irframe() -> None:
+    """The advice the ConventionWarning prints, run as written at the top of a script
+    (right after ``import irframe``: nothing has imported irframe.exceptions yet),
+    silences the warning; without it, the same script is warned."""
+    from irframe.measures._conventions import _SILENCE
+
+    advice = _SILENCE.split("to silence it: ", 1)[1].removesuffix(".)")
+    code = """
+import warnings, irframe
+{advice}
+import polars as pl
+run = pl.DataFrame({{"query_id": ["q"], "doc_id": ["a"], "score": [1.0], "relevance": [1]}})
+with warnings.catch_warnings(record=True) as caught:
+    run.ir.ndcg(k=10)  # nDCG's gain: a ConventionWarning
+print([w.category.__name__ for w in caught])
+"""
+    assert _run(code.format(advice="pass")) == "['ConventionWarning']"
+    assert _run(code.format(advice=advice)) == "[]"
 
 
 def test_from_import_and_star_import() -> None:
@@ -143,7 +190,16 @@ print(json.dumps([out.getvalue(), sorted(sys.modules)]))
 
 def test_cli_eval_imports_only_what_eval_needs() -> None:
     stdout, modules = _cli_modules(
-        "eval", str(GOLDEN / "qrels.txt"), str(GOLDEN / "runs" / "bm25.run"), "-m", "P_10", "-q", "-f", "trec"
+        "eval",
+        str(GOLDEN / "qrels.txt"),
+        str(GOLDEN / "runs" / "bm25.run"),
+        "-m",
+        "P_10",
+        "-m",
+        "runid",
+        "-q",
+        "-f",
+        "trec",
     )
     assert ["runid", "all", "bm25"] in [line.split() for line in stdout.splitlines()]  # it did evaluate
     unneeded = {
@@ -168,8 +224,8 @@ def test_cli_help_lists_every_subcommand() -> None:
 
     help_text = _build_parser().format_help()
     assert all(f"    {name} " in help_text or f"    {name}\n" in help_text for name in _COMMANDS)
-    # eval, compare, snapshot, check, sample, pool, judgments, agreement, power, fuse, demo, measures
-    assert len(_COMMANDS) == 12
+    # eval, compare, snapshot, check, sample, pool, judgments, agreement, power, fuse, demo, measures, online
+    assert len(_COMMANDS) == 13
 
 
 _ALLOC = (

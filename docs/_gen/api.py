@@ -35,6 +35,7 @@ TITLES = {
     "check": "Golden-set check and snapshots",
     "golden": "Golden sets: sample, pool, judge, merge, agreement, power",
     "fusion": "Fusing runs",
+    "online": "Online experiments: A/B tests and interleaving",
     "progress": "Progress reporting",
     "namespace": "The .ir namespace",
     "testing": "Testing helpers",

@@ -54,6 +54,18 @@ def _deltas_dense(g: Any) -> Any:
     return plot_deltas(g.runs, g.qrels, "R@100", baseline="bm25", system="dense")
 
 
+def _power(g: Any) -> Any:
+    from irframe import online
+    from irframe.plotting import plot_power_curve
+
+    runs = g.runs.filter(g.runs["system"].is_in(["bm25", "dense"]))
+    curve = online.power_curve(
+        runs, g.qrels, impressions=[25, 50, 100, 200, 400, 800, 1600, 3200], n_simulations=200,
+        click_model="navigational", ab_metric="RRFirstClick", seed=0,
+    )  # fmt: skip
+    return plot_power_curve(curve)
+
+
 FIGURES: dict[str, Figure] = {
     "compare-forest": (
         "Forest plot: each system's change against bm25 per measure with its 95% CI; filled markers "
@@ -62,6 +74,12 @@ FIGURES: dict[str, Figure] = {
     ),
     "compare-at-k": ("nDCG at every cutoff k from 1 to 20, one line per system", _at_k),
     "compare-deltas": ("Per-query change of nDCG@10, hybrid minus bm25, sorted by the change", _deltas),
+    "online-power": (
+        "Power of team-draft interleaving and of an A/B test (RRFirstClick, the same traffic split in two) "
+        "to find dense better than bm25, by number of impressions: simulated navigational users on the "
+        "golden set",
+        _power,
+    ),
     "golden-deltas": ("Per-query change of R@100, dense minus bm25, sorted by the change", _deltas_dense),
 }
 

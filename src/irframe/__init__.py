@@ -31,7 +31,7 @@ from irframe import _namespaces
 from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
-    from irframe import datasets, expr
+    from irframe import answers, clicks, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -86,9 +86,11 @@ __all__ = [
     "__version__",
     "add_judgments",
     "agreement",
+    "answers",
     "ap",
     "bpref",
     "check",
+    "clicks",
     "compare",
     "compare_report",
     "datasets",
@@ -149,9 +151,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
     "irframe._backends.parquet": ("evaluate_parquet",),
 }  # fmt: skip
+# the public submodules: `irframe.stats` after `import irframe` whatever ran before (Python
+# sets a submodule on its package only once something imports it); irframe.mypy, the mypy
+# plugin, is mypy's to import (it imports mypy)
+SUBMODULES = (
+    "answers", "clicks", "cli", "dask", "datasets", "exceptions", "expr", "functions", "fusion", "io",
+    "kernels", "measures", "online", "outofcore", "partition", "plotting", "progress", "spark", "stats",
+    "testing",
+)  # fmt: skip
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "datasets": ("irframe.datasets", None),
-    "expr": ("irframe.expr", None),
+    **{name: (f"irframe.{name}", None) for name in SUBMODULES},
     **{name: (module, name) for module, names in _HOMES.items() for name in names},
 }
 

@@ -8,6 +8,7 @@ name the culprit (column, query, parameter) and end with a hint on how to fix it
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "ColumnNotFoundError",
     "ConventionWarning",
     "DuplicateRowsError",
+    "DuplicatesWarning",
     "EmptyInputError",
     "FilePermissionError",
     "InvalidDataError",
@@ -25,10 +27,13 @@ __all__ = [
     "MissingFileError",
     "MissingQueriesError",
     "OutputFileError",
+    "SampleRatioMismatchWarning",
     "TableFileError",
     "TrecFormatError",
     "UnknownMeasureError",
     "closest",
+    "order_hint",
+    "rank_like",
 ]
 
 # Other names people give to the standard columns; used for "did you mean" hints.
@@ -42,6 +47,43 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "position": ("rank", "pos", "slot", "rnk"),
     "clicked": ("click", "clicks", "is_click", "is_clicked", "n_clicks"),
 }
+
+
+# A column named like a position (1 = the top) is a rank: read as a score, it reverses the ranking.
+_RANK_LIKE = re.compile(r"(?:^|[_\W])(rank|ranking|rnk|position|pos|place)(?:$|[_\W\d])", re.IGNORECASE)
+
+
+def rank_like(name: str) -> bool:
+    """Whether the column ``name`` reads as a position (1 = top): never hinted as a score.
+
+    Examples
+    --------
+    >>> [c for c in ["position", "Pos", "click_position", "rank_in_page", "sim", "purpose"] if rank_like(c)]
+    ['position', 'Pos', 'click_position', 'rank_in_page']
+    """
+    return _RANK_LIKE.search(name) is not None
+
+
+def order_hint(available: Sequence[str]) -> str:
+    """The hint for a run with neither a rank nor a score column: a position-like column is
+    offered as the rank (ascending), a score-like one as the score (descending), never the
+    other way round.
+
+    Examples
+    --------
+    >>> order_hint(["query_id", "doc_id", "position"])
+    "Hint: did you mean rank_col='position'? (a rank: 1 is the top)"
+    >>> order_hint(["query_id", "doc_id", "sim"])
+    "Hint: did you mean score_col='sim'? (a score: higher is better)"
+    """
+    ranks = sorted((a for a in available if rank_like(a)), key=lambda a: a.lower() not in _SYNONYMS["rank"])
+    if ranks:
+        return f"Hint: did you mean rank_col={ranks[0]!r}? (a rank: 1 is the top)"
+    scores = [a for a in available if a.lower() in _SYNONYMS["score"]]
+    scores += [c for c in closest("score", available) if c not in scores]
+    if scores:
+        return f"Hint: did you mean score_col={scores[0]!r}? (a score: higher is better)"
+    return "Hint: name the column with rank_col=... (1 is the top) or score_col=... (higher is better)."
 
 
 def closest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -79,22 +121,68 @@ class ColumnNotFoundError(IrFrameError):
         parameter: str | None = None,
     ) -> ColumnNotFoundError:
         """Build the error for column ``missing`` (playing ``role``) absent from ``frame``."""
-        synonyms = _SYNONYMS.get(role, ())
-        avail_lower = {a.lower(): a for a in available}
-        near = [avail_lower[s] for s in synonyms if s in avail_lower]
-        near += [c for c in closest(missing, available) if c not in near]
-        param = parameter or f"{role.split('_', maxsplit=1)[0]}_col"
+        what, hint = _missing_role(role, missing, available, parameter)
         msg = (
-            f"The {frame} frame has no {role} column {missing!r}. "
-            f"Available columns: [{_quote_list(list(available), limit=12)}]."
+            f"The {frame} frame has {what}. "
+            f"Available columns: [{_quote_list(list(available), limit=12)}].\n{hint}"
         )
-        if near:
-            msg += f"\nHint: did you mean {param}={near[0]!r}?"
-            if len(near) > 1:
-                msg += f" (other close names: {_quote_list(near[1:])})"
-        else:
-            msg += f"\nHint: name the column with {param}=..."
         return cls(msg)
+
+    @classmethod
+    def from_missing_roles(
+        cls,
+        roles: Sequence[tuple[str, str, str]],
+        available: Sequence[str],
+        *,
+        frame: str = "run",
+        order: tuple[str, str] | None = None,
+    ) -> ColumnNotFoundError:
+        """Every missing role of ``frame`` in one message: ``roles`` are (role, column,
+        parameter) triples; ``order``: the (rank, score) columns when neither is there.
+
+        Examples
+        --------
+        >>> err = ColumnNotFoundError.from_missing_roles(
+        ...     [("query_id", "query_id", "query_col"), ("doc_id", "doc_id", "doc_col")],
+        ...     ["qid", "docno", "position"], order=("rank", "score"))
+        >>> print(err)  # doctest: +NORMALIZE_WHITESPACE
+        The run frame lacks 3 columns: no query_id column 'query_id'; no doc_id column 'doc_id';
+        neither a rank column 'rank' nor a score column 'score' (one orders the documents).
+        Available columns: ['qid', 'docno', 'position'].
+        Hint: did you mean query_col='qid'?
+        Hint: did you mean doc_col='docno'?
+        Hint: did you mean rank_col='position'? (a rank: 1 is the top)
+        """
+        parts = [_missing_role(role, col, available, param) for role, col, param in roles]
+        if order is not None:
+            what = f"neither a rank column {order[0]!r} nor a score column {order[1]!r}"
+            what += " (one orders the documents)"
+            parts.append((what, order_hint(available)))
+        shown = f"Available columns: [{_quote_list(list(available), limit=12)}]."
+        if len(parts) == 1:
+            return cls(f"The {frame} frame has {parts[0][0]}. {shown}\n{parts[0][1]}")
+        whats = "; ".join(w for w, _ in parts)
+        hints = "\n".join(h for _, h in parts)
+        return cls(f"The {frame} frame lacks {len(parts)} columns: {whats}. {shown}\n{hints}")
+
+
+def _missing_role(
+    role: str, missing: str, available: Sequence[str], parameter: str | None
+) -> tuple[str, str]:
+    """("no {role} column 'x'", the hint) for a column ``missing`` that should play ``role``."""
+    synonyms = _SYNONYMS.get(role, ())
+    avail_lower = {a.lower(): a for a in available}
+    near = [avail_lower[s] for s in synonyms if s in avail_lower]
+    near += [c for c in closest(missing, available) if c not in near]
+    if role == "score":  # a position read as a score reverses the ranking
+        near = [c for c in near if not rank_like(c)]
+    param = parameter or f"{role.split('_', maxsplit=1)[0]}_col"
+    if not near:
+        return f"no {role} column {missing!r}", f"Hint: name the column with {param}=..."
+    hint = f"Hint: did you mean {param}={near[0]!r}?"
+    if len(near) > 1:
+        hint += f" (other close names: {_quote_list(near[1:])})"
+    return f"no {role} column {missing!r}", hint
 
 
 class InvalidParameterError(IrFrameError):
@@ -186,3 +274,22 @@ class ClickLogWarning(UserWarning):
     rule left something out: a position no pair reaches, ``"ctr"`` on a log that does not look
     randomized, pairs under ``min_impressions``, positions beyond ``max_position``, an EM that
     did not converge.  The message gives the counts and the fix (see :mod:`irframe.clicks`)."""
+
+
+class DuplicatesWarning(UserWarning):
+    """``duplicates="first"`` dropped repeated (query, document) rows: the message says how many
+    (of how many rows, in how many queries) and, when they look like a search log's impressions
+    rather than documents listed twice, the likely cause and the fix.
+
+    It is how every verb that evaluates a pandas or polars run (``evaluate``, ``compare``,
+    ``check``...) reports the rows the rule left out; the command line prints it as a note.
+    A LazyFrame run is not read before it is collected: its repeats are counted in the
+    ``irframe`` log at INFO.  Silence it, once the repeats are expected (chunks rolled up to
+    documents), with ``warnings.filterwarnings("ignore", category=DuplicatesWarning)``.
+    """
+
+
+class SampleRatioMismatchWarning(UserWarning):
+    """An A/B test's units per arm differ from the designed split (chi-square p below
+    ``srm_alpha``, 0.001 by default): the arms may not be comparable
+    (:func:`irframe.online.compare`)."""

@@ -6,6 +6,8 @@
   per system.
 * :func:`plot_comparison` — every (system, measure) delta with its confidence interval,
   significant ones filled (a forest plot of a :func:`irframe.compare.compare_report`).
+* :func:`plot_power_curve` — the power of interleaving and of an A/B test by number of
+  impressions (a :func:`irframe.online.power_curve`).
 * :func:`plot_check` — the same forest plot of a :func:`irframe.check` (overall and per
   segment), the regressions in red.
 
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
 
     from irframe._check.gate import CheckResult
 
-__all__ = ["plot_at_k", "plot_check", "plot_comparison", "plot_deltas"]
+__all__ = ["plot_at_k", "plot_check", "plot_comparison", "plot_deltas", "plot_power_curve"]
 
 _GAIN, _LOSS, _TIE = "#2a9d8f", "#e76f51", "#adb5bd"
 _REGRESSION = "#9b2226"
@@ -388,3 +390,51 @@ def plot_check(result: CheckResult, *, ax: Axes | None = None) -> Axes:
         f"(alpha = {gate.alpha:g})",
         ax=ax,
     )
+
+
+def plot_power_curve(curve: Any, *, target: float = 0.8, ax: Axes | None = None) -> Axes:
+    """The power of each method by number of impressions, from :func:`irframe.online.power_curve`.
+
+    Parameters
+    ----------
+    curve : frame
+        The power curve (``method``, ``impressions``, ``power``, ``winner``).
+    target : float, default 0.8
+        A horizontal line at this power.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import polars as pl
+    >>> curve = pl.DataFrame({"method": ["interleaving", "interleaving", "ab", "ab"],
+    ...                       "impressions": [100, 1000] * 2, "power": [0.4, 0.95, 0.1, 0.3],
+    ...                       "winner": ["b"] * 4})
+    >>> ax = plot_power_curve(curve)
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['team-draft interleaving', 'A/B test']
+    """
+    table = curve if isinstance(curve, pl.DataFrame) else pl.from_pandas(curve)
+    ax = _axes(ax, (6.4, 3.8))
+    labels = {"interleaving": "team-draft interleaving", "ab": "A/B test"}
+    colors = {"interleaving": _GAIN, "ab": _LOSS}
+    for method in ("interleaving", "ab"):
+        part = table.filter(pl.col("method") == method).sort("impressions")
+        if part.height:
+            ax.plot(part["impressions"].to_list(), part["power"].to_list(), marker="o", color=colors[method],
+                    label=labels[method])  # fmt: skip
+    ax.axhline(target, color=_TIE, lw=1, ls="--")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("impressions (the A/B test: half per arm)")
+    ax.set_ylabel("power (true winner significant)")
+    winner = table["winner"][0] if "winner" in table.columns and table.height else None
+    ax.set_title(f"finding {winner} better" if winner not in (None, "none") else "power by experiment size")
+    ax.legend(loc="upper left")
+    return ax

@@ -83,7 +83,20 @@ def test_eval_runs_the_engine_once(
 def test_eval_trec_output_is_the_two_evaluations(files: dict[str, str], passes: dict[str, int]) -> None:
     """The -q -f trec text holds the per-query values and the means of irframe.evaluate."""
     text = _cli(
-        "eval", files["qrels"], files["a"], "-m", "AP", "-m", "P@2", "-q", "-f", "trec", "--missing", "drop"
+        "eval",
+        files["qrels"],
+        files["a"],
+        "-m",
+        "AP",
+        "-m",
+        "P@2",
+        "-m",
+        "num_q",
+        "-q",
+        "-f",
+        "trec",
+        "--missing",
+        "drop",
     )
     assert passes["in_memory"] == 1
     qrels, run = irframe.io.read_trec_qrels(files["qrels"]), irframe.io.read_trec_run(files["a"])
@@ -127,6 +140,9 @@ OPTIONS: list[dict[str, Any]] = [
 
 @pytest.mark.parametrize("kind", ["polars", "pandas", "lazy"])
 @pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.filterwarnings(
+    "ignore::irframe.exceptions.DuplicatesWarning"
+)  # (counted in test_duplicate_causes)
 def test_pair_equals_two_evaluate_calls(
     files: dict[str, str], passes: dict[str, int], kind: str, options: dict[str, Any]
 ) -> None:

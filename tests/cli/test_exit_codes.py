@@ -34,7 +34,8 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "llm.txt").write_text(Path(QRELS).read_text().replace(" 3\n", " 2\n"))  # a second judge
     snap = tmp_path / "bm25.snapshot.json"
     assert run_cli("snapshot", QRELS, BM25, "-o", snap, "--no-config").returncode == 0
-    names = {"bad": "bad.run", "none": "none.run", "log": "log.tsv", "sheet": "sheet.tsv", "llm": "llm.txt"}
+    names = {"bad": "bad.run", "none": "none.run", "log": "log.tsv", "sheet": "sheet.tsv", "llm": "llm.txt",
+             "none_parquet": "none.run.parquet"}  # fmt: skip
     return {
         **{key: str(tmp_path / name) for key, name in names.items()},
         "snap": str(snap), "nodir": str(tmp_path / "no" / "such" / "out"),
@@ -63,6 +64,7 @@ COMMANDS = [
     ["check", QRELS, DENSE, "-b", BM25], ["sample", "x.tsv", "-n", "2"], ["pool", QRELS, BM25],
     ["judgments", "merge", QRELS, "x.tsv"], ["agreement", QRELS, "{llm}"], ["power", QRELS, BM25],
     ["fuse", BM25, DENSE, "-o", "x.run"], ["demo"], ["measures"],
+    ["online", "compare", "x.parquet", "--control", "A"],
 ]  # fmt: skip
 
 
@@ -81,7 +83,7 @@ MISSING = {
     "check": ["check", QRELS, "{none}", "-b", BM25, "--no-config"], "sample": ["sample", "{none}", "-n", "2"],
     "pool": ["pool", QRELS, "{none}"], "judgments": ["judgments", "merge", QRELS, "{none}"],
     "agreement": ["agreement", QRELS, "{none}"], "power": ["power", QRELS, "{none}"],
-    "fuse": ["fuse", BM25, "{none}", "-o", "{nodir}"],
+    "fuse": ["fuse", BM25, "{none}", "-o", "{nodir}"], "online": ["online", "metrics", "{none_parquet}"],
 }  # fmt: skip
 
 

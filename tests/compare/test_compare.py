@@ -191,7 +191,7 @@ def test_report_text_markdown_latex() -> None:
 def test_validation_errors() -> None:
     with pytest.raises(InvalidParameterError, match="did you mean baseline='bm25'"):
         compare(RUNS, QRELS, ["RR"], baseline="bm52")
-    with pytest.raises(InvalidParameterError, match="at least two"):
+    with pytest.raises(InvalidParameterError, match="needs at least 2 systems; got 1"):
         compare({"bm25": BM25}, QRELS, ["RR"])
     with pytest.raises(InvalidParameterError, match="'test' parameter"):
         compare(RUNS, QRELS, ["RR"], test="anova")  # type: ignore[arg-type]

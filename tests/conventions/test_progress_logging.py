@@ -61,7 +61,8 @@ def test_info_counts_the_rows_depth_and_duplicates_leave_out(caplog: pytest.LogC
     repeated = pl.concat(
         [RUN, RUN.filter(pl.col("doc_id") == "d2").with_columns(rank=pl.lit(5, dtype=pl.Int64))]
     )
-    irframe.evaluate(repeated, ["RR"], QRELS, duplicates="first")
+    with pytest.warns(irframe.exceptions.DuplicatesWarning, match="dropped 1 of 7 run rows"):
+        irframe.evaluate(repeated, ["RR"], QRELS, duplicates="first")
     found = [m for m in _messages(caplog, "irframe.engine") if m.startswith("duplicates=")]
     assert found == [
         "duplicates='first': 1 repeated (query_id, doc_id) rows left out, the best-ranked of each kept"

@@ -89,7 +89,10 @@ def test_duplicates_first_takes_one_place() -> None:
         {"query_id": ["q1"] * 4, "doc_id": ["a", "a", "b", "c"], "score": [4.0, 3.0, 2.0, 1.0]}
     )
     qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
-    got = irframe.evaluate(run, ["NumRet", "RR"], qrels, per_query=True, depth=2, duplicates="first")
+    with pytest.warns(
+        irframe.exceptions.DuplicatesWarning, match="dropped 1 of 4 run rows"
+    ):  # a's second row
+        got = irframe.evaluate(run, ["NumRet", "RR"], qrels, per_query=True, depth=2, duplicates="first")
     assert got.row(0) == ("q1", 2.0, 0.5)  # a, b
     with pytest.raises(irframe.IrFrameError, match="duplicate"):
         irframe.evaluate(run, ["RR"], qrels, depth=2)  # a twice within the depth

@@ -274,14 +274,14 @@ def test_parameter_errors_name_the_parameter_and_the_choices(kwargs: dict, error
 
 
 def test_input_errors() -> None:
-    with pytest.raises(InvalidParameterError, match="two or more runs"):
+    with pytest.raises(InvalidParameterError, match="fuse needs at least 2 systems; got 1"):
         irframe.fuse({"bm25": pl.DataFrame(BM25)})
     stacked = pl.DataFrame(BM25).with_columns(system=pl.lit("bm25"))
-    with pytest.raises(InvalidParameterError, match="two or more systems"):
+    with pytest.raises(InvalidParameterError, match="fuse needs at least 2 systems; got 1"):
         irframe.fuse(stacked)
     with pytest.raises(ColumnNotFoundError, match="system column 'system'"):
         irframe.fuse(pl.DataFrame(BM25))
-    with pytest.raises(InvalidDataError, match="null values"):
+    with pytest.raises(InvalidDataError, match="null or empty system name"):
         irframe.fuse(pl.concat([stacked, pl.DataFrame(DENSE).with_columns(system=pl.lit(None, pl.String))]))
     dup = {"bm25": pl.DataFrame({**BM25, "doc_id": ["a", "a", "c", "x"]}), "dense": pl.DataFrame(DENSE)}
     with pytest.raises(DuplicateRowsError, match=r"run 'bm25' has documents twice.*\('q1', 'a'\)"):

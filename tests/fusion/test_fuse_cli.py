@@ -125,5 +125,5 @@ def test_usage_errors_speak_the_command_line(tmp_path: Path, capsys: pytest.Capt
     )  # issue 34: main returns argparse's usage code (it raised SystemExit)
     assert "expected numbers W,W,... (in the order of the runs) or NAME=W" in capsys.readouterr().err
     assert main(["fuse", str(RUNS["bm25"]), "-o", str(tmp_path / "f.run")]) == 2
-    assert "two or more" in capsys.readouterr().err
+    assert "fuse needs at least 2 systems; got 1" in capsys.readouterr().err
     assert not (tmp_path / "f.run").exists()

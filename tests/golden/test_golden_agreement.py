@@ -319,7 +319,7 @@ def test_bad_input() -> None:
         irframe.agreement(qrels, relevance_col="grade")
     with pytest.raises(InvalidParameterError, match="'ranking_on' parameter"):
         irframe.agreement(qrels, ranking_on="some")  # type: ignore[arg-type]
-    with pytest.raises(InvalidDataError, match="at least 2 systems in runs; got 1"):
+    with pytest.raises(InvalidParameterError, match="agreement needs at least 2 systems; got 1"):
         irframe.agreement(qrels, runs={"s1": _runs()["s1"]})
     with pytest.raises(ColumnNotFoundError, match="no system column 'system'"):
         irframe.agreement(qrels, runs=_runs()["s1"])

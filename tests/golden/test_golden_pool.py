@@ -340,8 +340,8 @@ def test_random_pools_match_a_plain_python_oracle(seed: int) -> None:
 
 def test_holes_for_compare_and_check() -> None:
     """The per-(system, query) unjudged documents of the top k, as compare/check call it."""
-    from irframe._golden._ids import SYSTEM
     from irframe._golden.ranked import holes
+    from irframe._input.keys import SYSTEM
     from irframe._input.options import Options
 
     stacked = pl.concat(

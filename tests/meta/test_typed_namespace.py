@@ -141,3 +141,51 @@ def test_mypy_checks_every_keyword_through_ir(tmp_path: Path) -> None:
     assert sorted(errors) == sorted(EXPECTED), proc.stdout
     for number, text in EXPECTED.items():
         assert text in errors[number], errors[number]
+
+
+PLUGIN_SAMPLE = """\
+import polars as pl
+
+import irframe
+
+run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "rank": [1], "relevance": [1]})
+ok1: pl.DataFrame = run.ir.evaluate(["RR"], per_query=True, by="system", depth=10)
+ok2: pl.LazyFrame = run.lazy().ir.ndcg(10, gain="linear", query_col="qid")
+ok3: pl.DataFrame = run.ir.compare(None, ["RR"], n_permutations=100, baseline="a")
+ok4: pl.Expr = pl.col("relevance").ir.mrr(score="score")
+bad = run.ir.evaluate(["RR"], per_qeury=True)
+bad_lazy = run.lazy().ir.ndcg(10, gian="linear")
+wrong: int = run.ir.evaluate(["RR"])
+wrong_lazy: pl.DataFrame = run.lazy().ir.mrr()
+nothing = run.ir.nope
+"""
+PLUGIN_EXPECTED = {  # line: what mypy must say there (the README's headline form, df.ir)
+    10: 'Unexpected keyword argument "per_qeury"',
+    11: 'Unexpected keyword argument "gian"',
+    12: 'expression has type "DataFrame", variable has type "int"',
+    13: 'expression has type "LazyFrame", variable has type "DataFrame"',
+    14: '"IrNamespace[DataFrame]" has no attribute "nope"',
+}
+
+
+@pytest.mark.deep  # a mypy run (~10 s): .ci/run runs -m deep
+def test_mypy_types_df_ir_with_irframes_plugin(tmp_path: Path) -> None:
+    """Issue 45: ``df.ir`` (not only ``irframe.ir(df)``) is typed for mypy --strict with
+    ``plugins = ["irframe.mypy"]``: right calls pass; each misspelled keyword, wrong result
+    type and unknown method is an error on its own line; without the plugin, mypy says
+    ``"DataFrame" has no attribute "ir"`` (what users met)."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install mypy): the mypy plugin is not checked")
+    (tmp_path / "sample.py").write_text(PLUGIN_SAMPLE)
+    (tmp_path / "pyproject.toml").write_text('[tool.mypy]\nstrict = true\nplugins = ["irframe.mypy"]\n')
+    src = Path(irframe.__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull, "sample.py"]
+    env = {**os.environ, "MYPYPATH": str(src), "PYTHONPATH": str(src)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    errors = {int(line.split(":")[1]): line for line in proc.stdout.splitlines() if ": error:" in line}
+    assert sorted(errors) == sorted(PLUGIN_EXPECTED), proc.stdout + proc.stderr
+    for number, text in PLUGIN_EXPECTED.items():
+        assert text in errors[number], errors[number]
+    (tmp_path / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert '"DataFrame" has no attribute "ir"' in proc.stdout, proc.stdout

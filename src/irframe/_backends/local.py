@@ -10,6 +10,7 @@ import polars as pl
 from irframe import _engine as engine
 from irframe._engine import diversity, ties
 from irframe._engine.facts import log_plan, log_rules
+from irframe._engine.repeats import roles, warn_dropped
 from irframe._input import weights
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
@@ -53,6 +54,8 @@ def _evaluated(
             run_lf, measures, qrels, opts, n_rows=n_rows, rows=rows, progress=progress
         )
     log_rules(plan, opts, run_lf, n_rows)
+    if opts.duplicates == "first" and n_rows is not None:  # (a lazy run: counted at INFO)
+        warn_dropped(run_lf, plan.cols.keys, plan.cols.doc, roles(plan.cols))
     if div is not None:
         plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
     if tied is not None:

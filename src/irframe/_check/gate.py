@@ -179,10 +179,24 @@ def _labels(measures: MeasureLike | Iterable[MeasureLike] | None, default: Seque
     return list(dict.fromkeys(str(parse_measure(m)) for m in items))
 
 
-def _per_query(run: _Run, qrels: Frame, labels: Sequence[str], opts: Options) -> pl.DataFrame:
-    """``query_id`` (string) and one column per measure label: one pass of the engine."""
+def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Options) -> pl.DataFrame:
+    """``query_id`` (string) and one column per measure label: one pass of the engine, or
+    (``qrels`` None) the run's per-query values as they are, checked as compare checks them."""
     from irframe._backends.local import evaluate_options
 
+    if qrels is None:
+        from irframe._compare.values import values_long
+        from irframe._input.keys import SYSTEM
+
+        values_long(run.lf.with_columns(pl.lit(run.name).alias(SYSTEM)), labels, [], opts.query_col, "check")
+        return (
+            run.frame.lazy()
+            .select(
+                pl.col(opts.query_col).cast(pl.String).alias(_Q),
+                *(pl.col(m).cast(pl.Float64) for m in labels),
+            )
+            .collect()
+        )
     # (a step of check's or snapshot's own progress: no bar of its own)
     out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True, progress=False)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
@@ -611,6 +625,36 @@ def _baseline(obj: Any) -> Snapshot | _Run:
     return _as_run(obj, "baseline")
 
 
+def _inputs(  # noqa: PLR0917 (check's three inputs, what it asks, its options and extras)
+    candidate: Any, qrels: Any, baseline: Any, asked: tuple[Any, str | None], opts: Options, extras: _Extras
+) -> tuple[_Run, Frame | None, Snapshot | _Run, list[str], str, Options]:
+    """The candidate, the qrels (None for per-query values), the baseline, the measures, the
+    missing rule and the options.  Per-query values (:mod:`irframe._compare.values`: no
+    document column, a column per measure) are compared as they are, with a baseline of
+    per-query values and no qrels."""
+    from irframe._compare.values import refuse_run_options, value_labels
+
+    measures, missing = asked
+    cand = _as_run(candidate, "candidate")
+    schema = cand.frame.collect_schema()
+    values = None if measures is None else value_labels(schema, measures, opts, "check")
+    if values is None:
+        qrels_frame = _frame(qrels, "qrels")[0]
+        opts = _detected(opts, cand.frame, qrels_frame, "check")
+        base = _baseline(baseline)
+        return cand, qrels_frame, base, *_measures_and_missing(measures, missing, base), opts
+    refuse_run_options("check", qrels=qrels, holes=extras.holes)
+    base = _baseline(baseline)
+    if isinstance(base, Snapshot) or value_labels(base.frame.collect_schema(), values, opts, "check") is None:
+        msg = (
+            "check reads the candidate as per-query values (no document column, a column per measure); the "
+            "baseline must be per-query values too, with the same columns. Hint: pass the baseline's "
+            "per-query values (a snapshot or a run is compared with a run)."
+        )
+        raise InvalidParameterError(msg)
+    return cand, None, base, values, check_missing(missing or "zero", "check"), opts
+
+
 def _measures_and_missing(measures: Any, missing: str | None, base: Snapshot | _Run) -> tuple[list[str], str]:
     if not isinstance(base, Snapshot):
         labels = _labels(measures, DEFAULT_MEASURES)
@@ -664,7 +708,7 @@ def _snapshot_notes(
 def _long_values(
     base: Snapshot | _Run,
     cand: _Run,
-    qrels: Frame,
+    qrels: Frame | None,
     labels: Sequence[str],
     opts: Options,
     *,
@@ -675,8 +719,8 @@ def _long_values(
     """Both sides' per-query values as compare's long table (each run evaluated once; a
     snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
     changes, keep, notes = JudgmentChanges(), None, list[str]()
-    if isinstance(base, Snapshot):
-        current = _qrels_hashes(qrels.lazy(), opts, legacy=base.format_version == 1)
+    if isinstance(base, Snapshot):  # (with qrels: per-query values have no snapshot baseline, _inputs)
+        current = _qrels_hashes(cast("Frame", qrels).lazy(), opts, legacy=base.format_version == 1)
         changes, keep, notes = _snapshot_notes(base, current, allow, queries)
         base_values = base.values.select(_Q, *labels)
         step(f"compared the judgments with the snapshot's: {len(changes.queries)} queries changed")
@@ -691,7 +735,7 @@ def _long_values(
 def _moved(
     base: Snapshot | _Run,
     cand: _Run,
-    qrels: Frame,
+    qrels: Frame | None,
     tables: tuple[pl.DataFrame, pl.DataFrame],
     measure: str,
     *,
@@ -741,7 +785,7 @@ class _Extras:
 
 
 def _weights_table(
-    extras: _Extras, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, queries: pl.DataFrame | None,
+    extras: _Extras, base: Snapshot | _Run, cand: _Run, qrels: Frame | None, *, queries: pl.DataFrame | None,
     opts: Options,
 ) -> pl.DataFrame | None:  # fmt: skip
     """The weights table (queries table, else qrels; never a run: each run is checked)."""
@@ -756,22 +800,20 @@ def _weights_table(
 
 
 def _with_holes(
-    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, labels: Sequence[str],
+    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame | None, *, labels: Sequence[str],
     opts: Options, extras: _Extras,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:  # fmt: skip
     """The pairs with their hole columns, and the hole table (per side and query); the
     pairs as they are under ``holes="ignore"``."""
-    from irframe._golden._ids import SYSTEM
     from irframe._golden.holes import with_holes
+    from irframe._input.keys import SYSTEM
+    from irframe._input.runs import stack_runs
 
     if extras.holes == "ignore":
         return pairs, None
     sides = [(gate_table.BASE, base)] if isinstance(base, _Run) else []
     sides.append((gate_table.CAND, cand))
-    runs = pl.concat(
-        [run.lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM)) for name, run in sides],
-        how="diagonal_relaxed",
-    )
+    runs = stack_runs({name: run.lf for name, run in sides}, None, "check").lf
     names = (LONG.system, LONG.baseline, LONG.measure, LONG.baseline_value, LONG.delta, _Q)
     out, table = with_holes(
         pairs, runs, qrels, names=names, pairs=[(gate_table.CAND, gate_table.BASE)], labels=labels,
@@ -781,7 +823,7 @@ def _with_holes(
 
 
 def _decided(
-    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame, *, labels: Sequence[str],
+    pairs: pl.DataFrame, base: Snapshot | _Run, cand: _Run, qrels: Frame | None, *, labels: Sequence[str],
     opts: Options, extras: _Extras, gate: _Gate, settings: Settings, queries: pl.DataFrame | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None, list[dict[str, Any]]]:  # fmt: skip
     """The pairs (weighted, with holes), the decided table, the hole table and the power lines."""
@@ -958,17 +1000,19 @@ def check(
     by_cols = cast("list[str]", [by] if isinstance(by, str) else list(by or []))  # (names by now)
     extras = _Extras.build(weights, holes, holes_depth, holes_grade, by_cols)
     with reporter(check_progress(progress, "check"), 5, "checking") as step:
-        cand, qrels_frame = _as_run(candidate, "candidate"), _frame(qrels, "qrels")[0]
-        opts = _detected(opts, cand.frame, qrels_frame, "check")
-        base = _baseline(baseline)
-        labels, rule = _measures_and_missing(measures, missing, base)
+        cand, qrels_frame, base, labels, rule, opts = _inputs(
+            candidate, qrels, baseline, (measures, missing), opts, extras
+        )
         opts = dataclasses.replace(opts, missing=cast("Missing", rule))
         queries_df = _queries_frame(queries, opts)
         step(f"read the inputs: candidate {cand.name!r}, baseline {base.name!r}")
         long, keep, changes, notes = _long_values(
             base, cand, qrels_frame, labels, opts, allow=allow_changed_qrels, queries=queries_df, step=step
         )
-        attrs = gate_table.attributes(by_cols, queries_df, qrels_frame.lazy(), opts)
+        no_qrels = pl.LazyFrame(schema={opts.qrels_columns[0]: pl.String})  # (per-query values)
+        attrs = gate_table.attributes(
+            by_cols, queries_df, no_qrels if qrels_frame is None else qrels_frame.lazy(), opts
+        )
         pairs, table, hole_table, power = _decided(
             gate_table.paired(long, keep, attrs), base, cand, qrels_frame, labels=labels, opts=opts,
             extras=extras, gate=gate, settings=gate.settings(by_cols, rule), queries=queries_df,

@@ -31,6 +31,8 @@ from irframe._compare import (
 )
 from irframe._compare.weighted import W
 from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
+from irframe._input.keys import SYSTEM
+from irframe._input.runs import stack_runs
 from irframe.exceptions import ColumnNotFoundError, EmptyInputError, InvalidDataError, closest
 
 if TYPE_CHECKING:
@@ -284,10 +286,7 @@ def documents(
         return None
     q = opts.query_col
     sides = [(BASE, baseline_queries), (CAND, runs[CAND])]
-    stacked = pl.concat(
-        [lf.select(pl.lit(name, dtype=pl.String).alias(LONG.system), pl.col(q).cast(pl.String))
-         for name, lf in sides]
-    )  # fmt: skip
+    stacked = stack_runs(dict(sides), None, "check").lf.select(SYSTEM, pl.col(q).cast(pl.String))
     check_shared_queries(stacked, qrels, [(CAND, BASE)], where="check", opts=opts)
     if not shown:
         return None

@@ -21,14 +21,13 @@ from irframe._compare.pairing import (
     _per_query_long,
     _resolve_baseline,
     _resolve_columns,
-    _stack,
-    _Stacked,
     check_shared_queries,
     pair_values,
 )
 from irframe._input.columns import ranking_order
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
+from irframe._input.runs import Stack, stack_runs
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
 from irframe.functions import ColumnOptions, with_column_options
 from irframe.measures import parse_measures
@@ -273,7 +272,7 @@ def _listed_systems(system: str | Sequence[str] | None, others: list[str]) -> li
 
 
 def _largest_moves(
-    long: pl.DataFrame, stacked: _Stacked, base_name: str, others: list[str], *, query_col: str, n: int | None
+    long: pl.DataFrame, stacked: Stack, base_name: str, others: list[str], *, query_col: str, n: int | None
 ) -> pl.DataFrame:
     """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
     sys_rank = {s: i for i, s in enumerate(stacked.systems)}
@@ -322,7 +321,7 @@ def _with_texts(out: pl.DataFrame, queries: Any, query_col: str, text_col: str) 
 
 def _with_top_docs(
     out: pl.DataFrame,
-    stacked: _Stacked,
+    stacked: Stack,
     qrels: Any,
     base_name: str,
     *,
@@ -416,7 +415,7 @@ def _moved(
     """:func:`moved` as a polars DataFrame, with the origin of the runs."""
     where = "moved"
     label = _check_moved_args(measure, n, docs_top)
-    stacked = _stack(runs, system_col, where)
+    stacked = stack_runs(runs, system_col, where, at_least=2)
     opts = _resolve_columns(stacked, qrels, Options.build(where, missing=missing, **column_kwargs), where)
     base_name = _resolve_baseline(baseline, stacked.systems, where)
     others = _listed_systems(system, [s for s in stacked.systems if s != base_name])

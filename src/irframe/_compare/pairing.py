@@ -7,134 +7,51 @@ the caller's and never reach a message.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from irframe._input.frames import Origin, to_lazy
+from irframe._engine.repeats import warn_dropped
+from irframe._input.frames import to_lazy
+from irframe._input.keys import MEASURE, QUERY_KEY, SYSTEM, VALUE
 from irframe._input.options import Options
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, IrFrameError, closest
+from irframe._input.runs import Stack, stack_runs, user_terms
+from irframe.exceptions import InvalidParameterError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
 
 MeasureLike = str | Measure
 TIE_TOLERANCE = 1e-12
 
-# internal column names (never clash with the caller's)
-_SYS = "__ir_system"
-_MEAS = "__ir_measure"
-_VAL = "__ir_value"
+# internal column names (never clash with the caller's); the shared ones are in _input/keys.py
+_SYS, _MEAS, _VAL, _QKEY = SYSTEM, MEASURE, VALUE, QUERY_KEY
 _BASE = "__ir_base"
 _BSYS = "__ir_baseline"  # the name of the system a row is compared with
 _DELTA = "__ir_delta"
-_QKEY = "__ir_qkey"  # query id as text, for joins across frames with other id dtypes
 
 
-_INTERNAL = re.compile(r"__ir_\w+")
-
-
-@contextmanager
-def _user_terms(system_col: str) -> Iterator[None]:
-    """Re-raise irframe errors with the caller's names: the system column is ``system_col``.
-
-    compare views the runs as one stacked frame whose system column is ``system_col`` (the
-    output's name for it); no internal ``__ir_*`` name ever reaches a message.
-    """
-    try:
-        yield
-    except IrFrameError as exc:
-        text = str(exc)
-        if "__ir_" not in text:
-            raise
-        text = _INTERNAL.sub("system", text.replace(_SYS, system_col))
-        raise type(exc)(text) from exc.__cause__
-
-
-@dataclass(frozen=True)
-class _Stacked:
-    lf: pl.LazyFrame  # every run, one system column (String) named _SYS
-    origin: Origin
-    systems: list[str]
-
-
-def _stack(runs: object, system_col: str, where: str) -> _Stacked:
-    """One stacked LazyFrame with an internal String system column, from a dict or a frame."""
-    if isinstance(runs, Mapping):
-        return _stack_mapping(runs, where)
-    lf, origin = to_lazy(runs, role="runs")
-    schema = lf.collect_schema()
-    if system_col not in schema:
-        raise ColumnNotFoundError.from_missing(
-            role="system",
-            missing=system_col,
-            available=list(schema),
-            frame="stacked runs",
-            parameter="system_col",
-        )
-    lf = lf.with_columns(pl.col(system_col).cast(pl.String).alias(_SYS)).drop(system_col)
-    systems = lf.select(pl.col(_SYS).unique(maintain_order=True).drop_nulls()).collect().to_series().to_list()
-    if len(systems) < 2:
-        msg = (
-            f"{where} needs at least two systems in column {system_col!r}; found {systems}. "
-            "Hint: stack the runs (pl.concat / pd.concat) with a column naming the system."
-        )
-        raise InvalidParameterError(msg)
-    return _Stacked(lf, origin, systems)
-
-
-def _stack_mapping(runs: Mapping[Any, Any], where: str) -> _Stacked:
-    if len(runs) < 2:
-        msg = (
-            f"{where} needs at least two runs (a baseline and a system); got {len(runs)}. "
-            "Hint: pass {'baseline_name': run_a, 'system_name': run_b}."
-        )
-        raise InvalidParameterError(msg)
-    parts: list[pl.LazyFrame] = []
-    origins: list[Origin] = []
-    names: list[str] = []
-    for name, frame in runs.items():
-        if not isinstance(name, str):
-            msg = f"{where}: run names must be strings; got {type(name).__name__} {name!r}."
-            raise InvalidParameterError(msg)
-        lf, o = to_lazy(frame, role=f"run {name!r}")
-        origins.append(o)
-        names.append(name)
-        parts.append(lf.with_columns(pl.lit(name, dtype=pl.String).alias(_SYS)))
-    try:
-        stacked = pl.concat(parts, how="diagonal_relaxed")
-    except pl.exceptions.PolarsError as exc:
-        msg = (
-            f"{where}: the runs cannot be stacked ({exc}). "
-            "Hint: give every run the same column names and id dtypes."
-        )
-        raise InvalidParameterError(msg) from exc
-    return _Stacked(stacked, origins[0], names)
-
-
-def _resolve_columns(stacked: _Stacked, qrels: Any, opts: Options, where: str) -> Options:
+def _resolve_columns(stacked: Stack, qrels: Any, opts: Options, where: str) -> Options:
     """The options with the column convention of the runs (and qrels) detected, if needed."""
     qnames = None if qrels is None else to_lazy(qrels, role="qrels")[0].collect_schema().names()
     return opts.detect(list(stacked.lf.collect_schema()), where, qrels_schema=qnames)
 
 
 def _with_queries(
-    stacked: _Stacked, qrels: Any, queries: Any, by: Sequence[str], opts: Options
-) -> tuple[_Stacked, Any]:
+    stacked: Stack, qrels: Any, queries: Any, by: Sequence[str], opts: Options
+) -> tuple[Stack, Any]:
     """Copy the ``by`` columns of the ``queries`` table onto the runs (and the qrels)."""
     from irframe._input.queries import with_query_attributes
 
     qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]
     lf, qrels_lf = with_query_attributes(stacked.lf, qrels_lf, queries, opts.with_(by=list(by)), "compare")
-    return _Stacked(lf, stacked.origin, stacked.systems), qrels_lf
+    return Stack(lf, stacked.origin, stacked.systems), qrels_lf
 
 
 def _align_query_attributes(
-    stacked: _Stacked, qrels: Any, by: Sequence[str], opts: Options
-) -> tuple[_Stacked, Any]:
+    stacked: Stack, qrels: Any, by: Sequence[str], opts: Options
+) -> tuple[Stack, Any]:
     """Give runs and qrels every ``by`` column, so that evaluate() treats them as query attributes.
 
     compare's groups are query attributes (query type, segment...): a column only the qrels
@@ -162,7 +79,7 @@ def _align_query_attributes(
         lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
     if to_qrels:
         qlf = _copy_run_attributes(lf, qlf, to_qrels, query_col, qq)
-    return _Stacked(lf, stacked.origin, stacked.systems), qlf
+    return Stack(lf, stacked.origin, stacked.systems), qlf
 
 
 def _copy_run_attributes(
@@ -248,7 +165,7 @@ def check_missing(missing: object, where: str) -> str:
 
 
 def _per_query_long(
-    stacked: _Stacked,
+    stacked: Stack,
     *,
     qrels: Any,
     labels: Sequence[str],
@@ -258,9 +175,17 @@ def _per_query_long(
     system_col: str,
     opts: Options,
 ) -> tuple[pl.DataFrame, str]:
-    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL]."""
+    """Per-query values of every system: columns [_SYS, *by, query, _MEAS, _VAL].
+
+    ``duplicates="first"``: the rows it drops are said in a
+    :class:`~irframe.exceptions.DuplicatesWarning` (the stacked runs are lazy here, and
+    evaluate counts an in-memory run's only).
+    """
     query_col = opts.query_col
-    with _user_terms(system_col):
+    if opts.duplicates == "first" and {query_col, opts.doc_col} <= set(stacked.lf.collect_schema()):
+        role_cols = [c for c in (opts.rank_col, opts.score_col, opts.relevance_col) if c is not None]
+        warn_dropped(stacked.lf, [_SYS, *by, query_col], opts.doc_col, role_cols)
+    with user_terms(system_col):
         pq = evaluate(
             stacked.lf,
             list(measures),
@@ -325,11 +250,47 @@ def _disjoint_error(
     msg = (
         f"The systems {base!r} and {system!r} of {where} share no judged query: no value of the "
         f"query column {query_col!r} is in both runs and in the judgments, so there is nothing to "
-        f"pair ({have(base)}; {have(system)}). Hint: check that every run and the qrels write the "
-        "query ids the same way (e.g. '1' vs 'q1' or 'Q1'); systems run on different queries "
-        "cannot be compared query by query."
+        f"pair ({have(base)}; {have(system)})."
     )
+    respelled = _respelled(queries.get(base, []), queries.get(system, []))
+    if respelled is not None:
+        msg += (
+            f" Hint: the same queries seem spelled two ways ({respelled[0]!r} and {respelled[1]!r}): "
+            "write the query ids the same way in every run and the qrels."
+        )
+    else:
+        msg += (
+            " They are not paired: an A/B test? compare pairs each query's values across systems; "
+            "two arms shown to different sessions or users are independent samples: compare them "
+            "with irframe.online.compare (unpaired). If the runs should share queries, check that "
+            "they write the query ids the same way (e.g. '1' vs 'q1' or 'Q1')."
+        )
     return InvalidParameterError(msg)
+
+
+def _spelling(query: str) -> str:
+    """A query id without case, punctuation, a leading non-digit prefix and leading zeros."""
+    plain = "".join(ch for ch in query.lower() if ch.isalnum())
+    digits = plain.lstrip("abcdefghijklmnopqrstuvwxyz")
+    return (digits.lstrip("0") or "0") if digits.isdigit() else plain
+
+
+def _respelled(left: Sequence[str], right: Sequence[str]) -> tuple[str, str] | None:
+    """An example pair of ids spelled differently, when at least half of the smaller side's
+    queries match the other side's once spelled alike (else the sides are simply apart).
+
+    Examples
+    --------
+    >>> _respelled(["q1", "q2"], ["1", "2"])
+    ('q1', '1')
+    >>> _respelled(["s1", "s2"], ["s51", "s52"]) is None
+    True
+    """
+    if not left or not right:
+        return None
+    plain = {_spelling(q): q for q in right}
+    shared = [(q, plain[_spelling(q)]) for q in left if _spelling(q) in plain]
+    return shared[0] if shared and 2 * len(shared) >= min(len(left), len(right)) else None
 
 
 def pair_values(long: pl.DataFrame, pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> pl.DataFrame:
@@ -409,7 +370,7 @@ def system_names(runs: Any, *, system_col: str = "system") -> list[str]:
     >>> system_names(runs)
     ['b', 'a']
     """
-    return _stack(runs, system_col, "system_names").systems
+    return stack_runs(runs, system_col, "system_names", at_least=2).systems
 
 
 def system_means(
@@ -449,10 +410,10 @@ def system_means(
     [('x', 0.5), ('y', 1.0)]
     """
     opts = Options.build("system_means", missing=missing, **column_kwargs)
-    stacked = _stack(runs, system_col, "system_means")
+    stacked = stack_runs(runs, system_col, "system_means", at_least=2)
     listed = [measures] if isinstance(measures, str | Measure) else list(measures)
     parts = []
-    with _user_terms(system_col):  # one system at a time: systems may answer disjoint queries
+    with user_terms(system_col):  # one system at a time: systems may answer disjoint queries
         for name in stacked.systems:
             run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
             means = evaluate(run, listed, qrels, progress=False, **opts.as_kwargs())

@@ -23,13 +23,13 @@ from irframe._compare.pairing import (
     _per_query_long,
     _resolve_columns,
     _resolve_pairs,
-    _stack,
     _with_queries,
     check_missing,
     check_shared_queries,
     pair_values,
 )
 from irframe._compare.report import ComparisonReport, Sources, resample_count
+from irframe._compare.values import refuse_run_options, value_labels, values_long
 from irframe._compare.weighted import W, check_weights_name, resolve, system_means, with_weights
 from irframe._golden.holes import (
     HOLE_COLUMNS,
@@ -42,6 +42,7 @@ from irframe._golden.holes import (
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._input.runs import Stack, stack_runs, user_terms
 from irframe._log import INFO
 from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
@@ -366,11 +367,14 @@ def compare_report(
         system_col=system_col,
     )  # fmt: skip
     opts = Options.build(_WHERE, missing=settings.missing, **column_kwargs)
-    labels = [label for label, _ in parse_measures(measures)]
     by_cols = settings.by
     weights = check_weights_name(weights, by_cols, _WHERE)
     look = _check_holes(holes, holes_depth, holes_grade)
-    stacked = _stack(runs, system_col, _WHERE)
+    stacked = stack_runs(runs, system_col, _WHERE, at_least=2)
+    values = value_labels(stacked.lf.collect_schema(), measures, opts, _WHERE)  # per-query values?
+    if values is not None:
+        refuse_run_options(_WHERE, qrels=qrels, holes=look)
+    labels = values or [label for label, _ in parse_measures(measures)]
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
     if queries is not None:
@@ -379,10 +383,8 @@ def compare_report(
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
     with reporter(check_progress(progress, _WHERE), 1, "comparing") as step:
-        long, query_col = _per_query_long(
-            stacked, qrels=qrels, labels=labels, measures=labels, by=by_cols, missing=settings.missing,
-            system_col=system_col, opts=opts,
-        )  # fmt: skip
+        long, query_col = _long(stacked, values, qrels=qrels, labels=labels, settings=settings, opts=opts,
+                                system_col=system_col)  # fmt: skip
         step(f"evaluated {len(stacked.systems)} systems")
         pair_rows = with_weights(pair_values(long, pair_list, [*by_cols, query_col]), query_col, table)
         hole_table = None
@@ -407,6 +409,21 @@ def compare_report(
         _holes=None if hole_table is None else hole_table.rename({_SYS: system_col}),
         **_page_inputs(pair_rows, by_cols, query_col, Sources(stacked.lf, qrels, opts, queries)),
     )  # fmt: skip
+
+
+def _long(
+    stacked: Stack, values: list[str] | None, *, qrels: Any, labels: list[str], settings: Settings,
+    opts: Options, system_col: str,
+) -> tuple[pl.DataFrame, str]:  # fmt: skip
+    """Every system's per-query values as compare's long table: the runs evaluated, or the
+    per-query values as given (:mod:`irframe._compare.values`)."""
+    if values is None:
+        return _per_query_long(
+            stacked, qrels=qrels, labels=labels, measures=labels, by=settings.by, missing=settings.missing,
+            system_col=system_col, opts=opts,
+        )  # fmt: skip
+    with user_terms(system_col):
+        return values_long(stacked.lf, values, settings.by, opts.query_col, _WHERE), opts.query_col
 
 
 def _log_table(systems: Sequence[str], labels: Sequence[str], n: int, family: int, s: Settings) -> None:

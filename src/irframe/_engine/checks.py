@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from irframe._engine import repeats
 from irframe._engine.aggregate import check_not_empty
 from irframe._engine.compiler import N_ROWS
 from irframe._engine.facts import log_queries
@@ -387,7 +388,7 @@ def _check_duplicates(plan: Plan, probe: int) -> None:
     keys, doc = list(plan.keys), plan.cols.doc
     dups = duplicated_rows(plan.run, keys, doc).collect()
     if dups.height:
-        raise duplicates_error(dups, keys, doc)
+        raise duplicates_error(dups, keys, doc, cause=repeats.explain(plan.run, plan.cols))
 
 
 def duplicated_rows(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> pl.LazyFrame:
@@ -395,10 +396,14 @@ def duplicated_rows(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> pl.Lazy
     return run.group_by([*keys, doc]).len().filter(pl.col("len") > 1)
 
 
-def duplicates_error(dups: pl.DataFrame, keys: Sequence[str], doc: str) -> DuplicateRowsError:
+def duplicates_error(
+    dups: pl.DataFrame, keys: Sequence[str], doc: str, *, cause: str | None = None
+) -> DuplicateRowsError:
     """The error for :func:`duplicated_rows` ``dups`` (rows of several buckets concatenated
     count as one table: buckets never share a query). It keeps ``keys`` and ``doc``, so a
-    caller that saw one bucket can count over all of them (out of core)."""
+    caller that saw one bucket can count over all of them (out of core).  ``cause``: the
+    likely cause read from the data (:func:`irframe._engine.repeats.explain`), which then
+    leads the hint: ``duplicates='first'`` is for documents listed twice in one ranking."""
     n_extra = int((dups.get_column("len") - 1).sum())
     n_queries = dups.select(keys).unique().height
     sample = dups.sort([*keys, doc]).head(5).select([*keys, doc])
@@ -406,8 +411,8 @@ def duplicates_error(dups: pl.DataFrame, keys: Sequence[str], doc: str) -> Dupli
     msg = (
         f"The run has {n_extra} duplicate ({', '.join(keys)}, {doc}) rows in {n_queries} "
         f"queries, e.g. {shown}. trec_eval refuses such runs. "
-        "Hint: pass duplicates='first' to keep the best-ranked row of each document."
     )
+    msg += cause or "Hint: pass duplicates='first' to keep the best-ranked row of each document."
     error = DuplicateRowsError(msg)
     error.duplicate_keys = (tuple(keys), doc)
     return error

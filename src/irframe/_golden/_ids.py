@@ -1,4 +1,5 @@
-"""Internal column names and the rules every golden-set step shares (one place each)."""
+"""The rules every golden-set step shares (one place each); the column names are in
+:mod:`irframe._input.keys`."""
 
 from __future__ import annotations
 
@@ -7,15 +8,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from irframe._input.columns import natural_order
+from irframe._input.keys import DOC_KEY, QUERY_KEY
 
-__all__ = ["DOC_KEY", "GRADE", "POSITION", "QUERY_KEY", "SYSTEM", "examples", "judgment_order"]
-
-# internal column names: they never clash with the caller's and never reach a message
-SYSTEM = "__ir_system"
-QUERY_KEY = "__ir_q"  # the query id as text: runs, qrels and sheets are joined on it
-DOC_KEY = "__ir_d"  # the doc id as text
-POSITION = "__ir_pos"  # 1-based position in the ranking order
-GRADE = "__ir_grade"  # the judged grade (Float64), null when unjudged
+__all__ = ["examples", "judgment_order"]
 
 
 def judgment_order(query: str = QUERY_KEY, doc: str = DOC_KEY) -> list[pl.Expr]:

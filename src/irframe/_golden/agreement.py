@@ -17,6 +17,8 @@ import numpy.typing as npt
 import polars as pl
 
 from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.keys import SYSTEM
+from irframe._input.runs import stack_runs
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -470,28 +472,12 @@ def _pair_tables(
 
 # --- system rankings -------------------------------------------------------------------------------
 def _stacked_runs(runs: Any, cols: _Cols, system_col: str) -> pl.DataFrame:
-    if isinstance(runs, Mapping):
-        parts = []
-        for name, frame in runs.items():
-            lf, _ = to_lazy(frame, f"run {name!r}")
-            parts.append(lf.with_columns(pl.lit(str(name), pl.String).alias(system_col)))
-        stacked = pl.concat(parts, how="diagonal_relaxed").collect() if parts else pl.DataFrame()
-    else:
-        lf, _ = to_lazy(runs, "runs")
-        names = lf.collect_schema().names()
-        if system_col not in names:
-            msg = (
-                f"The runs frame has no system column {system_col!r}. Hint: name it with "
-                "system_col=..., or pass the runs as a mapping {'bm25': run_a, 'dense': run_b}."
-            )
-            raise ColumnNotFoundError(msg)
-        stacked = lf.collect()
-    if stacked.height == 0 or stacked[system_col].n_unique() < 2:
-        found = 0 if stacked.height == 0 else stacked[system_col].n_unique()
-        msg = f"Ranking systems under each judge needs at least 2 systems in runs; got {found}."
-        raise InvalidDataError(msg)
-    casts = [pl.col(c).cast(pl.String) for c in (cols.query, cols.doc, system_col) if c in stacked.columns]
-    return stacked.with_columns(casts)
+    """The runs stacked (THE rules: :func:`irframe._input.runs.stack_runs`), the system in
+    ``system_col``, the ids as text (the judges' ids are text)."""
+    stack = stack_runs(runs, system_col, _WHERE, at_least=2)
+    lf = stack.lf.drop(system_col, strict=False).rename({SYSTEM: system_col})
+    names = lf.collect_schema().names()
+    return lf.with_columns(pl.col(c).cast(pl.String) for c in (cols.query, cols.doc) if c in names).collect()
 
 
 def _system_scores(

@@ -39,9 +39,9 @@ from typing import Any
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, QUERY_KEY, SYSTEM
 from irframe._golden.ranked import holes, judged_pairs
 from irframe._input.frames import to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, QUERY_KEY, SYSTEM
 from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
 

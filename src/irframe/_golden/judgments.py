@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, QUERY_KEY, examples, judgment_order
+from irframe._golden._ids import examples, judgment_order
 from irframe._golden.pool import Pool
 from irframe._golden.ranked import judged_pairs
 from irframe._input.columns import resolve_qrels
 from irframe._input.frames import from_lazy, to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, QUERY_KEY
 from irframe._input.options import Options
 from irframe.exceptions import (
     ColumnNotFoundError,

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM, examples, judgment_order
-from irframe._golden.ranked import coverage, ranked_top, stack_runs
+from irframe._golden._ids import examples, judgment_order
+from irframe._golden.ranked import coverage, ranked_top
 from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM
 from irframe._input.options import Options
+from irframe._input.runs import stack_runs
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 
 __all__ = ["Pool", "pool", "priority_order"]
@@ -349,7 +351,8 @@ def pool(
     [('bm25', 'q1', 2, 1, 1, 0.5), ('dense', 'q1', 2, 0, 2, 0.0)]
     """
     _check_args(depth, sort, column_kwargs)
-    stacked, origin, systems = stack_runs(runs, system_col, "pool")
+    stack = stack_runs(runs, system_col, "pool", single=True)
+    stacked, origin, systems = stack.lf, stack.origin, stack.systems
     qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]  # converted once
     qnames = None if qrels_lf is None else qrels_lf.collect_schema().names()
     opts = Options.build("pool", **column_kwargs).detect(

@@ -9,72 +9,21 @@ their stacked runs); the public :func:`irframe.pool` is built on them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
-from irframe._golden._ids import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM, examples, judgment_order
+from irframe._golden._ids import examples, judgment_order
 from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
-from irframe._input.frames import Origin, to_lazy
+from irframe._input.frames import to_lazy
+from irframe._input.keys import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM
 from irframe._input.options import Options
 from irframe.exceptions import (
-    ColumnNotFoundError,
     DuplicateRowsError,
     InvalidDataError,
-    InvalidParameterError,
 )
 
-__all__ = ["coverage", "holes", "judged_pairs", "ranked_top", "stack_runs"]
-
-
-def stack_runs(runs: object, system_col: str | None, where: str) -> tuple[pl.LazyFrame, Origin, list[str]]:
-    """One LazyFrame with a String :data:`SYSTEM` column, the origin and the systems in input order.
-
-    ``runs``: a mapping of system name -> frame, one stacked frame with ``system_col``,
-    or (``system_col=None``) one run, named ``"run"``.
-    """
-    if isinstance(runs, Mapping):
-        return _stack_mapping(runs, where)
-    lf, origin = to_lazy(runs, role="runs")
-    if system_col is None:
-        return lf.with_columns(pl.lit("run", dtype=pl.String).alias(SYSTEM)), origin, ["run"]
-    schema = lf.collect_schema()
-    if system_col not in schema:
-        err = ColumnNotFoundError.from_missing(
-            role="system", missing=system_col, available=list(schema), frame="stacked runs",
-            parameter="system_col",
-        )  # fmt: skip
-        msg = f"{err} Or pass a dict {{name: run}}, or system_col=None for a single run."
-        raise ColumnNotFoundError(msg)
-    lf = lf.with_columns(pl.col(system_col).cast(pl.String).alias(SYSTEM)).drop(system_col)
-    systems = lf.select(pl.col(SYSTEM).unique(maintain_order=True)).collect().to_series()
-    if systems.null_count():
-        msg = f"The system column {system_col!r} of the stacked runs has nulls. Hint: name every run."
-        raise InvalidDataError(msg)
-    return lf, origin, systems.to_list()
-
-
-def _stack_mapping(runs: Mapping[Any, Any], where: str) -> tuple[pl.LazyFrame, Origin, list[str]]:
-    if not runs:
-        msg = f"{where} needs at least one run; got an empty mapping."
-        raise InvalidParameterError(msg)
-    parts: list[pl.LazyFrame] = []
-    origins: list[Origin] = []
-    for name, frame in runs.items():
-        if not isinstance(name, str) or not name:
-            msg = f"{where}: run names must be non-empty strings; got {type(name).__name__} {name!r}."
-            raise InvalidParameterError(msg)
-        lf, origin = to_lazy(frame, role=f"run {name!r}")
-        origins.append(origin)
-        parts.append(lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM)))
-    try:
-        stacked = pl.concat(parts, how="diagonal_relaxed")
-        stacked.collect_schema()
-    except pl.exceptions.PolarsError as exc:
-        msg = f"{where}: the runs cannot be stacked ({exc}). Hint: give every run the same id dtypes."
-        raise InvalidParameterError(msg) from exc
-    return stacked, origins[0], list(runs)
+__all__ = ["coverage", "holes", "judged_pairs", "ranked_top"]
 
 
 def _run_columns(schema: pl.Schema, opts: Options) -> RunColumns:
@@ -198,8 +147,8 @@ def ranked_top(runs: pl.LazyFrame, qrels: Any, opts: Options, depth: int) -> pl.
     Parameters
     ----------
     runs : polars.LazyFrame
-        Stacked runs with a String system column named :data:`SYSTEM` (see :func:`stack_runs`)
-        and the columns ``opts`` names (query, doc, rank or score).
+        Stacked runs (:func:`irframe._input.runs.stack_runs`) with a String system column
+        named :data:`SYSTEM` and the columns ``opts`` names (query, doc, rank or score).
     qrels : frame or None
         Judgments with ``opts.qrels_columns``; ``None``: nothing judged.
     opts : Options

@@ -146,6 +146,28 @@ GRADE_DTYPES = cs.numeric() | cs.boolean() | cs.by_dtype(pl.Null)  # Null: a col
 that an expression can test it on a dtype it only learns at collect time (``irframe.expr``)."""
 
 
+def _require_roles(
+    schema: pl.Schema, ids: tuple[str, str], rank: str | None, score: str, *, rule: str, grades: str | None
+) -> None:
+    """Raise one error naming every role the run lacks: its ids, (order ``auto``) both the
+    rank and the score (``order="rank"``/``"score"``: :func:`_order` names the one asked),
+    and the ``grades`` column when no qrels were given and it is missing."""
+    wanted = [("query_id", ids[0], "query_col"), ("doc_id", ids[1], "doc_col")]
+    roles = [role for role in wanted if role[1] not in schema]
+    no_order = rule == "auto" and (rank is None or rank not in schema) and score not in schema
+    if rank is not None and rank != DEFAULT_RANK and no_order:  # a named rank column is missing
+        roles.append(("rank", rank, "rank_col"))
+        no_order = False
+    if grades is not None:
+        roles.append(("relevance", grades, "relevance_col"))
+    if roles or no_order:
+        order = (rank or DEFAULT_RANK, score) if no_order else None
+        err = ColumnNotFoundError.from_missing_roles(roles, list(schema), order=order)
+        if grades is not None:
+            err = ColumnNotFoundError(f"{err} (Or pass a separate qrels frame: qrels=...)")
+        raise err
+
+
 def _is_numeric(dtype: pl.DataType) -> bool:
     return bool(cs.expand_selector(pl.Schema({"x": dtype}), GRADE_DTYPES))
 
@@ -175,9 +197,11 @@ def resolve_run(
     need_relevance: bool,
     order_rule: Literal["auto", "rank", "score"] = "auto",
 ) -> RunColumns:
-    """Decide which columns of the run play which role; raise on missing or mistyped ones."""
-    _require(schema, query_col, "query_id", "run", "query_col")
-    _require(schema, doc_col, "doc_id", "run", "doc_col")
+    """Decide which columns of the run play which role; raise on missing or mistyped ones
+    (every missing role in one message)."""
+    missing_grades = need_relevance and (relevance_col is None or relevance_col not in schema)
+    grades = (relevance_col or "relevance") if missing_grades else None
+    _require_roles(schema, (query_col, doc_col), rank_col, score_col, rule=order_rule, grades=grades)
     _check_id(schema, query_col, "run")
     _check_id(schema, doc_col, "run")
     order, order_col, check_score = _order(schema, rank_col, score_col, order_rule)
@@ -188,16 +212,7 @@ def resolve_run(
         )
         raise InvalidDataError(msg)
     rel: str | None = None
-    if need_relevance:
-        if relevance_col is None or relevance_col not in schema:
-            err = ColumnNotFoundError.from_missing(
-                role="relevance",
-                missing=relevance_col or "relevance",
-                available=list(schema),
-                parameter="relevance_col",
-            )
-            msg = str(err) + " (Or pass a separate qrels frame: qrels=...)"
-            raise ColumnNotFoundError(msg)
+    if need_relevance and relevance_col is not None:
         _check_grade(schema, relevance_col, "run")
         rel = relevance_col
     for col in by:
@@ -234,18 +249,8 @@ def _order(
         return "rank", str(rank_col), check
     if has_score:
         return "score", score_col, None
-    if rank_col is not None and rank_col != DEFAULT_RANK:
-        raise ColumnNotFoundError.from_missing(
-            role="rank", missing=rank_col, available=list(schema), parameter="rank_col"
-        )
-    err = ColumnNotFoundError.from_missing(
-        role="score", missing=score_col, available=list(schema), parameter="score_col"
-    )
-    msg = (
-        f"The run frame has neither a rank column {rank_col or DEFAULT_RANK!r} nor a score "
-        f"column {score_col!r}; one is needed to order the documents. " + str(err).split(". ", 1)[1]
-    )
-    raise ColumnNotFoundError(msg)
+    order = (rank_col or DEFAULT_RANK, score_col)
+    raise ColumnNotFoundError.from_missing_roles([], list(schema), order=order)
 
 
 def grade_dtype_error(frame: str, col: str, dtype: object) -> InvalidDataError:
@@ -267,9 +272,11 @@ def resolve_qrels(
     schema: pl.Schema, *, query_col: str, doc_col: str, relevance_col: str
 ) -> tuple[str, str, str]:
     """Check the qrels frame's columns; return (query, doc, relevance) names."""
-    _require(schema, query_col, "query_id", "qrels", "qrels_query_col")
-    _require(schema, doc_col, "doc_id", "qrels", "qrels_doc_col")
-    _require(schema, relevance_col, "relevance", "qrels", "qrels_relevance_col")
+    roles = [("query_id", query_col, "qrels_query_col"), ("doc_id", doc_col, "qrels_doc_col"),
+             ("relevance", relevance_col, "qrels_relevance_col")]  # fmt: skip
+    missing = [role for role in roles if role[1] not in schema]
+    if missing:
+        raise ColumnNotFoundError.from_missing_roles(missing, list(schema), frame="qrels")
     _check_id(schema, query_col, "qrels")
     _check_id(schema, doc_col, "qrels")
     _check_grade(schema, relevance_col, "qrels")

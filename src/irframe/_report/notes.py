@@ -74,6 +74,15 @@ def conventions(measures: Iterable[str]) -> list[str]:
     >>> [note.split(" uses ")[0] for note in conventions(["nDCG@10", "RR", "nDCG(gain=linear)@5"])]
     ['nDCG@10']
     """
+    from irframe.exceptions import UnknownMeasureError
+    from irframe.measures import parse_measure
     from irframe.measures._conventions import convention_notes
 
-    return convention_notes(measures)
+    def is_measure(label: str) -> bool:
+        try:
+            parse_measure(label)
+        except UnknownMeasureError:  # a column of per-query values (irframe._compare.values)
+            return False
+        return True
+
+    return convention_notes([m for m in measures if is_measure(m)])

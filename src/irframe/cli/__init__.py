@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from irframe.cli._common import CliError, SubParsers, load_plugins, render_table
 from irframe.cli._common import _progress as _progress  # used by tests
-from irframe.cli._exit import Exit, epilog, guarded_stdout, report
+from irframe.cli._exit import Exit, epilog, guarded_stdout, report, warnings_as_notes
 
 if TYPE_CHECKING:
     from irframe.io.trec_output import render_trec
@@ -65,7 +65,7 @@ def __getattr__(name: str) -> Any:
 # the subcommands in --help order; irframe.cli.<name>.add_parser registers each
 _COMMANDS = (
     "eval", "compare", "snapshot", "check", "sample", "pool", "judgments", "agreement", "power",
-    "fuse", "demo", "measures",
+    "fuse", "demo", "measures", "online",
 )  # fmt: skip
 
 
@@ -188,7 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from irframe.measures._conventions import shown_as_notes
 
-        with guarded_stdout(), shown_as_notes():  # the commands print the conventions as notes
+        quiet = bool(getattr(args, "quiet", False))
+        # the commands print the conventions as notes, and irframe's other warnings too
+        with guarded_stdout(), shown_as_notes(), warnings_as_notes(quiet=quiet):
             load_plugins(getattr(args, "plugin", None) or [])
             return int(args.func(args))
     except BaseException as exc:

@@ -36,8 +36,10 @@ __all__ = [
     "load_plugins",
     "markers_encodable",
     "refuse_overwriting_inputs",
+    "render_long",
     "render_table",
     "shown",
+    "terminal_width",
     "write_table",
 ]
 
@@ -356,6 +358,72 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
     return "\n".join(out)
 
 
+def terminal_width(out: TextIO) -> int | None:
+    """The width a table written to ``out`` must fit in: the terminal's (or ``COLUMNS``)
+    when ``out`` is a terminal or ``COLUMNS`` is set; None (any width) otherwise."""
+    import os
+    import shutil
+
+    isatty = getattr(out, "isatty", None)
+    if not os.environ.get("COLUMNS") and not (isatty is not None and isatty()):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def _aligned(rows: list[list[str]], right: Sequence[bool]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(right))]
+    pad = [str.rjust if r else str.ljust for r in right]
+    return "\n".join("  ".join(pad[i](c, widths[i]) for i, c in enumerate(r)).rstrip() for r in rows)
+
+
+def render_long(
+    df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] = (), width: int | None = None
+) -> str:
+    """A table too wide for the terminal, one row per measure: the measures down and the
+    systems across when the rows are systems (and that fits ``width``), else the long
+    form (the text columns, ``measure``, ``value``).  ``*`` marks a ``mark_best`` row's
+    highest value.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"system": ["a", "b"], "AP": [0.5, 0.25], "P_5": [0.2, 0.4], "n_queries": [3, 3]})
+    >>> print(render_long(df, mark_best=["AP", "P_5"]))
+    measure         a        b
+    AP         0.5000*  0.2500
+    P_5        0.2000   0.4000*
+    n_queries       3        3
+    >>> print(render_long(df.drop("n_queries"), width=20))
+    system  measure   value
+    a       AP       0.5000
+    a       P_5      0.2000
+    b       AP       0.2500
+    b       P_5      0.4000
+    """
+    keys = [c for c in df.columns if not df.schema[c].is_numeric()]
+    values = [c for c in df.columns if c not in keys]
+    cell = [[_fmt_value(v, decimals) for v in df.get_column(c).to_list()] for c in values]
+    if keys == ["system"] or not keys:
+        names = [terminal(str(s)) for s in (df.get_column("system").to_list() if keys else range(df.height))]
+        rows = [["measure", *names]]
+        for c, texts in zip(values, cell, strict=True):
+            best = df.get_column(c).max() if c in mark_best and df.height > 1 else None
+            marks = [
+                ("*" if v == best else " ") if best is not None else "" for v in df.get_column(c).to_list()
+            ]
+            rows.append([terminal(c), *(t + m for t, m in zip(texts, marks, strict=True))])
+        text = _aligned(rows, [False, *[True] * len(names)])
+        if width is None or max(map(len, text.split("\n"))) <= width:
+            return text
+    rows = [[*map(terminal, keys), "measure", "value"]]
+    key_cells = [[_fmt_value(v, decimals) for v in df.get_column(k).to_list()] for k in keys]
+    for i in range(df.height):
+        rows += [
+            [*(k[i] for k in key_cells), terminal(c), texts[i]] for c, texts in zip(values, cell, strict=True)
+        ]
+    return _aligned(rows, [*[False] * (len(keys) + 1), True])
+
+
 def gain_note(asked: Sequence[Asked]) -> str | None:
     """One line naming nDCG/DCG's gain when such a measure is shown (None otherwise).
 
@@ -418,7 +486,12 @@ def _emit(
         msg = f"--precision must be >= 0, got {precision}"
         raise CliError(msg)
     if fmt == "table":
-        _write(render_table(df, decimals=4 if precision is None else precision, mark_best=mark_best), out)
+        decimals = 4 if precision is None else precision
+        text = render_table(df, decimals=decimals, mark_best=mark_best)
+        width = terminal_width(out)
+        if width is not None and max(map(len, text.split("\n")), default=0) > width:
+            text = render_long(df, decimals=decimals, mark_best=mark_best, width=width)
+        _write(text, out)
     elif fmt in ("tsv", "csv"):
         if precision is None:
             precision = TEXT_PRECISION

@@ -7,7 +7,8 @@ and the CLI reference page is generated from that help):
 code  meaning
 ====  ===========================================================================
 0     success (``irframe check``: the gate passed)
-1     ``irframe check``: the gate failed, a regression; no other command exits 1
+1     ``irframe check``: the gate failed, a regression; ``irframe online compare
+      --fail-on``: what it names was found; no other command exits 1
 2     a usage or data error: a bad option, an unknown measure, a missing or
       unreadable input, bad rows, a check that compared nothing, an internal error
 3     the output was not written: standard output closed early (a broken pipe,
@@ -56,7 +57,11 @@ class Exit(IntEnum):
 
 CONTRACT: tuple[tuple[Exit, str], ...] = (
     (Exit.OK, "success (irframe check: the gate passed)"),
-    (Exit.FAILED, "irframe check: the gate failed (a regression); no other command exits 1"),
+    (
+        Exit.FAILED,
+        "irframe check: the gate failed (a regression); irframe online compare --fail-on: what it names "
+        "was found; no other command exits 1",
+    ),
     (
         Exit.ERROR,
         "usage or data error: a bad option, an unknown measure, a missing or unreadable input, "
@@ -237,6 +242,12 @@ _COLUMN_KEYWORD = re.compile(r"\b(?:qrels_)?(query|doc|rank|score|relevance|text
 _COLUMNS_PRESET = re.compile(r"\b(?:[a-z_]+\(\.\.\., )?columns='([a-z_]+)'\)?")
 
 
+# "each impression is a query": on the command line the query column is query_id, which the
+# impression column takes over, so the query text moves aside (two --map are one rename)
+_IMPRESSION_HINT = re.compile(r"query_col='([^']*)' \(and by='query_id' to group them by 'query_id'\)")
+_IMPRESSION_CLI = r"--map query_id=query --map \1=query_id (and --by query to group them by the query text)"
+
+
 def _column_hint(m: re.Match[str]) -> str:
     """``query_col='qid'`` -> ``--map qid=query_id``; ``query_col=...`` -> ``--map COLUMN=query_id``."""
     return f"--map {m.group(2) or 'COLUMN'}={_COLUMN_ROLES[m.group(1)]}"
@@ -253,11 +264,40 @@ def one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     for library, cli in _CLI_SPELLING.items():
         text = text.replace(library, cli)
+    text = _IMPRESSION_HINT.sub(_IMPRESSION_CLI, text)
     text = _COLUMN_KEYWORD.sub(_column_hint, text)
     text = _COLUMNS_PRESET.sub(r"--columns \1", text)
     from irframe._escape import terminal
 
     return terminal(" ".join(part.strip() for part in text.splitlines() if part.strip()))
+
+
+@contextmanager
+def warnings_as_notes(*, quiet: bool) -> Iterator[None]:
+    """irframe's own warnings (a :class:`~irframe.exceptions.DuplicatesWarning`...) printed as
+    ``irframe: note: ...`` lines on stderr, each once (none with ``--quiet``); other warnings
+    as Python shows them."""
+    import warnings
+
+    from irframe import exceptions
+
+    ours = tuple(
+        v for v in vars(exceptions).values()
+        if isinstance(v, type) and issubclass(v, UserWarning) and v is not exceptions.ConventionWarning
+    )  # fmt: skip
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if not issubclass(category, ours):
+            shown(message, category, *args, **kwargs)
+        elif not quiet:
+            print(f"irframe: note: {one_line(Exception(str(message)))}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        for category in ours:
+            warnings.filterwarnings("default", category=category)
+        warnings.showwarning = show
+        yield
 
 
 def _known(exc: BaseException) -> bool:

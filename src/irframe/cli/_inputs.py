@@ -272,7 +272,8 @@ def refuse_disjoint_systems(runs: pl.DataFrame, sources: Sequence[RunSource]) ->
     msg = (
         f"the {len(sources)} runs share no query: are they the files of one run (e.g. a shell-expanded "
         "log/*.parquet)? Hint: pass --run-files-are one to evaluate them as one run (or quote the glob: "
-        "'log/*.parquet'), or --run-files-are systems to evaluate each as a system."
+        "'log/*.parquet'), or --run-files-are systems to evaluate each as a system (the arms of an A/B "
+        "test are not paired: irframe compare refuses them; use irframe.online.compare)."
     )
     raise CliError(msg)
 

@@ -23,6 +23,7 @@ from irframe.cli._common import (
     _progress,
     _write,
     gain_note,
+    terminal_width,
 )
 from irframe.cli._inputs import Inputs, add_run_options, read_inputs
 
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from irframe.measures.trec_m import Asked
 
 __all__ = ["add_parser", "cmd_eval"]
+
+# -f trec without -m: trec_eval's own default (its 'official' measures, runid and num_q included)
+TREC_DEFAULT = ("official",)
 
 _RUNS_HELP = (
     "A RUN is a file (TREC run, parquet, CSV/TSV, JSON lines, or - for stdin), or ONE run in several "
@@ -56,9 +60,14 @@ def add_parser(sub: SubParsers) -> None:
         epilog=(
             f"{_RUNS_HELP} Measures: ir_measures notation (nDCG@10, P(rel=2)@5, nDCG(gain=linear)@10, "
             "RR, AP@100) or trec_eval names (ndcg_cut_10, P_5, map, recip_rank); see "
-            "'irframe measures'. Default format: 'table' on a terminal, 'tsv' when piped. "
-            "'trec' is trec_eval's layout: measure, query, value (4 decimals), one block per "
-            "system with runid, num_q and 'all' rows (means; NumRet/NumRel/NumRelRet summed). "
+            "'irframe measures'. Default format: 'table' on a terminal (a table wider than the "
+            "terminal is shown long: one row per measure), 'tsv' when piped. "
+            "'trec' is trec_eval's output: measure, query, value (4 decimals), trec_eval's lines "
+            "in trec_eval's order, one block per system ('all' rows: means; NumRet/NumRel/NumRelRet "
+            "summed), and trec_eval's default measures (-m official) when -m is not given; runid and "
+            "num_q are printed when asked for (official and all_trec include them) or when there "
+            "are several runs. trec_eval's flags: -q, -m, -c (irframe's default, --missing zero), "
+            "-l N (--rel N), -J (--judged-only), -M N (--depth N). "
             "Exit codes: see 'irframe --help'."
         ),
     )
@@ -77,6 +86,20 @@ def add_parser(sub: SubParsers) -> None:
     )
     _add_missing_and_duplicates(p)
     p.add_argument(
+        "-c",
+        dest="missing",
+        action="store_const",
+        const="zero",
+        help="trec_eval -c: judged queries absent from the run score 0 (irframe's default, --missing zero)",
+    )
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: unjudged documents leave every ranking (judged_only=True in each "
+        "measure that takes it)",
+    )
+    p.add_argument(
         "-M",
         "--depth",
         type=_depth,
@@ -84,6 +107,7 @@ def add_parser(sub: SubParsers) -> None:
         help="at most N documents per query, the first in ranking order (trec_eval -M)",
     )
     p.add_argument(
+        "-l",
         "--rel",
         type=_number,
         metavar="N",
@@ -166,7 +190,8 @@ def _check_options(args: argparse.Namespace, fmt: str, by: list[str]) -> None:
 
     explicit_text = [t for t in text_measures(args.measures or []) if t in args.measures]
     if explicit_text and fmt != "trec":
-        msg = f"{explicit_text[0]} is text (trec_eval's per-query string): only with --format trec -q"
+        what = "trec_eval's per-query string" if explicit_text[0] == "relstring" else "trec_eval's run tag"
+        msg = f"{explicit_text[0]} is text ({what}): only with --format trec"
         raise CliError(msg)
     if fmt == "trec" and len(by) > 1:
         msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
@@ -178,13 +203,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     fmt = args.format or _default_format(sys.stdout)
     by = ["system", *[b for b in args.by if b != "system"]]
     _check_options(args, fmt, by)
-    inputs = read_inputs(args, DEFAULT_MEASURES, lazy=args.memory_limit is not None)
+    from irframe.measures.trec_m import text_measures
+
+    default = TREC_DEFAULT if fmt == "trec" else DEFAULT_MEASURES
+    inputs = read_inputs(args, default, lazy=args.memory_limit is not None)
+    if args.judged_only:
+        inputs = _judged_only(inputs, args)
     per_query, summary = _evaluate(inputs, by, args, fmt == "trec")
     asked = inputs.asked
     if fmt == "trec":
         texts = _texts(inputs, args)
         del inputs  # (the run is not read again: the formatting below reuses its memory)
-        _print_trec(asked, args.per_query, per_query, summary, texts)
+        runid = "runid" in text_measures(args.measures or TREC_DEFAULT) or summary.height > 1
+        _print_trec(asked, args.per_query, per_query, summary, texts, runid=runid)
         return 0
     table = per_query if args.per_query else summary
     best = (
@@ -195,8 +226,70 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _emit(table, fmt, sys.stdout, mark_best=best, precision=args.precision)
     note = gain_note(asked) if fmt == "table" else None
     if note:
-        _write(note, sys.stdout)
+        import textwrap
+
+        width = terminal_width(sys.stdout)
+        _write(textwrap.fill(note, width) if width else note, sys.stdout)
     return 0
+
+
+_KEYS = ("query_id", "doc_id")
+
+
+def _judged_only(inputs: Inputs, args: argparse.Namespace) -> Inputs:
+    """trec_eval's ``-J``: the run's documents without a judgment >= 0 leave the run
+    before anything is computed (every measure, ranks counted among the judged); how
+    many rows left is said on stderr."""
+    import dataclasses
+
+    import polars as pl
+
+    qrels, runs = inputs.qrels, inputs.runs
+    have = set(runs.collect_schema().names())
+    if qrels is None or not {*_KEYS, "relevance"} <= set(qrels.columns) or not set(_KEYS) <= have:
+        msg = (
+            "-J needs the qrels (query_id, doc_id, relevance) and the run's query_id and doc_id "
+            "columns. Hint: name them with --map (e.g. --map qid=query_id)."
+        )
+        raise CliError(msg)
+    judged = qrels.lazy().filter(pl.col("relevance") >= 0).select(pl.col(k).cast(pl.String) for k in _KEYS)
+    key = [pl.col(k).cast(pl.String).alias(f"__{k}") for k in _KEYS]
+    kept: Any = (
+        _top(runs.lazy(), inputs, args.depth)
+        .with_columns(key)
+        .join(
+            judged, left_on=[f"__{k}" for k in _KEYS], right_on=list(_KEYS), how="semi", maintain_order="left"
+        )
+        .drop([f"__{k}" for k in _KEYS])
+    )
+    if isinstance(runs, pl.DataFrame):
+        kept = kept.collect()
+        if not args.quiet:
+            within = f", within the first {args.depth} of each ranking" if args.depth else ""
+            note = (
+                f"-J: {kept.height} of {runs.height} run rows kept (documents with a judgment >= 0{within})"
+            )
+            print(f"irframe: note: {note}", file=sys.stderr)
+    return dataclasses.replace(inputs, runs=kept)
+
+
+def _top(runs: pl.LazyFrame, inputs: Inputs, depth: int | None) -> pl.LazyFrame:
+    """The first ``depth`` documents of each ranking (trec_eval cuts at ``-M`` before ``-J``
+    removes the unjudged), in :func:`irframe._input.columns.ranking_order`."""
+    from irframe._input.columns import ranking_order
+
+    if depth is None:
+        return runs
+    order = inputs.columns.order
+    if order == "auto":
+        order = "rank" if "rank" in runs.collect_schema().names() else "score"
+    by, descending = ranking_order(order, order, "doc_id")  # type: ignore[arg-type]
+    keys = [c for c in ("system", "query_id") if c in runs.collect_schema().names()]
+    return (
+        runs.sort([*keys, *by], descending=[False] * len(keys) + descending)
+        .group_by(keys, maintain_order=True)
+        .head(depth)
+    )
 
 
 def _texts(inputs: Inputs, args: argparse.Namespace) -> dict[str, dict[tuple[str, str], str]]:
@@ -221,9 +314,17 @@ def _print_trec(
     per_query: pl.DataFrame,
     summary: pl.DataFrame,
     texts: dict[str, dict[tuple[str, str], str]],
+    *,
+    runid: bool,
 ) -> None:
+    """trec_eval's lines, in trec_eval's order (:func:`irframe.measures.trec_m.in_trec_order`):
+    ``relstring`` where trec_eval prints it, ``runid`` and ``num_q`` when asked for."""
     from irframe.io.trec_output import trec_blocks, write_block
+    from irframe.measures.trec_m import in_trec_order, trec_position
 
+    asked = in_trec_order(asked)
+    where = trec_position("relstring") or (0, 0.0)
+    text_at = sum(1 for a in asked if (trec_position(a.printed) or where) < where)
     blocks = trec_blocks(
         per_query,
         summary,
@@ -233,6 +334,9 @@ def _print_trec(
         names=[a.printed for a in asked],
         all_only={a.label for a in asked if a.all_only},
         texts=texts,
+        text_at=text_at,
+        runid=runid,
+        num_q=False,
     )
     for block in blocks:  # written one by one: at 1e7 run lines, 4.7 million lines with -q
         write_block(block, sys.stdout)

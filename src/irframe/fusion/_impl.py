@@ -19,7 +19,9 @@ import polars as pl
 
 from irframe._input.columns import natural_order, ranking_order, resolve_run
 from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.keys import SYSTEM
 from irframe._input.options import DEFAULT_RANK, Missing, Options
+from irframe._input.runs import stack_runs
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -46,9 +48,7 @@ from irframe.fusion import (
 __all__ = ["KERNELS", "NORM_EXPRS", "fuse_runs", "tune"]
 
 # columns of the stacked, prepared frame (the caller's query and doc columns keep their names)
-_SYS, _NAME, _SCORE, _KEY, _CHECK, _POS = (
-    f"__fuse_{c}" for c in ("sys", "name", "score", "key", "check", "pos")
-)
+_SYS, _SCORE, _KEY, _CHECK, _POS = (f"__fuse_{c}" for c in ("sys", "score", "key", "check", "pos"))
 _SETTING = "__fuse_setting"
 
 
@@ -286,8 +286,8 @@ def _bind(spec: _Spec, systems: Sequence[Hashable], where: str) -> _Spec:
 class _Inputs:
     """The runs as one lazy stacked frame of the columns the fusion reads (schemas checked)."""
 
-    frame: pl.LazyFrame  # query, doc, _SYS (or _NAME for a stacked frame), _SCORE or _KEY/_CHECK
-    systems: tuple[Hashable, ...] | None  # None: a stacked frame's, read with the data
+    frame: pl.LazyFrame  # query, doc, _SYS (the system's index), _SCORE or _KEY/_CHECK
+    systems: tuple[str, ...]  # in input order
     origin: Origin
     opts: Options  # the column names (the first run's, after detection)
     id_dtypes: tuple[pl.DataType, pl.DataType]
@@ -392,38 +392,28 @@ def _check_like(first: tuple[str, Options, pl.LazyFrame], other: tuple[str, Opti
 
 
 def _stack(runs: object, opts: Options, spec: _Spec, system_col: str, where: str) -> _Inputs:
-    """The runs (a dict of frames or one stacked frame) as one lazy frame; schemas only."""
-    if not isinstance(runs, Mapping):
-        lf, origin = to_lazy(runs, "runs")
-        schema = lf.collect_schema()
-        if system_col not in schema:
-            raise ColumnNotFoundError.from_missing(
-                role="system", missing=system_col, available=list(schema), frame="stacked runs",
-                parameter="system_col",
-            )  # fmt: skip
-        o, frame = _read_columns(
-            lf, opts, spec, run="the runs", where=where, tag=pl.col(system_col).alias(_NAME)
-        )
-        return _Inputs(frame, None, origin, o, _id_dtypes(frame, o))
-    names = tuple(runs)
-    if len(names) < 2 or not all(isinstance(n, str) and n for n in names):
-        expected = "a dict of two or more runs by system name (non-empty str keys), or one stacked frame"
-        raise InvalidParameterError.for_value("runs", where, expected, f"a dict with keys {list(names)}")
+    """The runs as one lazy frame of the columns the fusion reads; schemas only (the names,
+    kinds and number of the runs by THE rules of :func:`irframe._input.runs.stack_runs`).
+    Each run of a dict is read on its own (one may rank by rank, another by score)."""
+    stack = stack_runs(runs, system_col, where, at_least=2)
+    if not isinstance(runs, Mapping):  # (the caller's system column name in messages)
+        index = range(len(stack.systems))
+        tag = pl.col(system_col).replace_strict(stack.systems, index, return_dtype=pl.UInt32).alias(_SYS)
+        lf = stack.lf.rename({SYSTEM: system_col})
+        o, frame = _read_columns(lf, opts, spec, run="the runs", where=where, tag=tag)
+        return _Inputs(frame, tuple(stack.systems), stack.origin, o, _id_dtypes(frame, o))
     read = []
-    for i, name in enumerate(names):
-        lf, origin = to_lazy(runs[name], f"run {name!r}")
-        tag = pl.lit(i, pl.UInt32).alias(_SYS)
-        o, frame = _read_columns(lf, opts, spec, run=f"run {name!r}", where=where, tag=tag)
-        read.append((name, o, frame, origin))
-    for name, o, frame, _ in read[1:]:
-        _check_like(read[0][:3], (name, o, frame))
-    if len({r[3].kind for r in read}) > 1:
-        kinds = ", ".join(f"{name!r}: {origin.kind}" for name, _, _, origin in read)
-        msg = f"The runs are frames of different kinds ({kinds}). Hint: pass them all as one kind."
-        raise InvalidParameterError(msg)
-    _, o, _, origin = read[0]
-    stacked = pl.concat([r[2] for r in read], how="vertical_relaxed")
-    return _Inputs(stacked, names, origin, o, _id_dtypes(stacked, o))
+    for i, name in enumerate(stack.systems):
+        lf, _ = to_lazy(runs[name], f"run {name!r}")
+        o, frame = _read_columns(
+            lf, opts, spec, run=f"run {name!r}", where=where, tag=pl.lit(i, pl.UInt32).alias(_SYS)
+        )
+        read.append((name, o, frame))
+    for other in read[1:]:
+        _check_like(read[0], other)
+    o = read[0][1]
+    frame = pl.concat([r[2] for r in read], how="vertical_relaxed")  # (one set of columns: read above)
+    return _Inputs(frame, tuple(stack.systems), stack.origin, o, _id_dtypes(frame, o))
 
 
 # --- reading and checking the rows ----------------------------------------------------------
@@ -437,20 +427,6 @@ def _collected(inp: _Inputs, spec: _Spec, where: str) -> tuple[pl.DataFrame, tup
     the query when the fusion reads ranks; and the systems in input order."""
     df = inp.frame.collect()
     systems = inp.systems
-    if systems is None:  # a stacked frame: its systems in first-appearance order
-        names = df.get_column(_NAME)
-        if names.null_count():
-            msg = f"The system column has {names.null_count()} null values. Hint: name every row's system."
-            raise InvalidDataError(msg)
-        systems = tuple(names.unique(maintain_order=True).to_list())
-        if len(systems) < 2:
-            expected = "runs of two or more systems"
-            raise InvalidParameterError.for_value(
-                "runs", where, expected, f"a stacked frame of {list(systems)}"
-            )
-        df = df.with_columns(
-            pl.col(_NAME).replace_strict(systems, range(len(systems)), return_dtype=pl.UInt32).alias(_SYS)
-        ).drop(_NAME)
     _check_rows(df, inp, spec, systems)
     if spec.reads == "rank":
         by, descending = ranking_order("rank", _KEY, inp.doc)  # _KEY: rank, or -score
@@ -550,8 +526,7 @@ def fuse_runs(
     where = "fuse"
     spec = _spec(method, norm, k, weights, where)
     inp = _stack(runs, opts, spec, system_col, where)
-    if inp.systems is not None:
-        _bind(spec, inp.systems, where)  # the weights' names and number, before any row is read
+    _bind(spec, inp.systems, where)  # the weights' names and number, before any row is read
     if inp.origin.kind == "polars-lazy":
         return pl.defer(lambda: _fuse_rows(inp, spec, where), schema=inp.schema())
     return from_lazy(_fuse_rows(inp, spec, where), inp.origin)

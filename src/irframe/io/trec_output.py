@@ -101,21 +101,29 @@ def _trec_query_lines(
     *,
     skip: set[str],
     texts: dict[str, dict[str, str]],
+    text_at: int | None = None,
 ) -> list[str]:
+    """The per-query lines, query by query; the ``texts`` after the first ``text_at``
+    labels (default: after all of them), where trec_eval prints them."""
     import polars as pl
 
     lines: list[str] = []
     judged = pq.filter(pl.any_horizontal(pl.col(list(labels)).is_not_null()))
-    shown = [(label, name) for label, name in zip(labels, names, strict=True) if label not in skip]
+    at = len(labels) if text_at is None else text_at
+    shown = [(i, label, name) for i, (label, name) in enumerate(zip(labels, names, strict=True))]
     for row in judged.iter_rows(named=True):
         qid = row["query_id"]
-        for label, name in shown:
+        said = [f"{name:<22}\t{qid}\t{values.get(str(qid), _EMPTY)}" for name, values in texts.items()]
+        for i, label, name in shown:
+            if i == at:
+                lines += said
             value = row[label]
-            if value is None:
+            if value is None or label in skip:
                 continue
             text = _trec_value(label, value, label in counts)
             lines.append(f"{name:<22}\t{qid}\t{text}")
-        lines += [f"{name:<22}\t{qid}\t{values.get(str(qid), _EMPTY)}" for name, values in texts.items()]
+        if at >= len(labels):
+            lines += said
     return lines
 
 
@@ -307,6 +315,9 @@ def trec_blocks(
     names: Sequence[str] | None = None,
     all_only: set[str] | None = None,
     texts: dict[str, dict[tuple[str, str], str]] | None = None,
+    text_at: int | None = None,
+    runid: bool = True,
+    num_q: bool = True,
 ) -> Iterator[str | pl.DataFrame]:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system,
     in blocks of whole lines made one at a time: the command line writes each
@@ -319,7 +330,10 @@ def trec_blocks(
     others are the summary's values (means, geometric means for GMAP).  ``names`` are
     the printed names (default: the labels); ``all_only`` labels (num_q, gm_map, gm_bpref)
     have no per-query rows.  ``texts`` (name -> (system, query) -> text, e.g. relstring)
-    are printed per query only, after the numbers; a query without text prints ``''``.
+    are printed per query only, after the first ``text_at`` labels (default: after the
+    numbers); a query without text prints ``''``.  ``runid`` and ``num_q``: whether the
+    ``all`` rows begin with those lines (trec_eval prints them when asked for, as
+    ``-m official`` does); a ``num_q`` among the labels is printed there, from the query count.
     """
     import polars as pl
 
@@ -336,10 +350,12 @@ def trec_blocks(
                     name: {q: t for (s, q), t in v.items() if s == str(system)}
                     for name, v in (texts or {}).items()
                 }
-                fast = iter(["\n".join(_trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine))])
+                found = _trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine, text_at=text_at)
+                fast = iter(["\n".join(found)])
             yield from (part for part in fast if len(part))
         srow = block.row(0, named=True)
-        lines = [f"{'runid':<22}\tall\t{system}", f"{'num_q':<22}\tall\t{srow['n_queries']}"]
+        lines = [f"{'runid':<22}\tall\t{system}"] if runid else []
+        lines += [f"{'num_q':<22}\tall\t{srow['n_queries']}"] if num_q or "num_q" in shown else []
         for label, name in zip(labels, shown, strict=True):
             if name == "num_q":  # printed above, from the query count
                 continue
@@ -348,4 +364,5 @@ def trec_blocks(
                 value = pq[label].sum()
             text = _trec_value(label, value, label in counts)
             lines.append(f"{name:<22}\tall\t{text}")
-        yield "\n".join(lines)
+        if lines:
+            yield "\n".join(lines)

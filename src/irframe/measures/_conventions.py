@@ -44,7 +44,7 @@ from contextvars import ContextVar
 from irframe.exceptions import ConventionWarning
 from irframe.measures._base import Measure
 
-__all__ = ["convention_note", "convention_notes", "shown_as_notes", "warn_conventions"]
+__all__ = ["convention_note", "convention_notes", "shown_as_notes", "stacklevel", "warn_conventions"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the irframe package
 _SEEN: set[str] = set()  # the measures warned about in this process
@@ -124,7 +124,7 @@ def convention_notes(measures: Iterable[str | Measure]) -> list[str]:
     return list(dict.fromkeys(n for n in notes if n is not None))
 
 
-def _stacklevel() -> int:
+def stacklevel() -> int:
     """The level of the first frame outside irframe (the caller's line, not the engine's)."""
     frame, level = sys._getframe(1), 1  # (warn_conventions: level 1)
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_ROOT):
@@ -155,7 +155,7 @@ def warn_conventions(measures: Iterable[Measure]) -> None:
             continue
         note = convention_note(m)
         if note is not None:
-            warnings.warn(note + _SILENCE, ConventionWarning, stacklevel=_stacklevel())
+            warnings.warn(note + _SILENCE, ConventionWarning, stacklevel=stacklevel())
         _SEEN.add(key)
 
 

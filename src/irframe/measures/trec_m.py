@@ -23,11 +23,69 @@ from irframe.measures._base import Measure, registry
 from irframe.measures._params import GAIN, REL
 from irframe.measures._parse import parse_measure, to_trec_name, trec_bases, trec_dotted, trec_groups
 
-__all__ = ["TEXT_MEASURES", "Asked", "expand_groups", "resolve", "resolve_measures", "text_measures"]
+__all__ = [
+    "TEXT_MEASURES",
+    "TREC_ORDER",
+    "Asked",
+    "expand_groups",
+    "in_trec_order",
+    "resolve",
+    "resolve_measures",
+    "text_measures",
+    "trec_position",
+]
 
 
-# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them per query
-TEXT_MEASURES: dict[str, tuple[str, ...]] = {"relstring": ("all_trec",)}
+# trec_eval's text measures: not numbers, so not registry families; `-f trec` prints them
+# (relstring per query, runid in the 'all' rows), with the groups that include them
+TEXT_MEASURES: dict[str, tuple[str, ...]] = {
+    "runid": ("official", "all_trec", "set"),
+    "relstring": ("all_trec",),
+}
+
+# trec_eval 10.0's table of measures (te_trec_measures in measures.c): its output follows
+# this order whatever the order of -m; the names with a value (P_5, iprec_at_recall_0.10)
+# sort under their base by value, as trec_eval prints them
+TREC_ORDER: tuple[str, ...] = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "num_nonjudged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap",
+    "rbp", "rbp_resid", "unj",
+)  # fmt: skip
+_VALUE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def trec_position(name: str) -> tuple[int, float] | None:
+    """Where trec_eval prints ``name`` (its place in :data:`TREC_ORDER`, then its value),
+    or None for a name trec_eval does not print.
+
+    Examples
+    --------
+    >>> trec_position("runid"), trec_position("P_10"), trec_position("num_rel_ret"), trec_position("nDCG@10")
+    ((0, 0.0), (11, 10.0), (4, 0.0), None)
+    """
+    for base in sorted(TREC_ORDER, key=len, reverse=True):
+        if name == base:
+            return TREC_ORDER.index(base), 0.0
+        if name.startswith(base + "_") and _VALUE.fullmatch(name[len(base) + 1 :]):
+            return TREC_ORDER.index(base), float(name[len(base) + 1 :])
+    return None
+
+
+def in_trec_order(asked: Sequence[Asked]) -> list[Asked]:
+    """``asked`` in the order trec_eval prints them (:func:`trec_position` of the printed
+    name); the measures trec_eval has no name for follow, in the order asked.
+
+    Examples
+    --------
+    >>> [a.printed for a in in_trec_order(resolve(["nDCG@10", "P.10,5", "map", "num_q"]))]
+    ['num_q', 'map', 'P_5', 'P_10', 'nDCG@10']
+    """
+    last = (len(TREC_ORDER), 0.0)
+    keyed = [(trec_position(a.printed) or last, i, a) for i, a in enumerate(asked)]
+    return [a for *_, a in sorted(keyed, key=lambda t: (t[0], t[1]))]
 
 
 @dataclass(frozen=True)
@@ -75,7 +133,7 @@ def text_measures(specs: Sequence[str]) -> list[str]:
     Examples
     --------
     >>> text_measures(["map", "all_trec"]), text_measures(["map"])
-    (['relstring'], [])
+    (['runid', 'relstring'], [])
     """
     wanted = {s.strip() for s in specs}
     return [name for name, groups in TEXT_MEASURES.items() if name in wanted or wanted & set(groups)]

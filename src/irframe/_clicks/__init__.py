@@ -1,0 +1,1 @@
+"""The implementation of :mod:`irframe.clicks` (read the public module first)."""

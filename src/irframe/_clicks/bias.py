@@ -1,0 +1,187 @@
+"""Position bias: how often each position is examined, relative to position 1."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from irframe._clicks.harvest import Estimate, Floats, estimator
+from irframe._clicks.prepare import check_positive_int, read_log, warn
+from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
+from irframe._input.params import check_level, check_seed
+from irframe._resample import index_chunks
+from irframe.exceptions import InvalidParameterError, closest
+
+__all__ = ["METHODS", "Method", "position_bias"]
+
+Method = Literal["ctr", "pivot", "adjacent", "allpairs", "em"]
+METHODS: tuple[str, ...] = ("ctr", "pivot", "adjacent", "allpairs", "em")
+_WHERE = "position_bias"
+
+
+def _check_method(method: object) -> str:
+    if method not in METHODS:
+        near = closest(str(method), METHODS)
+        hint = f" Hint: did you mean {near[0]!r}?" if near else ""
+        msg = (
+            f"The 'method' parameter of {_WHERE} must be one of {list(METHODS)}. "
+            f"Got {method!r} instead.{hint}"
+        )
+        raise InvalidParameterError(msg)
+    return str(method)
+
+
+def _replicates(est: Estimate, n_bootstrap: int, seed: object) -> Floats:
+    """Theta of ``n_bootstrap`` resamples of the queries (replicates x positions)."""
+    rng = lambda: np.random.default_rng(seed)  # type: ignore[arg-type]  # noqa: E731
+    out = []
+    for idx in index_chunks(seed, rng, n_bootstrap, est.n_queries):
+        rows = np.repeat(np.arange(idx.shape[0]), idx.shape[1])
+        flat = np.bincount(rows * est.n_queries + idx.ravel(), minlength=idx.shape[0] * est.n_queries)
+        out.append(est.theta(flat.reshape(idx.shape[0], est.n_queries).astype(np.float64)))
+    return np.vstack(out)
+
+
+def _randomized(rows: pl.LazyFrame) -> bool:
+    """Whether the log looks randomized: most pairs shown twice or more were shown at more
+    than one position."""
+    per = rows.group_by(QUERY, DOC).agg(pl.len().alias("n"), pl.col(POSITION).n_unique().alias("k"))
+    got = per.filter(pl.col("n") > 1).select((pl.col("k") > 1).mean()).collect().item()
+    return got is not None and got >= 0.5
+
+
+def position_bias(
+    log: Any,
+    method: Method = "pivot",
+    *,
+    n_bootstrap: int = 200,
+    ci: float = 0.95,
+    seed: int | None = 0,
+    iterations: int = 5000,
+    tol: float = 1e-6,
+    max_position: int | None = None,
+    impression_col: str = IMPRESSION,
+    query_col: str = QUERY,
+    doc_col: str = DOC,
+    position_col: str = POSITION,
+    clicked_col: str = CLICKED,
+) -> Any:
+    """Estimate the examination probability of each position relative to position 1 (theta).
+
+    Parameters
+    ----------
+    log : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
+        An impression log (see :func:`irframe.clicks.click_judgments`).
+    method : {"pivot", "adjacent", "allpairs", "em", "ctr"}, default "pivot"
+        How theta is estimated (see Notes).
+    n_bootstrap : int, default 200
+        Resamples of the queries for the confidence interval (``"em"`` and ``"allpairs"``
+        refit once per resample); 0 gives no interval (null bounds).
+    ci : float, default 0.95
+        Level of the percentile interval.
+    seed : int or None, default 0
+        Seed of the resampling.
+    iterations, tol : int, float
+        ``"em"`` and ``"allpairs"``: EM stops when no theta moves by more than ``tol``, or
+        after ``iterations`` (then a :class:`~irframe.exceptions.ClickLogWarning` gives
+        the last change).
+    max_position : int, optional
+        Rows below this position are left out first (counted, with a warning).
+    impression_col, query_col, doc_col, position_col, clicked_col : str
+        The log's column names.
+
+    Returns
+    -------
+    frame
+        One row per position from 1 to the deepest: ``position``, ``theta`` (1 at position
+        1), ``ci_low``, ``ci_high`` and ``n``: the rows (``"ctr"``, ``"em"``) or the
+        (query, document) pairs (``"pivot"``, ``"adjacent"``, ``"allpairs"``) it rests on.  A
+        position no pair reaches has a null theta, n = 0, and a warning names it.
+
+    Notes
+    -----
+    - ``"ctr"``: the CTR of position k over the CTR of position 1.  Valid only on a
+      randomized log (each document shown at random positions); on any other log it
+      mixes position bias with the ranker's quality, and a warning says so when most
+      (query, document) pairs shown twice never changed position.
+    - ``"pivot"``, ``"adjacent"``, ``"allpairs"``: intervention harvesting (Agarwal et al.,
+      WSDM 2019): the same (query, document) shown at different positions (by different
+      rankers, or over time).  With c(q, d, k) its CTR at position k: pivot's theta_k is
+      the sum of c(q, d, k) over the pairs shown at 1 and at k, over the sum of their
+      c(q, d, 1); adjacent chains the ratios of neighbouring positions (theta_k = product of
+      the ratios from 2 to k; past a missing link, null); these are ultr-bias-toolkit
+      0.0.5's ``PivotEstimator`` and ``AdjacentChainEstimator``.  AllPairs maximises the
+      weighted likelihood of every pair of positions, c ~ theta_k x r_{k,k'} with one
+      relevance per set {k, k'}, by EM (ultr-bias-toolkit's runs Adam on it, indexing
+      the sets by k x k', which merges e.g. {1, 6} and {2, 3}).
+    - ``"em"``: the position-based model (click = attractiveness x examination), fitted
+      by EM without a prior; theta_k = examination_k / examination_1.
+
+    The interval is the percentile bootstrap over queries (``n_bootstrap`` resamples).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2, 3, 3], "query_id": "q",
+    ...                     "doc_id": ["a", "b", "b", "a", "a", "b"],
+    ...                     "position": [1, 2, 1, 2, 1, 2], "clicked": [1, 0, 1, 1, 0, 0]})
+    >>> position_bias(log, "pivot", n_bootstrap=0).select("position", "theta", "n").rows()
+    [(1, 1.0, 2), (2, 0.6666666666666666, 2)]
+    """
+    name = _check_method(method)
+    n_boot = 0 if n_bootstrap == 0 else int(check_positive_int(n_bootstrap, "n_bootstrap", _WHERE) or 0)
+    level, checked_seed = check_level(ci, "ci", _WHERE), check_seed(seed, _WHERE)
+    check_positive_int(iterations, "iterations", _WHERE)
+    columns = {
+        "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
+        "position_col": position_col, "clicked_col": clicked_col,
+    }  # fmt: skip
+    clog = read_log(log, where=_WHERE, columns=columns, max_position=max_position)
+    if name == "ctr" and not _randomized(clog.rows):
+        warn(
+            f"{_WHERE}(method='ctr'): the log does not look randomized (most (query, document) pairs "
+            "shown more than once were always shown at the same position), so CTR by position mixes "
+            "position bias with the ranker's quality. Hint: use method='pivot' or 'em' on a log of "
+            "several rankers, or 'ctr' only on a randomized log."
+        )
+    est = estimator(clog.rows, name, iterations=iterations, tol=tol)
+    point = est.theta(np.ones((1, est.n_queries)))[0]
+    if est.fits and not est.fits[0][1]:
+        warn(
+            f"{_WHERE}(method={name!r}): EM did not converge within iterations={iterations}: the last "
+            f"iteration changed a parameter by {est.fits[0][0]:.3g} (> tol={tol:g}). Hint: raise iterations."
+        )
+    return clog.back(_table(est, point, n_boot=n_boot, level=level, seed=checked_seed, name=name))
+
+
+def _table(
+    est: Estimate, point: Floats, *, n_boot: int, level: float, seed: object, name: str
+) -> pl.DataFrame:
+    low, high = np.full(est.top, np.nan), np.full(est.top, np.nan)
+    if n_boot:
+        reps = _replicates(est, n_boot, seed)
+        alpha = (1 - level) / 2
+        for k in range(est.top):
+            finite = reps[:, k][np.isfinite(reps[:, k])]
+            if finite.size:
+                low[k], high[k] = np.quantile(finite, [alpha, 1 - alpha])
+    unreached = [k + 1 for k in range(est.top) if est.n[k] == 0 or not np.isfinite(point[k])]
+    if unreached:
+        warn(
+            f"{_WHERE}(method={name!r}): theta is undefined at position(s) {unreached[:10]}: no "
+            "(query, document) pair reaches them, or the pairs that do were never clicked at the "
+            "reference position; their theta is null. Hint: a log of several rankers (or randomized "
+            "positions) shows documents at more positions; method='em' pools all of them."
+        )
+    table = pl.DataFrame(
+        {
+            POSITION: np.arange(1, est.top + 1, dtype=np.int64),
+            "theta": point,
+            "ci_low": low,
+            "ci_high": high,
+            "n": est.n,
+        }
+    )
+    return table.with_columns(pl.col("theta", "ci_low", "ci_high").fill_nan(None))

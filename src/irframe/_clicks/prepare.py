@@ -1,0 +1,110 @@
+"""A click log read once: the caller's frame, its columns, its checks, the rows a rule left out.
+
+Every estimator of :mod:`irframe.clicks` starts here, so the column options, the checks
+(:mod:`irframe._input.logs`) and the ``max_position`` cut are the same for all of them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._input.logs import POSITION, LogColumns, canonical_log, check_log, is_click, log_columns
+from irframe.exceptions import ClickLogWarning, InvalidParameterError
+
+__all__ = ["CLICK", "ClickLog", "check_positive_int", "check_prior", "read_log", "warn"]
+
+#: the canonical log's 0/1 click column (``clicked > 0``, see :func:`irframe._input.logs.is_click`)
+CLICK = "__ir_click"
+
+
+@dataclass(frozen=True)
+class ClickLog:
+    """The canonical log (lazy) with what was read and left out on the way."""
+
+    rows: pl.LazyFrame
+    cols: LogColumns
+    origin: Origin
+    n_rows: int
+    n_impressions: int
+    n_impressions_without_clicks: int
+    n_rows_beyond_max_position: int
+
+    def back(self, frame: pl.DataFrame | pl.LazyFrame) -> Any:
+        """``frame`` as the caller's frame type."""
+        return from_lazy(frame, self.origin)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """The counts, as a result's summary shows them."""
+        return {
+            "n_rows": self.n_rows,
+            "n_impressions": self.n_impressions,
+            "n_impressions_without_clicks": self.n_impressions_without_clicks,
+            "n_rows_beyond_max_position": self.n_rows_beyond_max_position,
+        }
+
+
+def warn(message: str) -> None:
+    """A :class:`~irframe.exceptions.ClickLogWarning` pointing at the caller of the public function."""
+    warnings.warn(message, ClickLogWarning, stacklevel=4)
+
+
+def check_positive_int(value: object, name: str, where: str, *, allow_none: bool = False) -> int | None:
+    """An int >= 1 (or None when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        expected = "an int in the range [1, inf)" + (" or None" if allow_none else "")
+        raise InvalidParameterError.for_value(name, where, expected, value)
+    return value
+
+
+def check_prior(prior: object, where: str) -> tuple[float, float]:
+    """A Beta prior ``(alpha, beta)`` of two numbers >= 0."""
+    ok = isinstance(prior, tuple | list) and len(prior) == 2
+    values: tuple[object, ...] = tuple(prior) if isinstance(prior, tuple | list) and ok else ()
+    if not ok or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in values):
+        raise InvalidParameterError.for_value(
+            "prior", where, "a pair (alpha, beta) of numbers >= 0, e.g. (1, 1) or (0, 0)", prior
+        )
+    return float(values[0]), float(values[1])  # type: ignore[arg-type]
+
+
+def read_log(
+    log: object,
+    *,
+    where: str,
+    columns: Mapping[str, str],
+    max_position: int | None = None,
+    extra: Mapping[str, str | None] | None = None,
+) -> ClickLog:
+    """Read, check and cut the log; ``columns`` holds the ``*_col`` parameters by name."""
+    check_positive_int(max_position, "max_position", where, allow_none=True)
+    lf, origin = to_lazy(log, "log")
+    cols = log_columns(lf.collect_schema(), **columns, extra=extra)
+    rows = canonical_log(lf, cols)
+    counts = check_log(rows, cols).row(0, named=True)
+    beyond = 0
+    if max_position is not None:
+        beyond = int(rows.filter(pl.col(POSITION) > max_position).select(pl.len()).collect().item())
+        rows = rows.filter(pl.col(POSITION) <= max_position)
+        if beyond:
+            warn(
+                f"{where}: {beyond} of {counts['n_rows']} log rows are beyond max_position={max_position} "
+                "and were left out (as if never shown). Hint: max_position=None keeps every position."
+            )
+    return ClickLog(
+        rows.with_columns(is_click().alias(CLICK)),
+        cols,
+        origin,
+        counts["n_rows"],
+        counts["n_impressions"],
+        counts["n_impressions"] - counts["n_clicked_impressions"],
+        beyond,
+    )

@@ -1,0 +1,264 @@
+"""The online experiments' reports: an A/B comparison and an interleaving, as text, Markdown
+and one self-contained HTML page (:mod:`irframe._report.page`).
+
+The renderers read plain polars frames (:func:`irframe.online.compare`'s table, an
+interleaving's pairs) and a few facts; they compute nothing but formatting.
+
+Examples
+--------
+>>> import polars as pl
+>>> print(text_table(["a", "b"], [["x", "1.5"], ["long", "2"]], numeric={1}))
+a       b
+----  ---
+x     1.5
+long    2
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import polars as pl
+
+from irframe._report.page import Plot, esc, page, paragraph, plots, section, table
+
+__all__ = [
+    "ab_html",
+    "ab_markdown",
+    "ab_text",
+    "interleaving_html",
+    "interleaving_markdown",
+    "interleaving_text",
+    "markdown_table",
+    "text_table",
+]
+
+_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: Iterable[int] = ()) -> str:
+    """A plain-text table: columns padded, ``numeric`` ones right-aligned."""
+    nums = set(numeric)
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            c.rjust(w) if i in nums else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub Markdown table (``|`` in cells escaped)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _num(v: Any, digits: int = 4) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}"
+    return str(v)
+
+
+def _pct(v: Any) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:+.2f}%"
+
+
+def _p(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return "<1e-4" if v < 1e-4 else f"{v:.4f}"
+
+
+# --- A/B ------------------------------------------------------------------------------------------
+_AB_HEADER = [
+    "metric",
+    "arm",
+    "control",
+    "treatment",
+    "diff [CI]",
+    "lift [CI]",
+    "p",
+    "p_adj",
+    "units c/t",
+    "",
+]
+
+
+def _ab_rows(tab: pl.DataFrame, by: Sequence[str]) -> list[list[str]]:
+    rows = []
+    for r in tab.iter_rows(named=True):
+        metric = r["metric"] + (f" @{r['position']}" if r["position"] is not None else "")
+        seg = [str(r[b]) for b in by]
+        mark = ("▲" if r["diff"] > 0 else "▼") if r["significant"] else ""
+        rows.append([
+            *seg, metric, str(r["arm"]), _num(r["control_value"]), _num(r["treatment_value"]),
+            f"{_num(r['diff'])} [{_num(r['diff_ci_low'])}, {_num(r['diff_ci_high'])}]",
+            f"{_pct(r['lift'])} [{_pct(r['lift_ci_low'])}, {_pct(r['lift_ci_high'])}]",
+            _p(r["p_value"]), _p(r["p_adjusted"]), f"{r['n_control']}/{r['n_treatment']}", mark,
+        ])  # fmt: skip
+    return rows
+
+
+def _srm_lines(tab: pl.DataFrame, by: Sequence[str], srm_alpha: float) -> list[str]:
+    keys = [*by, "srm_p_value"]
+    lines = []
+    for r in tab.select(keys).unique(maintain_order=True).iter_rows(named=True):
+        seg = ", ".join(f"{b}={r[b]}" for b in by)
+        flag = "MISMATCH: the arms may not be comparable" if r["srm_p_value"] < srm_alpha else "ok"
+        where = f" ({seg})" if seg else ""
+        lines.append(
+            f"Sample ratio{where}: chi-square p = {_p(r['srm_p_value'])}, {flag} (flagged below {srm_alpha})."
+        )
+    return lines
+
+
+def _ab_notes(control: str, unit: str, correction: str, level: float, notes: Sequence[str]) -> list[str]:
+    return [
+        f"Each arm against the control {control!r}; the randomization unit is {unit!r}: every metric is "
+        "a ratio of per-unit sums, its variance the delta method over units (ddof=1), the test Welch's t "
+        "with Welch-Satterthwaite degrees of freedom (tea-tasting's RatioOfMeans); the lift's interval is "
+        "computed on the log scale.",
+        f"{_CORRECTIONS.get(correction, correction)} correction over the {{n}} comparisons of the table; "
+        f"▲/▼: p_adj < {1 - level:.3g}. {round(level * 100)}% intervals, uncorrected.",
+        *notes,
+    ]
+
+
+def ab_text(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
+    """The A/B report as plain text."""
+    rows = _ab_rows(tab, by)
+    header = [*by, *_AB_HEADER]
+    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
+    parts = [
+        "irframe online compare",
+        *_srm_lines(tab, by, facts["srm_alpha"]),
+        "",
+        text_table(header, rows, numeric=range(len(by) + 2, len(header) - 1)),
+        "",
+        *(n.replace("{n}", str(tab.height)) for n in notes),
+    ]
+    return "\n".join(parts)
+
+
+def ab_markdown(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
+    """The A/B report as Markdown."""
+    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
+    parts = [
+        "## irframe online compare",
+        "",
+        *(f"- {line}" for line in _srm_lines(tab, by, facts["srm_alpha"])),
+        "",
+        markdown_table([*by, *_AB_HEADER], _ab_rows(tab, by)),
+        "",
+        *(f"- {n.replace('{n}', str(tab.height))}" for n in notes),
+    ]
+    return "\n".join(parts)
+
+
+def _lift_plot(tab: pl.DataFrame) -> Plot:
+    rows = [r for r in tab.iter_rows(named=True) if r["lift"] is not None and not math.isnan(r["lift"])]
+
+    def draw(ax: Any) -> None:
+        labels = [
+            f"{r['metric']}{'' if r['position'] is None else ' @' + str(r['position'])} ({r['arm']})"
+            for r in rows
+        ]
+        y = list(range(len(rows)))[::-1]
+        for yi, r in zip(y, rows, strict=True):
+            color = (
+                "#1f7a5c"
+                if r["significant"] and r["lift"] > 0
+                else "#9b2226"
+                if r["significant"]
+                else "#5c6670"
+            )
+            ax.plot([100 * r["lift_ci_low"], 100 * r["lift_ci_high"]], [yi, yi], color=color, lw=2)
+            ax.plot([100 * r["lift"]], [yi], "o", color=color)
+        ax.axvline(0, color="#1d232a", lw=0.8)
+        ax.set_yticks(y, labels)
+        ax.set_xlabel("relative lift over the control (%), with its interval")
+
+    return (
+        "Relative lift per metric and arm (green/red: significant after correction)",
+        (7.5, 0.5 + 0.4 * len(rows)),
+        draw,
+    )
+
+
+def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
+    """The A/B report as one self-contained HTML page."""
+    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
+    srm = _srm_lines(tab, by, facts["srm_alpha"])
+    bad = any("MISMATCH" in s for s in srm)
+    header = [*by, *_AB_HEADER]
+    body = [
+        "<h1>irframe online compare</h1>",
+        paragraph(" ".join(srm), "verdict bad" if bad else "verdict"),
+        section("Effects", table(header, _ab_rows(tab, by), numeric=range(len(by) + 2, len(header) - 1))),
+        section("Lifts", plots([_lift_plot(tab)], "lift")),
+        section("How to read it", *(paragraph(n.replace("{n}", str(tab.height))) for n in notes)),
+    ]
+    return page("irframe online compare", "\n".join(body))
+
+
+# --- interleaving -----------------------------------------------------------------------------------
+_IL_HEADER = ["A", "B", "wins A", "wins B", "ties", "delta [CI]", "share A", "p", "p_adj"]
+
+
+def _il_rows(pairs: pl.DataFrame) -> list[list[str]]:
+    return [
+        [str(r["system_a"]), str(r["system_b"]), str(r["wins_a"]), str(r["wins_b"]), str(r["ties"]),
+         f"{_num(r['delta'])} [{_num(r['delta_ci_low'])}, {_num(r['delta_ci_high'])}]", _num(r["share_a"]),
+         _p(r["p_value"]), _p(r["p_adjusted"])]
+        for r in pairs.iter_rows(named=True)
+    ]  # fmt: skip
+
+
+def _il_notes(facts: dict[str, Any]) -> list[str]:
+    counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts["counts"].items())
+    return [
+        f"{facts['method'].replace('_', '-')} interleaving, credit summed per {facts['per']}; "
+        f"a {facts['per']} without credit for either system is a tie. delta = (wins A + ties/2) / n - 1/2 "
+        "with a bootstrap interval over the units; p: the two-sided sign test on wins A of wins A + wins B "
+        "(ties left out), corrected over the pairs.",
+        f"Counted: {counts}.",
+    ]
+
+
+def interleaving_text(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
+    """An interleaving's pairs as plain text."""
+    return "\n".join([
+        "irframe online interleaving", "", text_table(_IL_HEADER, _il_rows(pairs), numeric=range(2, 9)), "",
+        *_il_notes(facts),
+    ])  # fmt: skip
+
+
+def interleaving_markdown(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
+    """An interleaving's pairs as Markdown."""
+    return "\n".join([
+        "## irframe online interleaving", "", markdown_table(_IL_HEADER, _il_rows(pairs)), "",
+        *(f"- {n}" for n in _il_notes(facts)),
+    ])  # fmt: skip
+
+
+def interleaving_html(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
+    """An interleaving's pairs as one self-contained HTML page."""
+    body = [
+        "<h1>irframe online interleaving</h1>",
+        section("Pairs", table(_IL_HEADER, _il_rows(pairs), numeric=range(2, 9))),
+        section("How to read it", *(paragraph(n) for n in _il_notes(facts))),
+    ]
+    return page(f"irframe online interleaving ({esc(facts['method'])})", "\n".join(body))

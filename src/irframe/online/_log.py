@@ -1,0 +1,208 @@
+"""The online verbs' log: the shared impression log (:mod:`irframe._input.logs`) plus the
+columns an experiment adds (the randomization unit, the arm, segments, sessions, times).
+
+Internal names: the unit is ``_unit``, the arm ``_arm``, the optional roles keep their role
+names (``session_id``, ``timestamp``, ``click_time``, ``dwell``, ``team``), ``by=`` columns
+keep theirs.  The checks of the experiment's rules live here, once:
+
+* the arm column has at least two values (one value: nothing to compare);
+* a unit appears in one arm only (a unit in two arms is a broken randomization; the error
+  lists examples); ``by=`` segments may share units;
+* within an impression, the unit, the arm, the session, the timestamp and every ``by=``
+  column have one value;
+* times: a click earlier than its impression, or two impressions of one session at the
+  same timestamp (then "the next query" has two readings), are refused with the session
+  named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from irframe._input.frames import Origin, to_lazy
+from irframe._input.logs import IMPRESSION, canonical_log, check_log, log_columns
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
+
+__all__ = ["ARM", "UNIT", "OnlineLog", "read_online_log"]
+
+UNIT, ARM = "_unit", "_arm"
+OPTIONAL = ("session_id", "timestamp", "click_time", "dwell", "team")
+
+
+@dataclass(frozen=True)
+class OnlineLog:
+    """The canonical log, where it came from, the caller's names and the segments."""
+
+    lf: pl.LazyFrame
+    origin: Origin
+    names: Mapping[str, str]  # role -> the caller's column
+    by: tuple[str, ...]
+    counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions
+
+
+def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise InvalidParameterError.for_value(name, where, "a column name or a list of them", value)
+
+
+def read_online_log(
+    log: Any,
+    *,
+    where: str,
+    unit: str | None = None,
+    arm: str | None = None,
+    by: str | Sequence[str] | None = None,
+    need: Sequence[str] = (),
+    columns: Mapping[str, str] | None = None,
+) -> OnlineLog:
+    """Read ``log`` for an online verb; ``need``: the optional roles the verb needs."""
+    lf, origin = to_lazy(log, "log")
+    schema = lf.collect_schema()
+    names = {r: r for r in ("impression_id", "query_id", "doc_id", "position", "clicked", *OPTIONAL)}
+    for role, col in (columns or {}).items():
+        if role not in names or not isinstance(col, str):
+            expected = f"a mapping from the log's roles ({', '.join(names)}) to column names"
+            raise InvalidParameterError.for_value("columns", where, expected, dict(columns or {}))
+        names[role] = col
+    segs = _as_names(by, "by", where)
+    extra: dict[str, str | None] = {
+        r: names[r] if (r in need or names[r] in schema) else None for r in OPTIONAL
+    }
+    special: dict[str, str | None] = {UNIT: unit, ARM: arm} | {f"_by_{c}": c for c in segs}
+    for param, spec in special.items():
+        if spec is not None and spec not in schema:
+            name = "unit" if param == UNIT else "arm" if param == ARM else "by"
+            raise ColumnNotFoundError.from_missing(
+                role=spec, missing=spec, available=list(schema), frame="log", parameter=name
+            )
+    added = {k: v for k, v in special.items() if v is not None}
+    clash = [c for c in segs if c in names.values() or c in names]
+    if clash:
+        msg = f"{where}: by={clash[0]!r} is one of the log's roles; segment by another column."
+        raise InvalidParameterError(msg)
+    lf = lf.with_columns(pl.col(v).alias(k) for k, v in added.items())
+    cols = log_columns(
+        lf.collect_schema(),
+        impression_col=names["impression_id"],
+        query_col=names["query_id"],
+        doc_col=names["doc_id"],
+        position_col=names["position"],
+        clicked_col=names["clicked"],
+        extra=extra | {k: k for k in added},
+    )
+    for role in ("timestamp", "click_time", "dwell"):
+        if role in cols.extra:
+            _numeric(schema[cols.extra[role]], role, cols.extra[role])
+    canon = canonical_log(lf, cols).rename({f"_by_{c}": c for c in segs})
+    counts = check_log(canon, cols).row(0, named=True)
+    role_names = {"impression_id": cols.impression, "query_id": cols.query, "doc_id": cols.doc}
+    role_names |= {"position": cols.position, "clicked": cols.clicked}
+    role_names |= {r: c for r, c in cols.extra.items() if r in OPTIONAL}
+    if unit is not None:
+        role_names["unit"] = unit
+    if arm is not None:
+        role_names["arm"] = arm
+    return OnlineLog(canon, origin, role_names, segs, counts)
+
+
+def eager_origin(origin: Origin) -> Origin:
+    """The origin a small result table goes back as: a lazy caller's gets an eager polars frame."""
+    return Origin("polars") if origin.kind == "polars-lazy" else origin
+
+
+def _numeric(dtype: pl.DataType, role: str, col: str) -> None:
+    if not (dtype.is_numeric() or dtype == pl.Null):
+        msg = (
+            f"The log's {role} column {col!r} must be numeric (seconds); it has dtype {dtype}. Hint: "
+            f"convert it, e.g. pl.col({col!r}).dt.epoch('s') for a datetime, or pd.to_numeric."
+        )
+        raise InvalidDataError(msg)
+
+
+def check_impression_attributes(olog: OnlineLog, cols: Sequence[str]) -> None:
+    """Refuse an impression whose rows disagree on one of ``cols`` (unit, arm, session, by...)."""
+    if not cols:
+        return
+    per = olog.lf.group_by(IMPRESSION).agg([pl.col(c).n_unique().alias(c) for c in cols])
+    cond = pl.any_horizontal([pl.col(c) > 1 for c in cols])
+    bad = per.filter(cond).head(1).collect()
+    if bad.height == 0:
+        return
+    row = bad.row(0, named=True)
+    col = next(c for c in cols if row[c] > 1)
+    shown = olog.names.get({UNIT: "unit", ARM: "arm"}.get(col, col), col)
+    msg = (
+        f"The log's impression {row[IMPRESSION]!r} has {row[col]} different values of {shown!r} over its "
+        f"rows; an impression has one. Hint: check impression_id names one result page."
+    )
+    raise InvalidDataError(msg)
+
+
+def check_arms(units: pl.DataFrame, arm_col: str, where: str) -> list[Any]:
+    """The arms (natural order), refusing one arm and units in two arms (``units``: one row
+    per (segments, arm, unit) of the unit table)."""
+    arms = units.get_column(ARM).unique()
+    if arms.null_count():
+        msg = f"{where}: the arm column {arm_col!r} has null values; every impression needs its arm."
+        raise InvalidDataError(msg)
+    if arms.len() < 2:
+        msg = (
+            f"{where}: the arm column {arm_col!r} has one value ({arms.to_list()}); an A/B comparison "
+            "needs at least two arms. Hint: check the filter, or name the arm column with arm=..."
+        )
+        raise InvalidDataError(msg)
+    twice = (
+        units.group_by(UNIT)
+        .agg(pl.col(ARM).unique().sort().alias("arms"))
+        .filter(pl.col("arms").list.len() > 1)
+    )
+    if twice.height:
+        ex = twice.sort(UNIT).head(3)
+        shown = "; ".join(f"{u!r} in {a}" for u, a in ex.iter_rows())
+        msg = (
+            f"{where}: {twice.height} unit(s) appear in more than one arm of {arm_col!r} ({shown}); a unit "
+            "must see one arm (a broken randomization, or the wrong unit=). Hint: check the assignment, or "
+            "pass the unit that was randomized (unit='user_id' or 'session_id')."
+        )
+        raise InvalidDataError(msg)
+    return sorted(arms.to_list(), key=str)
+
+
+def check_times(imp: pl.LazyFrame) -> None:
+    """Refuse a click before its impression, or two impressions of a session at one time
+    (``imp``: one row per impression with ``session_id``, ``timestamp``, ``_ttfc``)."""
+    schema = imp.collect_schema()
+    if "_ttfc" in schema:
+        early = imp.filter(pl.col("_ttfc") < 0).head(1).collect()
+        if early.height:
+            msg = (
+                f"The log's impression {early[IMPRESSION][0]!r} has a click_time before its timestamp "
+                f"({early['_ttfc'][0]} s); timestamps out of order. Hint: check both columns are seconds "
+                "on the same clock."
+            )
+            raise InvalidDataError(msg)
+    if "session_id" in schema and "timestamp" in schema:
+        same = (
+            imp.group_by("session_id", "timestamp")
+            .agg(pl.len().alias("n"), pl.col(IMPRESSION).sort().head(2).alias("imps"))
+            .filter(pl.col("n") > 1)
+            .head(1)
+            .collect()
+        )
+        if same.height:
+            s, t, _, imps = same.row(0)
+            msg = (
+                f"The log's session {s!r} has {same['n'][0]} impressions at timestamp {t} (e.g. {imps}); "
+                "their order (and so each one's next query) is undefined: timestamps out of order. "
+                "Hint: use a finer timestamp, or order them and add a sequence number to the timestamp."
+            )
+            raise InvalidDataError(msg)

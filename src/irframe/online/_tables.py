@@ -1,0 +1,126 @@
+"""From the canonical log to the statistics table: per unit sums, then per group sums.
+
+One row per (segments, arm, metric, position) with ``n_units``, ``n_impressions``,
+``numerator``, ``denominator`` and the sums the delta method needs (``_sx``...).  Every
+step is a polars aggregation; the unit table (one row per (segments, arm, unit)) is kept
+for the cluster bootstrap and the arm checks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from irframe._input.columns import natural_order
+from irframe._input.logs import IMPRESSION, POSITION
+from irframe.online._log import ARM, UNIT, OnlineLog, check_impression_attributes, check_times
+from irframe.online._metrics import OnlineMetric, impression_table, position_rows
+from irframe.online._stats import moment_aggs
+
+__all__ = ["Tables", "group_tables"]
+
+logger = logging.getLogger("irframe.online")
+_ALL = "_all"
+_SUMS = ("_sx", "_sy", "_sxx", "_syy", "_sxy")
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The statistics (one row per group, metric, position) and the unit table."""
+
+    stats: pl.DataFrame
+    units: pl.DataFrame
+    notes: tuple[str, ...]
+
+
+def _needed(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> list[str]:
+    keep = [UNIT, *groups]
+    roles = {r for m in metrics for r in m.needs if m.family != "PositionCTR"}
+    keep += [r for r in ("session_id", "timestamp") if r in roles]
+    return list(dict.fromkeys(keep))
+
+
+def _session_notes(raw: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> list[str]:
+    refs = [m for m in metrics if m.family == "Reformulation"]
+    if not refs:
+        return []
+    aggs = [pl.col("_last_of_session").sum().alias("last"), pl.len().alias("n")]
+    aggs += [pl.col(f"_cut_{m.key}").sum().alias(m.key) for m in refs]
+    row = raw.select(aggs).collect().row(0, named=True)
+    notes = [
+        f"{m}: of {row['n']} impressions, {row['last']} end their session (no next query) and "
+        f"{row[m.key]} have their next query after the {m.param:g} s window; both count as not reformulated."
+        for m in refs
+    ]
+    for n in notes:
+        logger.info(n)
+    return notes
+
+
+def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
+    """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
+    keep = _needed(olog, metrics, groups)
+    check_impression_attributes(olog, keep)
+    full, raw = impression_table(olog.lf, metrics, keep)
+    check_times(
+        raw.select([c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in raw.collect_schema()])
+    )
+    notes = _session_notes(raw, metrics)
+    scalar = [m for m in metrics if m.family != "PositionCTR"]
+    keys = [_ALL, *groups]
+    sums = [pl.len().alias("_imps")]
+    sums += [pl.col(f"_{p}_{m.key}").sum() for m in scalar for p in ("num", "den")]
+    units = full.with_columns(pl.lit(True).alias(_ALL)).group_by([*keys, UNIT]).agg(sums).collect()
+    counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
+    parts = [_scalar_stats(units, m, keys) for m in scalar]
+    if any(m.family == "PositionCTR" for m in metrics):
+        parts.append(_position_stats(olog.lf, keys))
+    stats = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
+    stats = counts.join(stats, on=keys, how="left", nulls_equal=True)
+    order = {str(m): i for i, m in enumerate(metrics)}
+    stats = stats.with_columns(
+        pl.col("metric").replace_strict(order, return_dtype=pl.Int64).alias("_m"),
+        *[pl.col(s).fill_null(0.0) for s in (*_SUMS, "numerator", "denominator")],
+    )
+    segs = [g for g in groups if g != ARM]
+    arm = natural_order(stats.schema, [ARM]) if ARM in groups else []
+    sort = [*(natural_order(stats.schema, segs) if segs else []), pl.col("_m"), pl.col(POSITION), *arm]
+    stats = stats.sort(sort, nulls_last=False).drop("_m", _ALL)
+    stats = stats.with_columns(pl.col("n_units", "n_impressions").cast(pl.Int64))
+    return Tables(stats, units.drop(_ALL), tuple(notes))
+
+
+def _scalar_stats(units: pl.DataFrame, m: OnlineMetric, keys: Sequence[str]) -> pl.DataFrame:
+    num, den = f"_num_{m.key}", f"_den_{m.key}"
+    return (
+        units.group_by(keys)
+        .agg(moment_aggs(num, den))
+        .with_columns(
+            pl.lit(str(m)).alias("metric"),
+            pl.lit(None, dtype=pl.Int64).alias(POSITION),
+            pl.col("_sx").alias("numerator"),
+            pl.col("_sy").alias("denominator"),
+        )
+    )
+
+
+def _position_stats(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """PositionCTR: per (group, position); a unit that never saw a position adds 0 to both
+    sums (it still counts in ``n_units``, joined from the unit table)."""
+    rows = position_rows(lf.with_columns(pl.lit(True).alias(_ALL)))
+    per_unit = rows.group_by([*keys, UNIT, POSITION]).agg(
+        pl.col("_num_PositionCTR").sum(), pl.col("_den_PositionCTR").sum()
+    )
+    out = (
+        per_unit.group_by([*keys, POSITION])
+        .agg(moment_aggs("_num_PositionCTR", "_den_PositionCTR"))
+        .collect()
+    )
+    return out.with_columns(
+        pl.lit("PositionCTR").alias("metric"),
+        pl.col("_sx").alias("numerator"),
+        pl.col("_sy").alias("denominator"),
+    )
