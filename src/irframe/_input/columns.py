@@ -183,6 +183,14 @@ def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
     if dtype.is_nested():
         msg = f"The {frame} id column {col!r} has nested dtype {dtype}; ids must be str or int."
         raise InvalidDataError(msg)
+    if isinstance(dtype, pl.BaseExtension) or dtype == pl.Object:
+        what = "Python objects" if dtype == pl.Object else f"the extension type {dtype}"
+        msg = (
+            f"The {frame} id column {col!r} holds {what} (a pandas Period or Interval column, "
+            "say), which cannot be compared as ids; ids must be str or int. Hint: convert it "
+            f"first, e.g. df[{col!r}] = df[{col!r}].astype(str)."
+        )
+        raise InvalidDataError(msg)
 
 
 def resolve_run(
