@@ -59,3 +59,37 @@ def ultr_adjacent(rows: Iterable[Row]) -> dict[int, float]:
         product *= _ratio(*v)
         out[k1] = product
     return out
+
+
+def obp_slate_value(  # noqa: PLR0917 (obp's own argument list)
+    slate_id: list[object],
+    reward: list[float],
+    position: list[int],
+    behavior: list[float],
+    evaluation: list[float],
+    estimator: str,
+) -> float:
+    """obp 0.4.1's slate estimators (st-tech/zr-obp, ``obp/ope/estimators_slate.py``), as
+    ``estimate_policy_value`` computes them, with plain lists.
+
+    ``BaseSlateInverseProbabilityWeighting._estimate_round_rewards``: ``iw = evaluation_policy_pscore
+    / behavior_policy_pscore``, ``reward * iw``; ``SlateStandardIPS``, ``SlateIndependentIPS`` and
+    ``SlateRewardInteractionIPS`` differ only in which propensities they are given (the slate's,
+    the item-position's, the cascade's).  ``SelfNormalizedSlateStandardIPS``: ``reward * iw /
+    iw.mean()``; ``BaseSlateSelfNormalizedInverseProbabilityWeighting`` (SNIIPS, SNRIPS): for each
+    position, ``reward * iw / iw[position == p].mean()``.  ``estimate_policy_value``: the sum of the
+    estimated rewards over ``np.unique(slate_id).shape[0]``.
+    """
+    iw = [e / b for e, b in zip(evaluation, behavior, strict=True)]
+    if estimator == "snsips":
+        mean = sum(iw) / len(iw)
+        norm = [mean] * len(iw)
+    elif estimator in ("sniips", "snrips"):
+        by_position: dict[int, list[float]] = defaultdict(list)
+        for p, w in zip(position, iw, strict=True):
+            by_position[p].append(w)
+        norm = [sum(by_position[p]) / len(by_position[p]) for p in position]
+    else:
+        norm = [1.0] * len(iw)
+    total = sum(r * w / n for r, w, n in zip(reward, iw, norm, strict=True))
+    return total / len(set(slate_id))

@@ -224,8 +224,9 @@ def test_cli_help_lists_every_subcommand() -> None:
 
     help_text = _build_parser().format_help()
     assert all(f"    {name} " in help_text or f"    {name}\n" in help_text for name in _COMMANDS)
-    # eval, compare, snapshot, check, sample, pool, judgments, agreement, power, fuse, demo, measures, online
-    assert len(_COMMANDS) == 13
+    # eval, compare, snapshot, check, sample, pool, judgments, agreement, power, fuse, demo, measures, online,
+    # answers, clicks
+    assert len(_COMMANDS) == 15
 
 
 _ALLOC = (

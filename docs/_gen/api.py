@@ -36,6 +36,7 @@ TITLES = {
     "golden": "Golden sets: sample, pool, judge, merge, agreement, power",
     "fusion": "Fusing runs",
     "online": "Online experiments: A/B tests and interleaving",
+    "clicks": "Search logs: position bias, click models, counterfactual evaluation",
     "progress": "Progress reporting",
     "namespace": "The .ir namespace",
     "testing": "Testing helpers",

@@ -26,6 +26,10 @@ Examples
 from __future__ import annotations
 
 from irframe._clicks.bias import METHODS, position_bias
+from irframe._clicks.counterfactual import ESTIMATORS, counterfactual
 from irframe._clicks.models import MODELS, ClickModel, click_judgments, click_model
 
-__all__ = ["METHODS", "MODELS", "ClickModel", "click_judgments", "click_model", "position_bias"]
+__all__ = [
+    "ESTIMATORS", "METHODS", "MODELS", "ClickModel", "click_judgments", "click_model", "counterfactual",
+    "position_bias",
+]  # fmt: skip

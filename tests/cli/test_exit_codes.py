@@ -64,7 +64,8 @@ COMMANDS = [
     ["check", QRELS, DENSE, "-b", BM25], ["sample", "x.tsv", "-n", "2"], ["pool", QRELS, BM25],
     ["judgments", "merge", QRELS, "x.tsv"], ["agreement", QRELS, "{llm}"], ["power", QRELS, BM25],
     ["fuse", BM25, DENSE, "-o", "x.run"], ["demo"], ["measures"],
-    ["online", "compare", "x.parquet", "--control", "A"],
+    ["online", "compare", "x.parquet", "--control", "A"], ["answers", "grounding", "x.tsv", BM25],
+    ["clicks", "bias", "x.parquet"],
 ]  # fmt: skip
 
 
@@ -84,6 +85,8 @@ MISSING = {
     "pool": ["pool", QRELS, "{none}"], "judgments": ["judgments", "merge", QRELS, "{none}"],
     "agreement": ["agreement", QRELS, "{none}"], "power": ["power", QRELS, "{none}"],
     "fuse": ["fuse", BM25, "{none}", "-o", "{nodir}"], "online": ["online", "metrics", "{none_parquet}"],
+    "answers": ["answers", "grounding", "{none_parquet}", BM25],
+    "clicks": ["clicks", "judgments", "{none_parquet}"],
 }  # fmt: skip
 
 

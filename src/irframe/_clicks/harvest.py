@@ -25,7 +25,7 @@ __all__ = ["Estimate", "estimator"]
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
-QUERY_IDX, K0 = "__ir_q", "__ir_k0"
+QUERY_IDX, K0 = "__ir_query_index", "__ir_k0"
 
 
 @dataclass(frozen=True)

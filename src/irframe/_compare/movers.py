@@ -24,7 +24,8 @@ from irframe._compare.pairing import (
     check_shared_queries,
     pair_values,
 )
-from irframe._input.columns import ranking_order
+from irframe._engine.plan import at_depth, best_ranked
+from irframe._input.columns import resolve_run
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe._input.runs import Stack, stack_runs
@@ -47,26 +48,35 @@ def _top_docs(
     grades: pl.LazyFrame | None,
     *,
     query_col: str,
-    doc_col: str,
-    rank_col: str | None,
-    score_col: str,
     k: int,
+    opts: Options,
 ) -> pl.DataFrame | None:
-    """The first ``k`` documents per (system, query) in ``keys``, in ranking order, as a
-    list of ``{doc_id, grade}`` structs (``grade`` null: unjudged)."""
+    """The first ``k`` documents per (system, query) in ``keys`` of the ranking that was
+    scored: the order ``opts.order`` reads (:func:`~irframe._input.columns.resolve_run`), after
+    ``duplicates="first"`` (each document at its best-ranked row) and ``depth`` (the rows
+    below it were not scored), as the engine does (:func:`~irframe._engine.plan.at_depth`,
+    :func:`~irframe._engine.plan.best_ranked`); a list of ``{doc_id, grade}`` structs
+    (``grade`` null: unjudged)."""
     schema = run.collect_schema()
-    if doc_col not in schema:
+    doc_col = opts.doc_col
+    has_order = (opts.rank_col is not None and opts.rank_col in schema) or opts.score_col in schema
+    if doc_col not in schema or query_col not in schema or not has_order:
         return None
-    doc_s = pl.col(doc_col).cast(pl.String)
-    if rank_col is not None and rank_col in schema:
-        order, desc = ranking_order("rank", rank_col, doc_col)
-    elif score_col in schema:
-        order, desc = ranking_order("score", score_col, doc_col)
-    else:
-        return None
+    cols = resolve_run(
+        schema, query_col=query_col, doc_col=doc_col, rank_col=opts.rank_col, score_col=opts.score_col,
+        relevance_col=None, by=(_SYS,), need_relevance=False, order_rule=opts.order,
+    )  # fmt: skip
+    order, desc = cols.ranking()
     rows = (
-        run.select(_SYS, pl.col(query_col).cast(pl.String).alias(_QKEY), doc_s, order[0])
+        run.select(_SYS, query_col, doc_col, cols.order_col)
+        .with_columns(pl.col(query_col).cast(pl.String).alias(_QKEY))
         .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
+    )
+    rows = at_depth(rows, cols, opts)
+    if opts.duplicates == "first":
+        rows = best_ranked(rows, cols)
+    rows = (
+        rows.with_columns(pl.col(doc_col).cast(pl.String))
         .sort([_SYS, _QKEY, *order], descending=[False, False, *desc])
         .group_by([_SYS, _QKEY], maintain_order=True)
         .head(k)
@@ -343,10 +353,8 @@ def _with_top_docs(
         keys,
         grades,
         query_col=query_col,
-        doc_col=doc_col,
-        rank_col=opts.rank_col,
-        score_col=opts.score_col,
         k=docs_top,
+        opts=opts,
     )
     if top is None:
         return out
@@ -385,10 +393,8 @@ def top_documents(
             keys,
             grades,
             query_col=query_col,
-            doc_col=opts.doc_col,
-            rank_col=opts.rank_col,
-            score_col=opts.score_col,
             k=k,
+            opts=opts,
         )
         if top is None:
             return None

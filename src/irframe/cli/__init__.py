@@ -65,7 +65,7 @@ def __getattr__(name: str) -> Any:
 # the subcommands in --help order; irframe.cli.<name>.add_parser registers each
 _COMMANDS = (
     "eval", "compare", "snapshot", "check", "sample", "pool", "judgments", "agreement", "power",
-    "fuse", "demo", "measures", "online",
+    "fuse", "demo", "measures", "online", "answers", "clicks",
 )  # fmt: skip
 
 

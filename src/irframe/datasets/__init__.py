@@ -2,7 +2,8 @@
 
 :func:`golden` loads the Voltmart help-center golden set: 40 queries in three
 segments, graded qrels (0-3) and three system runs (``bm25``, ``dense``, ``hybrid``)
-that differ in instructive ways.  The files are plain text (TREC qrels and runs, TSV
+that differ in instructive ways; :func:`rag` puts the answers of two RAG systems on top
+of it (nuggets, assignments, citations).  The files are plain text (TREC qrels and runs, TSV
 tables) under ``irframe/datasets/golden/``; the repository's ``scripts/make_golden.py`` regenerates them.
 
 Examples
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Golden", "GoldenPaths", "golden"]
+__all__ = ["RAG", "Golden", "GoldenPaths", "golden", "rag"]
 
 _HERE = Path(__file__).resolve().parent / "golden"
 SYSTEMS = ("bm25", "dense", "hybrid")
@@ -135,3 +136,83 @@ def golden(*, backend: Literal["polars", "pandas"] = "polars") -> Golden:
     if backend == "pandas":
         frames = {k: v.to_pandas() for k, v in frames.items()}
     return Golden(**frames, paths=paths)
+
+
+_RAG = Path(__file__).resolve().parent / "rag"
+RAG_SYSTEMS = ("bm25", "hybrid")
+
+
+@dataclass(frozen=True)
+class RAG:
+    """The RAG example as frames (see :func:`rag`).
+
+    Attributes
+    ----------
+    nuggets : frame
+        ``query_id``, ``nugget_id``, ``importance`` (vital, okay), ``text``.
+    assignments : frame
+        The LLM judge's labels of every answer's nuggets: ``system``, ``query_id``,
+        ``nugget_id``, ``assignment`` (support, partial_support, not_support).
+    human : frame
+        A person's labels of 30 of those per system (a random sample), same columns.
+    citations : frame
+        ``system``, ``query_id``, ``sentence_id``, ``citation_rank``, ``doc_id``, ``support``
+        (full, partial, none; null: not judged).
+    sentences : frame
+        ``system``, ``query_id``, ``sentence_id``, ``text``: every sentence of every answer.
+    runs : frame
+        The runs that fed the answers (the golden set's ``bm25`` and ``hybrid``), stacked.
+    qrels, queries : frame
+        The golden set's.
+    """
+
+    nuggets: Any
+    assignments: Any
+    human: Any
+    citations: Any
+    sentences: Any
+    runs: Any
+    qrels: Any
+    queries: Any
+
+
+def rag(*, backend: Literal["polars", "pandas"] = "polars") -> RAG:
+    """Load the bundled RAG example: two systems' answers to the golden set's 40 queries.
+
+    Each system is named after the retriever that fed it (``bm25``, ``hybrid``; the same
+    generator reads the run's top pages).  An LLM judge labelled every nugget of every
+    answer and is lenient; a person labelled 30 per system.  Some citations point to pages
+    the run never retrieved (``kb999`` does not exist).  ``scripts/make_rag.py`` in the
+    repository regenerates the files (``irframe/datasets/rag/``).
+
+    Parameters
+    ----------
+    backend : {"polars", "pandas"}, default "polars"
+        Type of the returned frames.
+
+    Examples
+    --------
+    >>> r = rag()
+    >>> r.assignments.shape, r.human.shape, r.citations.columns[-1]
+    ((230, 4), (60, 4), 'support')
+    >>> sorted(r.runs["system"].unique())
+    ['bm25', 'hybrid']
+    """
+    import polars as pl
+
+    from irframe.exceptions import InvalidParameterError
+
+    if backend not in ("polars", "pandas"):
+        raise InvalidParameterError.for_value("backend", "rag", "'polars' or 'pandas'", backend)
+    g = golden()
+    tsv: dict[str, Any] = {"separator": "\t", "quote_char": None, "infer_schema": False}
+    frames = {name: pl.read_csv(_RAG / f"{name}.tsv", **tsv)
+              for name in ("nuggets", "assignments", "human", "citations", "sentences")}  # fmt: skip
+    frames["citations"] = frames["citations"].with_columns(
+        pl.col("citation_rank").cast(pl.Int64), pl.col("support").replace("", None)
+    )
+    frames["runs"] = g.runs.filter(pl.col("system").is_in(RAG_SYSTEMS))
+    frames["qrels"], frames["queries"] = g.qrels, g.queries
+    if backend == "pandas":
+        frames = {k: v.to_pandas() for k, v in frames.items()}
+    return RAG(**frames)
