@@ -2,9 +2,9 @@
 
 RBP's binary and raw-grade forms and its residual, the C/W/L families (cwl-eval's user model:
 continuation C_i, weights W_i = prod_{j<i} C_j / sum, over ``max_depth`` padded ranks), Compat
-(ir_measures' RBO with the ideal ranking), FallOut, AUROC (pairs in order) and APRet.  Written
-from the definitions (the papers, cwl-eval's and ir_measures' code as read), one query at a
-time with loops; ``ranking`` is already cut at the measure's cutoff (``top`` in the oracle).
+(ir_measures' RBO with the ideal ranking), FallOut, AUROC (pairs in order), ir_measures' Accuracy
+and APRet.  Written from the definitions (the papers, cwl-eval's and ir_measures' code as read),
+one query at a time with loops; ``ranking`` is already cut at the measure's cutoff (``top`` in the oracle).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def _cwl(cont: Cont) -> Callable[[list[str], Judged, Measure], float]:
     return measure
 
 
-# --- Compat, FallOut, AUROC, APRet --------------------------------------------------------
+# --- Compat, FallOut, AUROC, Accuracy, APRet ----------------------------------------------
 def _rbo(ranking: list[str], ideal: list[str], p: float, depth: int) -> float:
     seen_r: set[str] = set()
     seen_i: set[str] = set()
@@ -162,6 +162,19 @@ def _auroc(ranking: list[str], judged: Judged, m: Measure) -> float:
     return ordered / (pos * neg)
 
 
+def _accuracy(ranking: list[str], judged: Judged, m: Measure) -> float:
+    """ir_measures' loop: per relevant document, the non-relevant ones ranked above it."""
+    above, nonrel = [], 0
+    for d in ranking:
+        if d in judged and judged[d] >= m.rel:
+            above.append(nonrel)
+        else:
+            nonrel += 1
+    if not above:
+        return 0.0
+    return 1.0 - sum(above) / (nonrel * len(above)) if nonrel else 1.0
+
+
 def _apret(ranking: list[str], judged: Judged, m: Measure) -> float:
     total, hits = 0.0, 0
     for i, d in enumerate(ranking, start=1):
@@ -184,5 +197,6 @@ EXTRA_FAMILIES: dict[str, Callable[[list[str], Judged, Measure], float]] = {
     "Compat": _compat,
     "FallOut": _fallout,
     "AUROC": _auroc,
+    "Accuracy": _accuracy,
     "APRet": _apret,
 }

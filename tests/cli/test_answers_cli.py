@@ -99,3 +99,26 @@ def test_exit_codes(tmp_path: Path) -> None:
     unwritable = run_cli("answers", "grounding", RAG / "citations.tsv", BM25, HYBRID, "--never-retrieved",
                          tmp_path / "no" / "dir" / "x.tsv")  # fmt: skip
     assert unwritable.returncode == Exit.OUTPUT
+
+
+def test_compare_values_equals_the_api(tmp_path: Path) -> None:
+    import irframe
+
+    r = rag()
+    keys = ["system", "query_id"]
+    values = irframe.evaluate(r.runs, ["nDCG@10"], r.qrels, by="system", per_query=True).join(
+        nugget_scores(r.assignments, r.nuggets, per_query=True).select(*keys, "A"), on=keys
+    )
+    path = tmp_path / "values.tsv"
+    values.write_csv(path, separator="\t")
+    args = ("-m", "nDCG@10", "-m", "A", "--test", "t", "--bootstrap", "200", "-b", "bm25")
+    res = run_cli("compare", "--values", path, *args, "-f", "tsv", "--precision", "12")
+    assert res.returncode == 0, res.stderr
+    want = irframe.compare(values, measures=["nDCG@10", "A"], test="t", n_bootstrap=200, baseline="bm25")
+    got = _tsv(res.stdout)
+    assert got["measure"].to_list() == ["nDCG@10", "A"]
+    assert got["p_value"].to_list() == pytest.approx(want["p_value"].to_list(), abs=1e-12)
+    assert got["ci_low"].to_list() == pytest.approx(want["ci_low"].to_list(), abs=1e-12)
+    unnamed = run_cli("compare", "--values", path)
+    assert unnamed.returncode == Exit.ERROR
+    assert "-m" in unnamed.stderr

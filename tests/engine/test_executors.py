@@ -126,3 +126,52 @@ def test_small_executor_divides_by_a_broadcast_count_exactly() -> None:
     assert small["AP"].to_list() == general["AP"].to_list()
     # a: hits at ranks 1, 3, 4 -> (1 + 2/3 + 3/4) / 6, summed in rank order
     assert small["AP"][0] == (1 + 2 / 3 + 3 / 4) / 6
+
+
+def test_small_executor_with_partition_values_divides_exactly() -> None:
+    """A bucket (or a backend's partition) of one system's rows for one judged query, with
+    every system expected (``partition_values``): the cross join gives one-value columns,
+    which polars' in-memory engine divides by as x * (1/R).  Bpref must be (1 - 1/4) / 5
+    = 0.15 exactly, as on the general path (the lazy small plan gave 0.15000000000000002)."""
+    from irframe._engine.buckets import collect_in_memory
+    from irframe._input.options import Options
+
+    run = pl.DataFrame({"system": ["a"] * 5, "query_id": ["q"] * 5, "doc_id": list("vwxyz"),
+                        "score": [5.0, 4.0, 3.0, 2.0, 1.0]})  # fmt: skip
+    # judged relevant: w and five unretrieved (R = 5); judged non-relevant: v and four more (N = 4)
+    qrels = pl.DataFrame({"query_id": ["q"] * 10, "doc_id": list("wABCDE") + list("vFGH"),
+                          "relevance": [1] * 6 + [0] * 4})  # fmt: skip
+    qrels = qrels.filter(pl.col("doc_id") != "E")  # R = 5: w, A, B, C, D
+    systems = pl.LazyFrame({"system": ["b", "c", "a"]})
+    got = {}
+    opts, n = Options.build(by="system"), run.height
+    for name in ("small", "general"):
+        with only_executor(name) as ran:
+            _, table = collect_in_memory(
+                run.lazy(), ["Bpref"], qrels, opts, n_rows=n, partition_values=systems, allow_empty=True
+            )
+        assert ran == [name]
+        got[name] = dict(table.select("system", "Bpref").iter_rows())
+    assert got["small"] == got["general"] == {"a": (1 - 1 / 4) / 5, "b": 0.0, "c": 0.0}
+    assert got["small"]["a"] == 0.15
+
+
+@pytest.mark.parametrize("by", [None, "system"])
+def test_small_executor_runs_one_polars_query(by: str | None) -> None:
+    """The small plan is one lazy query, collected once; the checks and the natural order
+    read its table without another polars query (each costs ~0.1-0.3 ms on a small input)."""
+    from test_compile_cost import counted_queries
+
+    run = pl.DataFrame({"system": ["a", "a", "b"], "query_id": ["q2", "q10", "q2"], "doc_id": ["x", "y", "x"],
+                        "score": [2.0, 1.0, 1.0]})  # fmt: skip
+    if by is None:
+        run = run.filter(pl.col("system") == "a").drop("system")
+    qrels = pl.DataFrame({"query_id": ["q2", "q10", "q3"], "doc_id": ["x", "z", "w"], "relevance": [1, 1, 2]})
+    irframe.evaluate(run, ["nDCG@10", "AP"], qrels, per_query=True, by=by)  # (measures parsed and compiled)
+    with only_executor("small") as ran, counted_queries() as calls:
+        got = irframe.evaluate(run, ["nDCG@10", "AP"], qrels, per_query=True, by=by, missing="drop")
+    assert ran == ["small"]
+    assert calls[0] == 1
+    # q2: x (relevant) first; q10: y unjudged, z never retrieved -> 0; q3 missing, dropped
+    rows = [("a", "q2", 1.0, 1.0), ("a", "q10", 0.0, 0.0), ("b", "q2", 1.0, 1.0)]
+    assert got.rows() == (rows if by else [r[1:] for r in rows[:2]])

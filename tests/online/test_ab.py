@@ -237,3 +237,16 @@ def test_corrections_are_irframe_stats() -> None:
     out = online.compare(log, ["CTR@3", "RRFirstClick"], control="A", correction="bh")
     assert out["p_adjusted"].to_list() == adjust_p_values(out["p_value"].to_numpy(), "bh").tolist()
     assert out["arm"].to_list() == ["B", "C", "B", "C"]
+
+
+def test_an_impression_with_two_units_or_arms_is_refused() -> None:
+    log = pl.DataFrame({
+        "impression_id": [1, 1, 2, 2], "query_id": ["q"] * 4, "doc_id": ["a", "b"] * 2,
+        "position": [1, 2] * 2, "clicked": [1, 0, 0, 1], "uid": ["u1", "u2", "u3", "u3"],
+        "arm": ["A", "A", "B", "B"],
+    })  # fmt: skip
+    with pytest.raises(InvalidDataError, match="impression 1 has different values of 'uid'"):
+        online.compare(log, "CTR", control="A", unit="uid")
+    mixed = log.with_columns(uid=pl.Series(["u1", "u1", "u3", "u3"]), arm=pl.Series(["A", "A", "B", None]))
+    with pytest.raises(InvalidDataError, match="impression 2 has different values of 'arm'"):
+        online.compare(mixed, "CTR", control="A", unit="uid")

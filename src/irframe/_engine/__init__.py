@@ -60,14 +60,13 @@ def per_query_table(plan: Plan, table: pl.LazyFrame | pl.DataFrame) -> pl.LazyFr
     are kept with null values so that they stay visible.  Weighted rows keep their
     weight (:data:`~irframe._input.weights.WEIGHT`, last).
     """
-    if plan.missing == "drop":
-        table = table.filter(pl.col(IN_RUN))
+    where = IN_RUN if plan.missing == "drop" else None
     cols = [*plan.keys, *plan.labels]
     if WEIGHT in table.collect_schema().names():
         cols.append(WEIGHT)
     if isinstance(table, pl.DataFrame):
-        return natural_sorted(table, plan.keys, cols)
-    table = table.select(cols)
+        return natural_sorted(table, plan.keys, cols, where=where)
+    table = table.select(cols) if where is None else table.filter(pl.col(where)).select(cols)
     return table.sort(natural_order(table.collect_schema(), plan.keys), nulls_last=True)
 
 

@@ -116,6 +116,8 @@ def run_input(run: Any, *, count_lazy: bool = False) -> RunInput:
     lf, origin = to_lazy(run, "run")
     if origin.kind == "polars-lazy" and not count_lazy:
         return RunInput(lf, origin, None, None)
+    if isinstance(run, pl.DataFrame) or is_pandas_frame(run) or is_arrow_table(run):
+        return RunInput(lf, origin, None, len(run))  # (counted without a polars query)
     return RunInput(lf, origin, None, int(lf.select(pl.len()).collect().item()))
 
 

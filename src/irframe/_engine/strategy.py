@@ -65,6 +65,7 @@ from irframe._engine.plan import (
     finish,
     group_ordered,
     group_ranked,
+    group_sorted,
     judged_in_run,
     judged_table,
     prepare,
@@ -124,7 +125,7 @@ class Executed:
     inp: Inputs[pl.LazyFrame]  # the inputs as the checks read them
     check_run_probe: bool  # the run's duplicate probe is still to be collected
     check_qrels_probe: bool  # the qrels' duplicate probe is still to be collected
-    table_probes: Mapping[str, pl.Expr]
+    table_probes: Mapping[str, tuple[str, str]]  # (rows, distinct) columns
 
 
 @dataclass(frozen=True)
@@ -193,41 +194,33 @@ def _dup_probes(run: pl.LazyFrame, done: Executed, cols: RunColumns) -> tuple[pl
     return run_probe, q.select(dup_probe([*done.inp.qkeys, cols.doc]))
 
 
-# --- small: eager steps, one sort ---------------------------------------------------------
+# --- small: one lazy query, collected once -------------------------------------------------
 def _small(job: Job) -> Executed | None:
-    """Every step eager: the rows sorted once into ranking order, the kernels in ONE
-    group_by, duplicates counted there (distinct documents per query)."""
+    """The whole plan as ONE lazy query, collected once on the in-memory engine: the rows
+    joined and sorted into ranking order, the diagnostics and the kernels in ONE group_by,
+    duplicates counted there (distinct documents per query), the judged queries joined."""
     comp, finals = job.compiled(inline_rn=not job.has_qrels)
     if job.lists_per_row(comp):
         return None
     cols, inp = job.cols, job.inp
-    frames = pl.collect_all([inp.rows] if inp.qrels is None else [inp.rows, inp.qrels])
-    eager = Inputs(frames[0], frames[1] if len(frames) > 1 else None, inp.qkeys, inp.qrels_by, inp.schema,
-                   inp.qrels_query, inp.qrels_read)  # fmt: skip
+    qstats = None
+    if inp.qrels is not None:
+        qstats = judged_table(inp.qrels, inp.qkeys, cols, comp, job.exp_gain, distinct=True)
+    rows = join_qrels(inp, cols, job.opts, keep_order=False)
+    if qstats is not None and comp.rn:
+        rows = rows.join(qstats.select([*inp.qkeys, *sorted(comp.rn)]), on=inp.qkeys, how="left")
     by_order, desc = cols.ranking()
     keys = list(cols.keys)
-    rows = join_qrels(eager, cols, job.opts, keep_order=False).sort(
-        [*keys, *by_order], descending=[False] * len(keys) + desc, nulls_last=True
-    )
-    qstats = None
-    if eager.qrels is not None:
-        qstats = judged_table(eager.qrels, inp.qkeys, cols, comp, job.exp_gain, distinct=True)
-    per_q = group_ordered(rows, eager, cols, comp, qstats, exp_gain=job.exp_gain, distinct=True)
-    values = None if job.partition_values is None else job.partition_values.collect()
-    table = finish(per_q, qstats, comp, finals, cols=cols, partitions=job.partitions, partition_values=values,
-                   kernels_ran=True)  # fmt: skip
+    rows = rows.sort([*keys, *by_order], descending=[False] * len(keys) + desc, nulls_last=True)
+    per_q = group_sorted(rows, inp, cols, comp, exp_gain=job.exp_gain)
+    table = finish(per_q, qstats, comp, finals, cols=cols, partitions=job.partitions,
+                   partition_values=job.partition_values, kernels_ran=True)  # fmt: skip
     # the duplicate probes, from the table: rows beyond the distinct documents (a judged
     # query of several systems counts once per system: a probe only needs to be 0 or not)
-    known = {"run": _surplus(N_ROWS, DISTINCT)} if job.opts.duplicates == "error" else {}
+    known = {"run": (N_ROWS, DISTINCT)} if job.opts.duplicates == "error" else {}
     if qstats is not None:
-        known["qrels"] = _surplus(Q_N, Q_DISTINCT)
-    lazy = replace(inp, qrels=None if eager.qrels is None else eager.qrels.lazy())
-    return Executed("small", table, lazy, False, False, known)
-
-
-def _surplus(rows: str, distinct: str) -> pl.Expr:
-    """Rows beyond the distinct documents, over the whole table (a duplicate probe)."""
-    return (pl.col(rows) - pl.col(distinct)).sum()
+        known["qrels"] = (Q_N, Q_DISTINCT)
+    return Executed("small", table.collect(engine="in-memory"), inp, False, False, known)
 
 
 # --- keyed: u64 keys put the rows in order (numpy) ------------------------------------------

@@ -31,7 +31,9 @@ __all__ = [
     "QUERY",
     "LogColumns",
     "canonical_log",
+    "check_impressions",
     "check_log",
+    "impression_checks",
     "is_click",
     "log_columns",
 ]
@@ -152,15 +154,29 @@ def check_log(log: pl.LazyFrame, cols: LogColumns) -> pl.DataFrame:
     ...
     irframe.exceptions.DuplicateRowsError: The log shows position 1 twice in impression 1 ...
     """
-    per = log.group_by(IMPRESSION).agg(
-        n=pl.len(),
-        n_positions=pl.col(POSITION).n_unique(),
-        n_queries=pl.col(QUERY).n_unique(),
-        min_position=pl.col(POSITION).min(),
-        clicks=(pl.col(CLICKED) > 0).sum(),
-        bad_clicks=(pl.col(CLICKED).is_null() | pl.col(CLICKED).is_nan() | (pl.col(CLICKED) < 0)).sum(),
-        null_keys=(pl.col(QUERY).is_null() | pl.col(DOC).is_null() | pl.col(POSITION).is_null()).sum(),
-    )
+    return check_impressions(log.group_by(IMPRESSION).agg(impression_checks()), log, cols)
+
+
+def impression_checks(prefix: str = "") -> list[pl.Expr]:
+    """The per-impression aggregations :func:`check_log` reads (names prefixed by ``prefix``),
+    for a verb that aggregates per impression anyway: add them to its own ``group_by`` and pass
+    the result (the prefix stripped) to :func:`check_impressions`, saving a pass over the log."""
+    exprs = {
+        "n": pl.len(),
+        "n_positions": pl.col(POSITION).n_unique(),
+        "n_queries": pl.col(QUERY).n_unique(),
+        "min_position": pl.col(POSITION).min(),
+        "clicks": (pl.col(CLICKED) > 0).sum(),
+        "bad_clicks": (pl.col(CLICKED).is_null() | pl.col(CLICKED).is_nan() | (pl.col(CLICKED) < 0)).sum(),
+        "null_keys": (pl.col(QUERY).is_null() | pl.col(DOC).is_null() | pl.col(POSITION).is_null()).sum(),
+    }
+    return [e.alias(prefix + name) for name, e in exprs.items()]
+
+
+def check_impressions(per: pl.LazyFrame, log: pl.LazyFrame, cols: LogColumns) -> pl.DataFrame:
+    """:func:`check_log` on the per-impression table of :func:`impression_checks` (one row per
+    impression: the ``IMPRESSION`` column and the checks' columns); ``log`` is read again only
+    to name an offending row."""
     problem = (
         (pl.col("n_positions") < pl.col("n"))
         | (pl.col("n_queries") > 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from typing import Any
 
 from irframe.cli._common import (
     DEFAULT_MEASURES,
@@ -25,6 +26,7 @@ from irframe.cli._common import (
 )
 from irframe.cli._inputs import add_run_options, read_inputs
 from irframe.cli._report_output import add_output_option, report_format, write_output
+from irframe.exceptions import CliError
 
 __all__ = ["COMPARE_FORMATS", "add_parser", "cmd_compare"]
 
@@ -75,6 +77,11 @@ def add_parser(sub: SubParsers) -> None:
     _add_map(p)
     _add_queries(p)
     add_run_options(p)
+    p.add_argument(
+        "--values", action="store_true",
+        help="the inputs are tables of per-query values (system, query_id, one column per measure, e.g. "
+        "answer measures from 'irframe answers ... --per-query'): no QRELS; -m names the columns",
+    )  # fmt: skip
     p.set_defaults(func=cmd_compare)
 
 
@@ -82,6 +89,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``irframe compare``."""
     from irframe import compare_report
 
+    if args.values:
+        return _compare_values(args)
     inputs = read_inputs(args, DEFAULT_MEASURES)
     with _progress(f"comparing {inputs.names}", inputs.progress):
         report = compare_report(
@@ -99,6 +108,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
             progress=inputs.progress,
             **inputs.options(args),
         )
+    _render(report, args)
+    return 0
+
+
+def _compare_values(args: argparse.Namespace) -> int:
+    """``irframe compare --values TABLE...``: per-query values compared as they are."""
+    from irframe import compare_report
+    from irframe.io.sniff import load_queries, load_runs
+
+    if not args.measures:
+        msg = "compare --values: name the value columns to compare with -m (e.g. -m nDCG@10 -m A)"
+        raise CliError(msg)
+    tables = [args.qrels, *args.runs]  # (every positional argument is a table of values)
+    values = load_runs(tables, dict(args.map), None)
+    report = compare_report(
+        values, None, args.measures, baseline=args.baseline, test=args.test, correction=args.correction,
+        by=[b for b in args.by if b != "system"] or None, alpha=args.alpha, n_permutations=args.permutations,
+        n_bootstrap=args.bootstrap, seed=args.seed,
+        queries=load_queries(args.queries, {}) if args.queries else None,
+    )  # fmt: skip
+    _render(report, args)
+    return 0
+
+
+def _render(report: Any, args: argparse.Namespace) -> None:
     fmt = report_format(args.format, args.output, _default_format(sys.stdout))
     out = io.StringIO()  # (the report's text and markdown carry the gain note themselves)
     if fmt == "table":
@@ -112,4 +146,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         _emit(report.table, fmt, out, precision=args.precision)
     write_output(out.getvalue(), args.output)
-    return 0

@@ -23,6 +23,7 @@ __all__ = [
     "PathOrFile",
     "Source",
     "TrecFormatError",
+    "json_nested",
     "open_source",
     "strip_suffixes",
 ]
@@ -151,3 +152,27 @@ def open_source(path_or_file: PathOrFile) -> Iterator[Source]:
         msg = f"Expected a path (str or pathlib.Path) or an open file, got {type(path_or_file).__name__}."
         raise TypeError(msg)
     yield Source(_decompressed(path_or_file), _display_name(path_or_file))
+
+
+_JSON_HEAD = 4096  # bytes read to tell a JSON object from TREC lines (whitespace first)
+
+
+def json_nested(src: Source) -> tuple[Source, dict[Any, Any] | None]:
+    """``src`` and, when its bytes are a JSON object (ranx's ``Qrels.save`` / ``Run.save``,
+    ``{query_id: {doc_id: value}}``), that object; else None and a source that reads the
+    same bytes from the start.  A TREC line never starts with ``{``."""
+    head = src.stream.read(_JSON_HEAD)
+    if not head.lstrip().startswith(b"{"):
+        return Source(_Prefixed(head, src.stream), src.name), None
+    import json
+
+    rest = src.stream.read()
+    try:
+        data = json.loads(head + rest)
+    except ValueError as exc:
+        msg = f"{src.name}: starts with '{{' but is not JSON ({exc}). Hint: a TREC file has no '{{'."
+        raise TrecFormatError(msg) from None
+    if not isinstance(data, dict):
+        msg = f"{src.name}: a JSON object {{query_id: {{doc_id: value}}}} was expected (ranx's format)."
+        raise TrecFormatError(msg)
+    return src, data

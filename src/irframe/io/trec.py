@@ -59,7 +59,7 @@ import polars as pl
 from irframe._input.columns import ranking_order
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidParameterError
 from irframe.io._parse import QRELS, QRELS_SUBTOPICS, RUN, VALUE, WS, read_lines
-from irframe.io._source import PathOrFile, TrecFormatError, open_source, strip_suffixes
+from irframe.io._source import PathOrFile, TrecFormatError, json_nested, open_source, strip_suffixes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -303,6 +303,9 @@ def read_trec_qrels(
     ----------
     path_or_file : str, Path or file object
         A path, or an open text or binary file.  Gzip is detected from the content.
+        A JSON object ``{query_id: {doc_id: grade}}`` (ranx's ``Qrels.save``, whose
+        integer grades :func:`irframe.read_table` cannot tell from a run's scores) is
+        read as the qrels it is given as.
     backend : {"polars", "pandas"}, default "polars"
         The frame type returned (pandas is imported only when asked for).
     subtopics : bool, default False
@@ -349,7 +352,10 @@ def read_trec_qrels(
         if subtopics
         else (QRELS, ["query_id", "doc_id"])
     )
-    with open_source(path_or_file) as src:
+    with open_source(path_or_file) as opened:
+        src, nested = json_nested(opened)
+        if nested is not None:  # ranx's Qrels.save: read as the qrels it is
+            return _out(_nested_qrels(nested, src.name, subtopics), backend)
         df = read_lines(src, layout, [*ids, "_text", VALUE]).rename({VALUE: "_rel_float"})
     df = df.with_columns(pl.col("_text").cast(pl.Int64, strict=False).alias("_rel_int"))
     if df["_rel_int"].null_count() == 0:
@@ -361,6 +367,16 @@ def read_trec_qrels(
     else:
         rel = pl.col("_rel_float")
     return _out(df.select(*ids, rel.alias("relevance")), backend)
+
+
+def _nested_qrels(nested: dict[Any, Any], name: str, subtopics: bool) -> pl.DataFrame:
+    """ranx's JSON qrels ``{query_id: {doc_id: grade}}`` in the long format."""
+    from irframe._input.peers import nested_frame
+
+    if subtopics:
+        msg = f"{name}: a JSON dict {{query_id: {{doc_id: grade}}}} (ranx's qrels) has no subtopics."
+        raise TrecFormatError(msg)
+    return nested_frame(nested, "qrels", f"qrels in {name!r}")
 
 
 # --- writers -----------------------------------------------------------------------------

@@ -116,6 +116,7 @@ class TrecName:
     cutoffs: tuple[float, ...] = ()
     groups: tuple[str, ...] = ("all_trec",)
     number: str = "{:.2f}"
+    param: str | None = None  # the parameter trec_eval's name.value sets (set_F.0.5: beta)
 
     @property
     def slot(self) -> str | None:

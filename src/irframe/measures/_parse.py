@@ -14,6 +14,7 @@ from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures._base import (
     Family,
     Measure,
+    TrecName,
     aliases,
     check_cutoff,
     per_registry,
@@ -21,7 +22,7 @@ from irframe.measures._base import (
     trec_names,
     unknown_measure,
 )
-from irframe.measures._peers import from_ir_measures, is_ir_measures
+from irframe.measures._peers import dcg_as_gain, from_ir_measures, is_ir_measures
 
 __all__ = [
     "parse_measure",
@@ -38,6 +39,8 @@ _NOTATION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*?)(?:\((?P<params>.*)\))
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() also reads full-width digits and '1_0'
 # trec_eval's (and pytrec_eval's) -m syntax: a name, a dot, comma-separated values (P.5,10)
 _DOTTED = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*)\.(?P<values>[0-9.]+(?:,[0-9.]+)*)$")
+# the same list after trec_eval's printed name, as ir_measures and pytrec_eval read it (P_5,10)
+_LISTED = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)_(?P<values>[0-9.]+(?:,[0-9.]+)+)$")
 
 
 _TrecIndex = tuple[tuple[re.Pattern[str], Family, str | None, Mapping[str, object]], ...]
@@ -71,30 +74,60 @@ def trec_dotted(text: str) -> list[str] | None:
 
     ``P.5,10`` is ``P_5`` and ``P_10``, ``ndcg_cut.10`` is ``ndcg_cut_10`` and
     ``iprec_at_recall.0.1`` is ``iprec_at_recall_0.10``: the names trec_eval prints.
+    ir_measures and pytrec_eval also read the list after the printed name (``P_5,10``,
+    ``ndcg_cut_20,4``), and ``set_F.1.0,0.5`` as set_F at beta 1.0 and 0.5
+    (``SetF(beta=0.5)``: trec_eval prints one name for both).
 
     Examples
     --------
     >>> trec_dotted("P.5,10"), trec_dotted("ndcg_cut.10"), trec_dotted("P@5")
     (['P_5', 'P_10'], ['ndcg_cut_10'], None)
+    >>> trec_dotted("ndcg_cut_20,4"), trec_dotted("set_F.1.0,0.5")
+    (['ndcg_cut_20', 'ndcg_cut_4'], ['set_F', 'SetF(beta=0.5)'])
     """
-    m = _DOTTED.match(text.strip())
-    if m is None:
-        return None
+    for spelling in (_DOTTED, _LISTED):
+        m = spelling.match(text.strip())
+        found = None if m is None else _listed(m["base"], m["values"], text, dotted=spelling is _DOTTED)
+        if found is not None:
+            return found
+    return None  # not a trec_eval name with a value (iprec_at_recall_0.10 is read as it is)
+
+
+def _listed(base: str, listed: str, text: str, *, dotted: bool) -> list[str] | None:
+    """The names of ``base`` at the values ``listed`` (:func:`trec_dotted`)."""
     for fam in registry().values():
         for t in fam.trec:
             slot = t.slot
-            if slot is None or t.pattern != f"{m['base']}_{{{slot}}}":
+            if slot is None and t.param is not None and t.pattern == base and dotted:
+                return _with_param(fam, t, listed.split(","), text)
+            if slot is None or t.pattern != f"{base}_{{{slot}}}":
                 continue
-            values = m["values"].split(",")
+            values = listed.split(",")
             if slot == "k" and not all(_DIGITS.fullmatch(v) for v in values):
-                raise InvalidParameterError.for_value("k", text, "ints >= 1, e.g. 'P.5,10'", m["values"])
+                raise InvalidParameterError.for_value("k", text, "ints >= 1, e.g. 'P.5,10'", listed)
             try:
                 return [t.format(int(v) if slot == "k" else float(v)) for v in values]
             except ValueError:
-                raise InvalidParameterError.for_value(
-                    slot, text, "numbers, e.g. '0.1,0.5'", m["values"]
-                ) from None
-    return None  # not a trec_eval name with a value (iprec_at_recall_0.10 is read as it is)
+                raise InvalidParameterError.for_value(slot, text, "numbers, e.g. '0.1,0.5'", listed) from None
+    return None
+
+
+def _with_param(fam: Family, t: TrecName, values: list[str], text: str) -> list[str]:
+    """trec_eval's ``set_F.1.0,0.5``: the name (at the parameter's default), else the
+    irframe measure with that value (trec_eval prints one name for all of them)."""
+    assert t.param is not None  # (the caller's check)
+    param = fam.params.get(t.param)
+    out = []
+    for v in values:
+        try:
+            value = float(v)
+        except ValueError:
+            raise InvalidParameterError.for_value(t.param, text, "numbers, e.g. '1.0,0.5'", v) from None
+        if param is not None and value == param.default:
+            out.append(t.pattern)
+        else:
+            out.append(str(Measure(fam.name, None, **{**t.fixed, t.param: value})))
+    return out
 
 
 @per_registry
@@ -201,6 +234,22 @@ def _cutoff(text: str, k: str | None) -> int | None:
     return check_cutoff(int(k), text)
 
 
+def _written_cutoff(params: dict[str, str], k: str | None, text: str) -> str | None:
+    """The cutoff, from ``@k`` or from ir_measures' ``cutoff=`` inside the parentheses
+    (``nDCG(cutoff=20)`` is ``nDCG@20``), taken out of ``params``; both, unequal: an error
+    (ir_measures lets ``@k`` win silently)."""
+    inside = params.pop("cutoff", None)
+    if inside is None:
+        return k
+    if k is not None and k.strip() != inside.strip():
+        msg = (
+            f"{text!r} gives two cutoffs: @{k} and cutoff={inside}. Hint: give one "
+            f"(ir_measures reads @{k} and drops cutoff={inside})."
+        )
+        raise InvalidParameterError(msg)
+    return inside.strip()
+
+
 def parse_measure(measure: str | Measure) -> Measure:
     """Parse one measure string (ir_measures notation, alias or trec_eval name).
 
@@ -280,12 +329,13 @@ def _parse_text(text: str) -> Measure:
     if fam is None:
         raise unknown_measure(text)
     params = _split_params(m["params"], text) if m["params"] is not None else {}
+    dcg_as_gain(fam.name, params, f"measure {text!r}")  # ir_measures' dcg=
     if fam.at_param is not None and m["k"] is not None:  # IPrec@0.1: @ sets a parameter
         if fam.at_param in params:
             msg = f"{fam.name}@value sets {fam.at_param}, given twice in {text!r}. Hint: give it once."
             raise InvalidParameterError(msg)
         return Measure.parsed(fam.name, None, {**params, fam.at_param: m["k"]}, text)
-    cutoff = _cutoff(text, m["k"])
+    cutoff = _cutoff(text, _written_cutoff(params, m["k"], text))
     if fam.cutoff == "required" and cutoff is None:
         msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1)."
         raise InvalidParameterError(msg)

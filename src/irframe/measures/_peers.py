@@ -16,12 +16,38 @@ from irframe.exceptions import UnknownMeasureError
 from irframe.measures._base import Measure, aliases, registry
 from irframe.measures._ranx import RANX, ranx_meaning
 
-__all__ = ["RANX", "from_ir_measures", "is_ir_measures", "ranx_meaning"]
+__all__ = ["RANX", "dcg_as_gain", "from_ir_measures", "is_ir_measures", "ranx_meaning"]
 
 
 def is_ir_measures(obj: object) -> bool:
     """True for an ir_measures measure object (ir_measures is never imported here)."""
     return type(obj).__module__.split(".")[0] == "ir_measures" and hasattr(obj, "NAME")
+
+
+def dcg_as_gain(name: str, params: dict[str, Any], where: str) -> None:
+    """ir_measures' ``dcg=`` (nDCG, SDCG), in ``params``, as irframe's parameters, in place:
+    nDCG's ``dcg='log2'`` (trec_eval's) is ``gain=linear``, ``dcg='exp-log2'`` (gdeval's)
+    ``gain=exp``; explicit ``gains`` are kept; SDCG has the log2 discount only.  Quotes
+    around the value (``nDCG(dcg="exp-log2")`` as text) are read as ir_measures reads them.
+
+    Examples
+    --------
+    >>> params = {"dcg": '"exp-log2"'}
+    >>> dcg_as_gain("nDCG", params, "nDCG(dcg=...)"); params
+    {'gain': 'exp'}
+    """
+    if "dcg" not in params:
+        return
+    dcg = str(params.pop("dcg")).strip().strip("'\"")
+    if name in ("nDCG", "NDCG") and dcg in ("log2", "exp-log2"):
+        if "gains" not in params:
+            params["gain"] = "exp" if dcg == "exp-log2" else "linear"
+        return
+    if name == "SDCG" and dcg == "log2":
+        return
+    shown = "'log2' or 'exp-log2'" if name != "SDCG" else "'log2' (irframe's SDCG has the log2 discount only)"
+    msg = f"{where}: dcg={dcg!r} has no irframe equivalent. Hint: use {shown}."
+    raise UnknownMeasureError(msg)
 
 
 def from_ir_measures(obj: Any) -> Measure:
@@ -48,20 +74,13 @@ def from_ir_measures(obj: Any) -> Measure:
     params = dict(getattr(obj, "params", {}) or {})
     name = str(obj.NAME)
     cutoff = params.pop("cutoff", None)
-    if name == "nDCG":
-        dcg = params.pop("dcg", "log2")
-        if dcg not in ("log2", "exp-log2"):
-            msg = f"ir_measures {obj}: dcg={dcg!r} has no irframe equivalent. Hint: use 'log2' or 'exp-log2'."
-            raise UnknownMeasureError(msg)
-        if "gains" not in params:
-            params["gain"] = "exp" if dcg == "exp-log2" else "linear"
+    if name == "nDCG" and "dcg" not in params and "gains" not in params:
+        params["dcg"] = "log2"  # ir_measures' default: trec_eval's linear gain
+    dcg_as_gain(name, params, f"ir_measures {obj}")
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"
     if name == "RBP" and "rel" not in params:
         params["gain"] = "linear"  # ir_measures' graded RBP (trectools): the raw grades as gains
-    if name == "SDCG" and params.pop("dcg", "log2") != "log2":
-        msg = f"ir_measures {obj}: irframe's SDCG has the log2 discount only (dcg='log2')."
-        raise UnknownMeasureError(msg)
     family = aliases().get(name, name)
     if family not in registry():
         msg = (

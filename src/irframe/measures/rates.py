@@ -1,4 +1,5 @@
-"""Measures torchmetrics' retrieval module has and trec_eval lacks: FallOut, AUROC, APRet.
+"""Measures torchmetrics' retrieval module has and trec_eval lacks: FallOut, AUROC, APRet; and
+ir_measures' Accuracy (AUROC's pairs, read as ir_measures reads them).
 
 ``m_*.c`` has none of them (trec_eval 10.0 has no fall-out), nor do ir_measures and ranx.  A
 document is relevant when its grade is at least ``rel``; non-relevant for fall-out means
@@ -31,17 +32,25 @@ def _fallout(m: Measure, ctx: Ctx) -> pl.Expr:
     return pl.when(total > 0).then(hits / total).otherwise(0.0)
 
 
-def _auroc_kernel(t: float, g: pl.Expr) -> pl.Expr:
+def _auroc_kernel(t: float, g: pl.Expr, only_relevant: float = 0.0) -> pl.Expr:
+    """The share of (relevant, other) pairs in ranking order; 0 without a relevant document,
+    ``only_relevant`` when every document is relevant (no pair either way)."""
     rel = K.relevant(t, g).cast(pl.Float64)
     pos = rel.sum()
     neg = rel.len().cast(pl.Float64) - pos
     above = (rel.cum_sum() * (1.0 - rel)).sum()  # per non-relevant: the relevant ranked above it
-    return pl.when((pos > 0) & (neg > 0)).then(above / (pos * neg)).otherwise(0.0)
+    ratio = pl.when(neg > 0).then(above / (pos * neg)).otherwise(only_relevant)
+    return pl.when(pos > 0).then(ratio).otherwise(0.0)
 
 
 def _auroc(m: Measure, ctx: Ctx) -> pl.Expr:
     g = K.top(ranked(m, ctx), m.cutoff)
     return ctx.over_ranking(m, "auc", _auroc_kernel(m.params["rel"], g))
+
+
+def _accuracy(m: Measure, ctx: Ctx) -> pl.Expr:
+    g = K.top(ranked(m, ctx), m.cutoff)
+    return ctx.over_ranking(m, "acc", _auroc_kernel(m.params["rel"], g, only_relevant=1.0))
 
 
 def _apret(m: Measure, ctx: Ctx) -> pl.Expr:
@@ -80,4 +89,17 @@ register(Family(
     peers="torchmetrics' RetrievalMAP(top_k=k) and scikit-learn's average_precision_score of the top k; "
     "AP@k (trec_eval's map_cut_k) divides the same sum by every judged relevant document, R. "
     "0 when no relevant document is in the top k.",
+))  # fmt: skip
+register(Family(
+    "Accuracy", "ir_measures' Accuracy: the share of (relevant, non-relevant) pairs of the top k in order",
+    _accuracy, _REL,
+    formula=r"Accuracy@k = \frac{|\{(i, j) : i < j \le k,\ g_i \ge rel,\ g_j \not\ge rel\}|}"
+    r"{|\{i \le k : g_i \ge rel\}| \cdot |\{j \le k : g_j \not\ge rel\}|}",
+    ir_measures="Accuracy",
+    peers="ir_measures' Accuracy (its accuracy provider): the probability that a relevant retrieved "
+    "document is ranked above a non-relevant (or unjudged) one. A query with no relevant document in the "
+    "top k is 0 here (a miss, as every measure counts one); ir_measures reports no value for it and leaves "
+    "it out of its mean (as it leaves out queries absent from the run). A top k of relevant documents only "
+    "is 1.0 (every pair in order; ir_measures divides by zero). AUROC is the same share with 0 there "
+    "(torchmetrics).",
 ))  # fmt: skip

@@ -117,7 +117,7 @@ register(Family(
 ))  # fmt: skip
 register(Family(
     "SetF", "F measure of the retrieved set: (1+beta) P R / (beta P + R), 0 without hits", _setf,
-    Params((REL, BETA, JUDGED_ONLY)), trec=(TrecName("set_F", groups=_SET),),
+    Params((REL, BETA, JUDGED_ONLY)), trec=(TrecName("set_F", groups=_SET, param="beta"),),
     formula=r"SetF = \frac{(1+\beta)\, P\, R}{\beta P + R}", ir_measures="SetF(beta=1)",
     peers="trec_eval's set_F.x weights P by x, not x squared (F1 at x = 1); "
     "ir_measures passes beta through unchanged.",

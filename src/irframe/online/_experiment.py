@@ -103,7 +103,7 @@ def metrics(
     level = check_level(level, "level", where)
     if variance not in ("delta", "bootstrap"):
         raise InvalidParameterError.for_value("variance", where, "'delta' or 'bootstrap'", variance)
-    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns)
+    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns, check=False)
     tables = group_tables(olog, ms, olog.by)
     stats = tables.stats.with_columns(delta_columns())
     if variance == "delta":
@@ -262,7 +262,9 @@ def _ab_table(
         raise InvalidParameterError.for_value(
             "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
         )
-    olog = read_online_log(log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns)
+    olog = read_online_log(
+        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
+    )
     tables = group_tables(olog, ms, [*olog.by, ARM])
     arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
     if control not in arms:

@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from irframe._input.frames import Origin, to_lazy
-from irframe._input.logs import IMPRESSION, canonical_log, check_log, log_columns
+from irframe._input.logs import IMPRESSION, LogColumns, canonical_log, check_log, log_columns
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = ["ARM", "UNIT", "OnlineLog", "read_online_log"]
@@ -41,7 +41,8 @@ class OnlineLog:
     origin: Origin
     names: Mapping[str, str]  # role -> the caller's column
     by: tuple[str, ...]
-    counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions
+    counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions (empty: not checked yet)
+    cols: LogColumns
 
 
 def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:
@@ -63,8 +64,13 @@ def read_online_log(
     by: str | Sequence[str] | None = None,
     need: Sequence[str] = (),
     columns: Mapping[str, str] | None = None,
+    check: bool = True,
 ) -> OnlineLog:
-    """Read ``log`` for an online verb; ``need``: the optional roles the verb needs."""
+    """Read ``log`` for an online verb; ``need``: the optional roles the verb needs.
+
+    ``check=False``: the caller runs the log's checks in its own pass over the impressions
+    (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`).
+    """
     lf, origin = to_lazy(log, "log")
     schema = lf.collect_schema()
     names = {r: r for r in ("impression_id", "query_id", "doc_id", "position", "clicked", *OPTIONAL)}
@@ -103,7 +109,7 @@ def read_online_log(
         if role in cols.extra:
             _numeric(schema[cols.extra[role]], role, cols.extra[role])
     canon = canonical_log(lf, cols).rename({f"_by_{c}": c for c in segs})
-    counts = check_log(canon, cols).row(0, named=True)
+    counts = check_log(canon, cols).row(0, named=True) if check else {}
     role_names = {"impression_id": cols.impression, "query_id": cols.query, "doc_id": cols.doc}
     role_names |= {"position": cols.position, "clicked": cols.clicked}
     role_names |= {r: c for r, c in cols.extra.items() if r in OPTIONAL}
@@ -111,7 +117,7 @@ def read_online_log(
         role_names["unit"] = unit
     if arm is not None:
         role_names["arm"] = arm
-    return OnlineLog(canon, origin, role_names, segs, counts)
+    return OnlineLog(canon, origin, role_names, segs, counts, cols)
 
 
 def eager_origin(origin: Origin) -> Origin:
@@ -128,21 +134,37 @@ def _numeric(dtype: pl.DataType, role: str, col: str) -> None:
         raise InvalidDataError(msg)
 
 
-def check_impression_attributes(olog: OnlineLog, cols: Sequence[str]) -> None:
-    """Refuse an impression whose rows disagree on one of ``cols`` (unit, arm, session, by...)."""
+def attribute_checks(cols: Sequence[str]) -> list[pl.Expr]:
+    """Per impression: whether its rows disagree on each of ``cols`` (``_multi_<col>``), for
+    :func:`check_impression_attributes`; nulls mixed with values count as disagreeing.
+
+    The values are compared by their 64-bit hashes (min != max): on text columns this is 2-3x
+    faster than comparing the strings; two different values with one hash (probability about
+    2**-64 per pair) would go unnoticed.
+    """
+    out = []
+    for c in cols:
+        nulls = pl.col(c).null_count()
+        mixed = (nulls > 0) & (nulls < pl.len())
+        h = pl.col(c).hash()
+        out.append(((h.min() != h.max()).fill_null(value=False) | mixed).alias(f"_multi_{c}"))
+    return out
+
+
+def check_impression_attributes(imp: pl.DataFrame, olog: OnlineLog, cols: Sequence[str]) -> None:
+    """Refuse an impression whose rows disagree on one of ``cols`` (unit, arm, session, by...);
+    ``imp``: one row per impression with :func:`attribute_checks`' columns."""
     if not cols:
         return
-    per = olog.lf.group_by(IMPRESSION).agg([pl.col(c).n_unique().alias(c) for c in cols])
-    cond = pl.any_horizontal([pl.col(c) > 1 for c in cols])
-    bad = per.filter(cond).head(1).collect()
+    bad = imp.filter(pl.any_horizontal([pl.col(f"_multi_{c}") for c in cols])).head(1)
     if bad.height == 0:
         return
     row = bad.row(0, named=True)
-    col = next(c for c in cols if row[c] > 1)
+    col = next(c for c in cols if row[f"_multi_{c}"])
     shown = olog.names.get({UNIT: "unit", ARM: "arm"}.get(col, col), col)
     msg = (
-        f"The log's impression {row[IMPRESSION]!r} has {row[col]} different values of {shown!r} over its "
-        f"rows; an impression has one. Hint: check impression_id names one result page."
+        f"The log's impression {row[IMPRESSION]!r} has different values of {shown!r} over its rows; an "
+        "impression has one. Hint: check impression_id names one result page."
     )
     raise InvalidDataError(msg)
 
@@ -160,10 +182,11 @@ def check_arms(units: pl.DataFrame, arm_col: str, where: str) -> list[Any]:
             "needs at least two arms. Hint: check the filter, or name the arm column with arm=..."
         )
         raise InvalidDataError(msg)
+    many = units.group_by(UNIT).agg(pl.col(ARM).n_unique().alias("n")).filter(pl.col("n") > 1)
     twice = (
-        units.group_by(UNIT)
+        units.join(many.select(UNIT), on=UNIT, how="semi")
+        .group_by(UNIT)
         .agg(pl.col(ARM).unique().sort().alias("arms"))
-        .filter(pl.col("arms").list.len() > 1)
     )
     if twice.height:
         ex = twice.sort(UNIT).head(3)

@@ -115,7 +115,8 @@ def parse_metrics(metrics: str | Sequence[str], where: str) -> list[OnlineMetric
 def _impression_aggs(metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> list[pl.Expr]:
     click = is_click() == 1
     aggs = [pl.col(c).first() for c in keep]
-    aggs += [click.sum().alias("_clicks"), pl.col(POSITION).filter(click).min().alias("_first_pos")]
+    # (pl.when(...).then(x).min(): nulls where not clicked; faster than x.filter(...) in a group_by)
+    aggs += [click.sum().alias("_clicks"), pl.when(click).then(pl.col(POSITION)).min().alias("_first_pos")]
     fams = {m.family for m in metrics}
     for m in metrics:
         if m.family == "CTR":
@@ -125,7 +126,8 @@ def _impression_aggs(metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> li
             sat = click & (pl.col("dwell") >= m.param)
             aggs.append(sat.any().cast(pl.Float64).alias(f"_hit_{m.key}"))
     if "TimeToFirstClick" in fams:
-        aggs.append((pl.col("click_time").filter(click).min() - pl.col("timestamp").first()).alias("_ttfc"))
+        first_click = pl.when(click).then(pl.col("click_time")).min()
+        aggs.append((first_click - pl.col("timestamp").first()).alias("_ttfc"))
     return aggs
 
 
@@ -169,21 +171,21 @@ def _session_columns(imp: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> pl.L
 
 
 def impression_table(
-    lf: pl.LazyFrame, metrics: Sequence[OnlineMetric], keep: Sequence[str]
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """(one row per impression with ``_num_<metric>``/``_den_<metric>``, the same before the
-    ratio columns: for the time checks and the counts of the session rules).
+    lf: pl.LazyFrame, metrics: Sequence[OnlineMetric], keep: Sequence[str], checks: Sequence[pl.Expr] = ()
+) -> pl.LazyFrame:
+    """One row per impression with ``_num_<metric>``/``_den_<metric>`` (and the session rules'
+    columns, ``_ttfc``, and the ``checks`` aggregated in the same pass).
 
     ``keep``: the per-impression columns carried (unit, arm, segments, session, time).
     """
     scalar = [m for m in metrics if m.family != "PositionCTR"]
-    imp = lf.group_by(IMPRESSION).agg(_impression_aggs(scalar, [QUERY, *keep]))
+    imp = lf.group_by(IMPRESSION).agg([*_impression_aggs(scalar, [QUERY, *keep]), *checks])
     imp = _session_columns(imp, scalar)
     cols = []
     for m in scalar:
         num, den = _ratio_columns(m)
         cols += [num.alias(f"_num_{m.key}"), den.alias(f"_den_{m.key}")]
-    return imp.with_columns(cols), imp
+    return imp.with_columns(cols)
 
 
 def position_rows(lf: pl.LazyFrame) -> pl.LazyFrame:

@@ -15,8 +15,16 @@ from dataclasses import dataclass
 import polars as pl
 
 from irframe._input.columns import natural_order
-from irframe._input.logs import IMPRESSION, POSITION
-from irframe.online._log import ARM, UNIT, OnlineLog, check_impression_attributes, check_times
+from irframe._input.logs import IMPRESSION, POSITION, check_impressions, impression_checks
+from irframe.exceptions import InvalidDataError
+from irframe.online._log import (
+    ARM,
+    UNIT,
+    OnlineLog,
+    attribute_checks,
+    check_impression_attributes,
+    check_times,
+)
 from irframe.online._metrics import OnlineMetric, impression_table, position_rows
 from irframe.online._stats import moment_aggs
 
@@ -25,6 +33,7 @@ __all__ = ["Tables", "group_tables"]
 logger = logging.getLogger("irframe.online")
 _ALL = "_all"
 _SUMS = ("_sx", "_sy", "_sxx", "_syy", "_sxy")
+_CHK = "_chk_"
 
 
 @dataclass(frozen=True)
@@ -60,15 +69,28 @@ def _session_notes(raw: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> list[s
     return notes
 
 
+def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> pl.DataFrame:
+    """One pass over the log: the impression table, the log's checks and the experiment's
+    (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`) run on it."""
+    checks = [*impression_checks(_CHK), *attribute_checks(keep)]
+    imp = impression_table(olog.lf, metrics, keep, checks).collect()
+    per = imp.select(IMPRESSION, pl.col(f"^{_CHK}.*$").name.map(lambda c: c.removeprefix(_CHK)))
+    check_impressions(per.lazy(), olog.lf, olog.cols)
+    check_impression_attributes(imp, olog, keep)
+    if imp.get_column(UNIT).null_count():
+        msg = f"The log's unit column {olog.names.get('unit')!r} has nulls; every impression needs its unit."
+        raise InvalidDataError(msg)
+    times = [c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in imp.columns]
+    check_times(imp.lazy().select(times))
+    return imp
+
+
 def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
     """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
     keep = _needed(olog, metrics, groups)
-    check_impression_attributes(olog, keep)
-    full, raw = impression_table(olog.lf, metrics, keep)
-    check_times(
-        raw.select([c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in raw.collect_schema()])
-    )
-    notes = _session_notes(raw, metrics)
+    imp = _impressions(olog, metrics, keep)
+    notes = _session_notes(imp.lazy(), metrics)
+    full = imp.lazy()
     scalar = [m for m in metrics if m.family != "PositionCTR"]
     keys = [_ALL, *groups]
     sums = [pl.len().alias("_imps")]
