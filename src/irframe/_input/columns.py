@@ -181,6 +181,12 @@ def _is_numeric(dtype: pl.DataType) -> bool:
 
 def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
     dtype = schema[col]
+    if dtype.is_decimal():  # (Decimal('1.00') is text '1.00', which never matches an id 1)
+        msg = (
+            f"The {frame} id column {col!r} has decimal dtype {dtype}; ids must be str or int. "
+            f"Hint: cast it, e.g. pl.col({col!r}).cast(pl.Int64) or .astype('int64')."
+        )
+        raise InvalidDataError(msg)
     if dtype.is_float():
         msg = (
             f"The {frame} id column {col!r} has float dtype {dtype}; ids must be str or int. "

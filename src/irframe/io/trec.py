@@ -33,9 +33,10 @@ Every place where these readers do not read a file as trec_eval 10.0 does, on pu
   trec_eval 10.0 (older trec_eval versions and other tools read it as data).
 * **A score that is not a number** (``1.5x``, ``high``, ``nan``) is an error; trec_eval's
   ``atof`` reads its numeric prefix, or 0.
-* **A grade written as a float** (``1e2``, ``2.0``) is read as its value, 100 and 2;
-  trec_eval's ``atol`` reads the integer prefix, 1 and 2.  A fractional grade (``0.5``)
-  is kept as a float rather than truncated to 0.
+* **A grade written as a float**: ``2.0`` is read as 2, as trec_eval's ``atol`` reads it;
+  a grade in exponent notation whose value is not its integer prefix (``1e2``: trec_eval
+  reads 1, a float reader 100) is an error naming it (the file reads two ways).  A
+  fractional grade (``0.5``) is kept as a float rather than truncated to 0.
 * **Odd bytes**: a NUL or control byte, text that is not UTF-8 and lines over 1 MiB are
   errors; trec_eval reads them as data (or stops at a NUL).
 * **A lone** ``\r`` ends a line; trec_eval reads it as whitespace inside one line.
