@@ -45,6 +45,18 @@ def test_pandas_extension_ids_are_named_and_the_hint_works(column: str, values: 
     assert _p2(run, qrels) == 0.5
 
 
+def test_uuid_object_ids_are_named_and_the_hint_works() -> None:
+    import uuid
+
+    ids = [uuid.UUID(int=1), uuid.UUID(int=2)]
+    run = RUN.assign(doc_id=pd.Series(ids, dtype=object))
+    qrels = QRELS.assign(doc_id=[str(i) for i in ids])
+    with pytest.raises(InvalidDataError, match=r"id column 'doc_id' holds bytes.*astype\(str\)"):
+        _p2(run, qrels)  # was a polars ComputeError: invalid utf8
+    run["doc_id"] = run["doc_id"].astype(str)  # the hint
+    assert _p2(run, qrels) == 0.5
+
+
 def test_an_unused_complex_column_is_named_and_the_hint_works() -> None:
     run = RUN.assign(z=np.array([1 + 2j, 3j]))
     with pytest.raises(InvalidDataError, match=r"'z' \(dtype complex128\).*drop"):

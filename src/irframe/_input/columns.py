@@ -196,6 +196,14 @@ def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
     if dtype.is_nested():
         msg = f"The {frame} id column {col!r} has nested dtype {dtype}; ids must be str or int."
         raise InvalidDataError(msg)
+    if dtype == pl.Binary:  # (pandas UUID objects arrive as bytes; cast as text, invalid UTF-8)
+        msg = (
+            f"The {frame} id column {col!r} holds bytes (binary dtype: bytes values, or objects such "
+            "as UUIDs); ids must be str or int. Hint: convert them to text first, e.g. "
+            f"df[{col!r}] = df[{col!r}].astype(str) for UUIDs, or pl.col({col!r}).cast(pl.String) for "
+            "UTF-8 bytes."
+        )
+        raise InvalidDataError(msg)
     if isinstance(dtype, pl.BaseExtension) or dtype == pl.Object:
         what = "Python objects" if dtype == pl.Object else f"the extension type {dtype}"
         msg = (
