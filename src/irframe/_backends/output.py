@@ -80,5 +80,5 @@ def check_output(output: Any, inputs: Mapping[str, Any], where: str = "evaluate_
     _writable(output, where)
     for role, given in inputs.items():
         for item in _items(given):
-            for path in [item, *_files(item)]:  # (a directory or glob: its files, and where it reads)
+            for path in [*_files(item), item]:  # (its files first: "over", then where it reads)
                 refuse_input_as_output(output, {role: path}, where, parameter="output")
