@@ -52,8 +52,10 @@ def make_log(rows: int, seed: int = 0) -> pl.DataFrame:
 
 def floor(log: Any) -> pl.DataFrame:
     """polars' own per-unit sums of the same columns."""
-    lf = log.lazy() if isinstance(log, pl.DataFrame) else log
-    return lf.group_by("arm", "user_id").agg(pl.col("clicked").sum(), pl.len()).collect()
+    if isinstance(log, pl.DataFrame):
+        return log.lazy().group_by("arm", "user_id").agg(pl.col("clicked").sum(), pl.len()).collect()
+    # a scan: the streaming engine, as irframe reads a lazy log
+    return log.group_by("arm", "user_id").agg(pl.col("clicked").sum(), pl.len()).collect(engine="streaming")
 
 
 def ours(log: Any, metrics: list[str]) -> pl.DataFrame:

@@ -66,6 +66,43 @@ def _power(g: Any) -> Any:
     return plot_power_curve(curve)
 
 
+def _clicks_theta(_: Any) -> Any:
+    from irframe.clicks import position_bias
+    from irframe.datasets import click_log
+    from irframe.plotting import plot_position_bias
+
+    c = click_log()
+    return plot_position_bias(position_bias(c.log, "pivot", n_bootstrap=500), truth=c.theta, label="pivot")
+
+
+def _clicks_verdicts(_: Any) -> Any:
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    import irframe
+    from irframe.clicks import click_judgments
+    from irframe.datasets import click_log
+
+    c = click_log()
+    ctr = c.log.group_by("query_id", "doc_id").agg(pl.col("clicked").mean().alias("relevance"))
+    grades = {
+        "hidden grades": c.truth,
+        "clicks as grades (CTR)": ctr,
+        "SDBN judgments": click_judgments(c.log),
+    }
+    _, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    colors = {"a": "#adb5bd", "old": "#e9c46a", "b": "#2a9d8f"}
+    for i, qrels in enumerate(grades.values()):
+        out = irframe.evaluate(c.runs, ["nDCG(gain=linear)@10"], qrels, by="system").sort("system")
+        for j, (system, value) in enumerate(out.select("system", "nDCG(gain=linear)@10").rows()):
+            ax.bar(i + (j - 1) * 0.26, value, 0.24, color=colors[system], label=system if i == 0 else None)
+    ax.set_xticks(range(len(grades)), list(grades))
+    ax.set_ylim(0.8, 1.0)
+    ax.set_ylabel("nDCG@10 (linear gain)")
+    ax.legend(title="ranker", loc="upper left", ncols=3)
+    return ax
+
+
 FIGURES: dict[str, Figure] = {
     "compare-forest": (
         "Forest plot: each system's change against bm25 per measure with its 95% CI; filled markers "
@@ -81,6 +118,16 @@ FIGURES: dict[str, Figure] = {
         _power,
     ),
     "golden-deltas": ("Per-query change of R@100, dense minus bm25, sorted by the change", _deltas_dense),
+    "clicks-verdicts": (
+        "nDCG@10 of the three rankers of the bundled click log, judged by the hidden grades, by each "
+        "document's click-through rate, and by SDBN judgments: clicks as grades put b below a",
+        _clicks_verdicts,
+    ),
+    "clicks-theta": (
+        "Position bias of the bundled click log: the pivot estimate with its 95% bootstrap interval over "
+        "queries, and the true theta the log was simulated with (dashed)",
+        _clicks_theta,
+    ),
 }
 
 MARKER = re.compile(r"^<!-- irframe:figure (?P<name>[\w-]+) -->$", re.MULTILINE)

@@ -8,6 +8,8 @@
   significant ones filled (a forest plot of a :func:`irframe.compare.compare_report`).
 * :func:`plot_power_curve` — the power of interleaving and of an A/B test by number of
   impressions (a :func:`irframe.online.power_curve`).
+* :func:`plot_position_bias` — theta by position with its interval (a
+  :func:`irframe.clicks.position_bias`), beside a known truth.
 * :func:`plot_check` — the same forest plot of a :func:`irframe.check` (overall and per
   segment), the regressions in red.
 
@@ -40,6 +42,7 @@ import polars as pl
 
 from irframe._compare import ComparisonReport, moved_frame, system_means, system_names
 from irframe._input.options import Missing, Options
+from irframe._report.notes import group_text
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measure
 
@@ -48,7 +51,14 @@ if TYPE_CHECKING:
 
     from irframe._check.gate import CheckResult
 
-__all__ = ["plot_at_k", "plot_check", "plot_comparison", "plot_deltas", "plot_power_curve"]
+__all__ = [
+    "plot_at_k",
+    "plot_check",
+    "plot_comparison",
+    "plot_deltas",
+    "plot_position_bias",
+    "plot_power_curve",
+]
 
 _GAIN, _LOSS, _TIE = "#2a9d8f", "#e76f51", "#adb5bd"
 _REGRESSION = "#9b2226"
@@ -306,7 +316,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
 
     def label(r: dict[str, Any]) -> str:
         vs = [] if report.baseline is not None else ["vs", str(r["baseline"])]
-        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[str(r[b]) for b in report.by]])
+        return " ".join([str(r[system_col]), *vs, str(r["measure"]), *[group_text(r[b]) for b in report.by]])
 
     rows = [(label(r), r["delta"], r["ci_low"], r["ci_high"], bool(r["significant"]), None)
             for r in table.iter_rows(named=True)]  # fmt: skip
@@ -437,4 +447,56 @@ def plot_power_curve(curve: Any, *, target: float = 0.8, ax: Axes | None = None)
     winner = table["winner"][0] if "winner" in table.columns and table.height else None
     ax.set_title(f"finding {winner} better" if winner not in (None, "none") else "power by experiment size")
     ax.legend(loc="upper left")
+    return ax
+
+
+def plot_position_bias(
+    bias: Any, *, truth: Any = None, label: str = "estimate", ax: Axes | None = None
+) -> Axes:
+    """Theta by position with its confidence interval, from :func:`irframe.clicks.position_bias`.
+
+    Parameters
+    ----------
+    bias : frame
+        ``position``, ``theta``, ``ci_low``, ``ci_high`` (a null theta is left out).
+    truth : frame, optional
+        ``position``, ``theta``: a known truth (a simulation's) drawn as a dashed line.
+    label : str, default "estimate"
+        The legend label of ``bias`` (e.g. the method).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import polars as pl
+    >>> bias = pl.DataFrame({"position": [1, 2, 3], "theta": [1.0, 0.6, 0.4],
+    ...                      "ci_low": [1.0, 0.5, 0.3], "ci_high": [1.0, 0.7, 0.5]})
+    >>> ax = plot_position_bias(bias, label="pivot")
+    >>> [line.get_label() for line in ax.get_lines()][:1], ax.get_xlabel()
+    (['pivot'], 'position')
+    """
+    table = bias if isinstance(bias, pl.DataFrame) else pl.from_pandas(bias)
+    table = table.filter(pl.col("theta").is_not_null()).sort("position")
+    ax = _axes(ax, (6.4, 3.8))
+    pos = table["position"].to_numpy()
+    theta = table["theta"].to_numpy()
+    low = table["ci_low"].fill_null(np.nan).to_numpy()
+    high = table["ci_high"].fill_null(np.nan).to_numpy()
+    ax.fill_between(pos, low, high, color=_GAIN, alpha=0.2, lw=0, label=f"{label}: 95% CI")
+    ax.plot(pos, theta, marker="o", color=_GAIN, label=label)
+    if truth is not None:
+        known = truth if isinstance(truth, pl.DataFrame) else pl.from_pandas(truth)
+        known = known.sort("position")
+        ax.plot(known["position"].to_list(), known["theta"].to_list(), color=_LOSS, ls="--", label="truth")
+    ax.set_xticks(pos)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("position")
+    ax.set_ylabel("θ: examination relative to position 1")
+    ax.legend(loc="upper right")
     return ax

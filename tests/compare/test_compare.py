@@ -113,15 +113,30 @@ def test_by_groups_and_family_size() -> None:
     qrels = QRELS.with_columns(kind=pl.Series(["short", "short", "long", "long"]))
     third = run_with_relevant_at([3, 3, 3, 3])
     t = compare({"bm25": BM25, "new": NEW, "bad": third}, qrels, ["RR", "P@1"], by="kind")
-    assert t.height == 2 * 2 * 2
-    assert set(t.get_column("family_size")) == {8}
+    assert t.height == 2 * 2 * 3  # systems x measures x (overall + 2 segments)
+    assert set(t.get_column("family_size")) == {12}
     row = t.filter(
         (pl.col("system") == "new") & (pl.col("measure") == "RR") & (pl.col("kind") == "short")
     ).row(0, named=True)
     assert row["n_queries"] == 2
     assert row["mean"] == 1.0
     assert row["baseline_mean"] == 0.75
-    assert t.get_column("system").to_list()[:4] == ["new"] * 4  # input order of the systems
+    assert t.get_column("system").to_list()[:6] == ["new"] * 6  # input order of the systems
+    # each (system, measure) leads with its overall comparison (kind null): compare without by
+    assert t.get_column("kind").to_list()[:3] == [None, "long", "short"]
+    plain = compare({"bm25": BM25, "new": NEW, "bad": third}, qrels, ["RR", "P@1"])
+    same = [
+        "system",
+        "measure",
+        "mean",
+        "baseline_mean",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "n_queries",
+    ]
+    assert t.filter(pl.col("kind").is_null()).select(same).equals(plain.select(same))
 
 
 def test_degenerate_rows_have_null_p_and_a_note() -> None:
@@ -252,7 +267,7 @@ def test_by_column_in_the_runs_only_is_a_query_attribute() -> None:
     runs = {k: v.join(kinds, on="query_id") for k, v in RUNS.items()}
     in_runs = compare(runs, QRELS, ["RR"], by="kind")
     in_qrels = compare(RUNS, QRELS.join(kinds, on="query_id"), ["RR"], by="kind")
-    assert in_runs.get_column("n_queries").to_list() == [2, 2]  # not 4: no zero-filled strangers
+    assert in_runs.get_column("n_queries").to_list() == [4, 2, 2]  # overall, then no zero-filled strangers
     assert (
         in_runs.select("kind", "mean", "baseline_mean")
         .sort("kind")

@@ -72,8 +72,8 @@ def test_every_pair_equals_each_baseline_comparison_before_the_correction() -> N
 def test_by_groups_multiply_the_family() -> None:
     qrels = QRELS.with_columns(kind=pl.Series(["short", "short", "long", "long"]))
     t = compare(RUNS, qrels, ["RR"], pairs="all", by="kind", correction="bonferroni")
-    assert t.height == 3 * 2
-    assert set(t.get_column("family_size")) == {6}
+    assert t.height == 3 * 3  # pairs x (overall + 2 segments)
+    assert set(t.get_column("family_size")) == {9}
     row = t.filter((pl.col("system") == "third") & (pl.col("baseline") == "new") & (pl.col("kind") == "long"))
     assert row.item(0, "delta") == pytest.approx((-1 / 2 + 0) / 2)  # q3: 1/2 - 1, q4: 1/2 - 1/2
 

@@ -90,6 +90,7 @@ def test_the_compare_page_holds_the_reports_numbers(compare_page: str) -> None:
     assert "<h2>Queries that moved most on nDCG@10</h2>" in page
     assert "Comparisons per segment" in compare_page
     assert "segment = long-tail" in compare_page
+    assert "<h3>All queries</h3>" in compare_page  # the overall comparisons, first
 
 
 def test_the_check_page_has_the_verdict_tables_notes_and_documents(check_result: Any) -> None:

@@ -250,3 +250,17 @@ def test_an_impression_with_two_units_or_arms_is_refused() -> None:
     mixed = log.with_columns(uid=pl.Series(["u1", "u1", "u3", "u3"]), arm=pl.Series(["A", "A", "B", None]))
     with pytest.raises(InvalidDataError, match="impression 2 has different values of 'arm'"):
         online.compare(mixed, "CTR", control="A", unit="uid")
+
+
+def test_the_session_rules_are_counted_in_the_report() -> None:
+    log = pl.DataFrame({
+        "impression_id": [1, 2, 3, 4], "query_id": ["a", "b", "c", "d"], "doc_id": ["x"] * 4,
+        "position": [1] * 4, "clicked": [0] * 4, "user_id": ["u1", "u1", "u2", "u2"],
+        "session_id": ["s1", "s1", "s2", "s2"], "timestamp": [0.0, 400.0, 0.0, 10.0],
+        "arm": ["A", "A", "B", "B"],
+    })  # fmt: skip
+    report = online.compare_report(log, "Reformulation", control="A")
+    # s1: 1 -> 2 after 400 s (cut by the window), 2 last; s2: 3 -> 4 (a reformulation), 4 last
+    assert "of 4 impressions, 2 end their session (no next query) and 1 have their next query after" in (
+        report.to_text()
+    )

@@ -51,9 +51,10 @@ def fit_em_model(rows: pl.LazyFrame, model: str, prior: tuple[float, float], ite
     if ubm:
         rows = with_previous_click(rows)
     keys = [QUERY, DOC, POSITION, *([PREV] if ubm else [])]
-    stats = rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n")).collect()
+    grouped = rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
+    stats = grouped.collect().sort(keys)  # a fixed order: the same sums, bit for bit, on every run
     pairs = _pairs(stats)
-    stats = stats.join(pairs.select(QUERY, DOC, PAIR_ID), on=[QUERY, DOC])
+    stats = stats.join(pairs.select(QUERY, DOC, PAIR_ID), on=[QUERY, DOC], maintain_order="left")
     top = int(stats[POSITION].max())  # type: ignore[arg-type]
     e_key = pl.col(POSITION) - 1
     if ubm:
@@ -88,6 +89,7 @@ def _sessions(rows: pl.LazyFrame, pairs: pl.DataFrame) -> Sessions:
         .group_by([PAIR_ID, CLICK])
         .agg(pl.len().alias("weight"))
         .collect()
+        .sort(PAIR_ID, CLICK)
     )
     k = int(lists[PAIR_ID].list.len().max())  # type: ignore[arg-type]
     wide = lists.select(
@@ -102,7 +104,7 @@ def _sessions(rows: pl.LazyFrame, pairs: pl.DataFrame) -> Sessions:
 def fit_dbn_model(rows: pl.LazyFrame, prior: tuple[float, float], iterations: int) -> EMTables:
     """DBN fitted by EM on the log's distinct sessions."""
     stats = rows.group_by([QUERY, DOC]).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
-    pairs = _pairs(stats.collect())
+    pairs = _pairs(stats.collect().sort(QUERY, DOC))
     fit = fit_dbn(_sessions(rows, pairs), pairs.height, prior, iterations, None)
     out = pairs.with_columns(
         pl.Series("attractiveness", fit.attractiveness), pl.Series("satisfaction", fit.satisfaction)

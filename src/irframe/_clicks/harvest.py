@@ -87,6 +87,7 @@ def _pivot(rows: pl.LazyFrame, n_q: int, top: int, adjacent: bool) -> Estimate:
         .group_by(QUERY_IDX, POSITION)
         .agg(pl.col("c0").sum(), pl.col("c").sum(), pl.len().alias("n"))
         .collect()
+        .sort(QUERY_IDX, POSITION)
     )
     s0, s1, n = _dense(sets, "c0", n_q, top), _dense(sets, "c", n_q, top), _dense(sets, "n", n_q, top)
 
@@ -125,6 +126,7 @@ def _allpairs(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: floa
         .group_by(QUERY_IDX, "cell")
         .agg(pl.col("c").sum(), (1 - pl.col("c")).sum().alias("not_c"), pl.len().alias("n"))
         .collect()
+        .sort(QUERY_IDX, "cell")
     )
     size = top * top
     c, nc = _dense(sets, "c", n_q, size, "cell"), _dense(sets, "not_c", n_q, size, "cell")
@@ -149,6 +151,7 @@ def _em(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: float) -> 
         .agg(pl.col(CLICK).sum().alias("c"), pl.len().alias("n"))
         .with_columns(pl.struct(QUERY, DOC).rank("dense").cast(pl.Int64).alias("pair") - 1)
         .collect()
+        .sort(QUERY_IDX, QUERY, DOC, POSITION)
     )
     q = stats[QUERY_IDX].to_numpy()
     a_key, e_key = stats["pair"].to_numpy(), stats[POSITION].to_numpy() - 1
@@ -173,7 +176,8 @@ def _em(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: float) -> 
 
 def estimator(rows: pl.LazyFrame, method: str, *, iterations: int, tol: float) -> Estimate:
     """The ``method``'s per-query statistics of the canonical log ``rows``."""
-    queries = rows.select(QUERY).unique().collect().with_row_index(QUERY_IDX)
+    # sorted: the same query index (so the same bootstrap resamples for a seed) on every run
+    queries = rows.select(QUERY).unique().collect().sort(QUERY).with_row_index(QUERY_IDX)
     rows = rows.join(queries.lazy().with_columns(pl.col(QUERY_IDX).cast(pl.Int64)), on=QUERY)
     top = int(rows.select(pl.col(POSITION).max()).collect().item())
     n_q = queries.height

@@ -170,8 +170,12 @@ def per_query_values(
         clicks.lazy()
         .join(systems.lazy(), how="cross")
         .join(ranked, on=[SYSTEM, QUERY_KEY, DOC_KEY], how="left")
-        .group_by(SYSTEM, QUERY_KEY)
-        .agg(*[(m.gain() * pl.col(WEIGHT)).sum().alias(m.name) for m in measures])
+        .sort(SYSTEM, QUERY_KEY, IMPRESSION, POSITION)
+        .group_by(SYSTEM, QUERY_KEY, maintain_order=True)
+        .agg(*[(m.gain() * pl.col(WEIGHT)).alias(m.name) for m in measures])
+        # summed in the sorted rows' order (a group_by sum adds threads' partial sums in any
+        # order): the same per-query values, bit for bit, on every run
+        .with_columns(*[pl.col(m.name).list.sum() for m in measures])
     )
     table = (
         grid.lazy()

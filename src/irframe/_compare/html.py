@@ -17,11 +17,12 @@ import polars as pl
 
 from irframe._compare.pairing import _BASE, _DELTA, _MEAS, _QKEY, _SYS, _VAL
 from irframe._report import page as H
+from irframe._report.notes import group_text
 
 if TYPE_CHECKING:
     from irframe._compare.report import ComparisonReport
 
-__all__ = ["headline", "html_page", "moved_table"]
+__all__ = ["headline", "html_page", "moved_table", "page_tables"]
 
 _MAX_DELTA_PLOTS = 6  # per-query delta plots: the first systems only
 _CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
@@ -47,7 +48,7 @@ def headline(report: ComparisonReport) -> str:
     items = []
     for r in found.iter_rows(named=True):
         vs = "" if report.baseline is not None else f" than {r['baseline']}"
-        where = "".join(f" [{b} = {r[b]}]" for b in report.by)
+        where = "".join(f" [{b} = {r[b]}]" for b in report.by if r[b] is not None)  # (null: overall)
         how = "better" if r["delta"] > 0 else "worse"
         p_adj = "<0.001" if r["p_adjusted"] < 0.001 else f"{r['p_adjusted']:.3f}"
         items.append(f"{r['system']} {how}{vs} on {r['measure']}{where} ({r['delta']:+.4f}, p_adj {p_adj})")
@@ -59,7 +60,7 @@ def _numeric_from(header: Sequence[str], first: str) -> range:
     return range(list(header).index(first), len(header))
 
 
-def _tables(report: ComparisonReport) -> list[str]:
+def page_tables(report: ComparisonReport) -> list[str]:
     """The means and the comparisons (one table per segment with ``by``)."""
     header, rows = report._wide_rows("unicode")
     out = [H.section("Means", H.table(header, rows, numeric=range(len(report.by) + 1, len(header))))]
@@ -75,7 +76,9 @@ def _tables(report: ComparisonReport) -> list[str]:
         groups.setdefault(tuple(row[at : at + width]), []).append([row[i] for i in keep])
     blocks = [
         H.section(
-            ", ".join(f"{b} = {v}" for b, v in zip(report.by, key, strict=True)),
+            "All queries"
+            if set(key) == {group_text(None)}
+            else ", ".join(f"{b} = {v}" for b, v in zip(report.by, key, strict=True)),
             H.table(sub_header, grows, numeric=_numeric_from(sub_header, "mean")),
             level=3,
         )
@@ -208,7 +211,7 @@ def html_page(report: ComparisonReport, *, n_moved: int = 10, docs_top: int = 3)
     body = [f"<h1>irframe compare: {H.esc(who)}</h1>", H.paragraph(headline(report), "verdict")]
     body += [H.paragraph(report.method_text(), "muted")]
     body += [H.paragraph(f"Note: {note}", "note") for note in report.conventions()]
-    body += _tables(report)
+    body += page_tables(report)
     body += [H.paragraph(report.legend("unicode"), "foot"), H.paragraph(report.footnote(), "foot")]
     body += _holes(report)
     body.append(H.section("Plots", H.plots(_plots(report), "cmp")))

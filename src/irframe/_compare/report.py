@@ -16,7 +16,7 @@ import polars as pl
 
 from irframe._escape import html, latex, markdown, terminal
 from irframe._input.frames import Origin, from_lazy
-from irframe._report.notes import conventions, markers_footnote
+from irframe._report.notes import conventions, group_text, markers_footnote
 
 __all__ = ["ComparisonReport", "Sources", "resample_count", "unreachable_note"]
 
@@ -197,8 +197,8 @@ class ComparisonReport:
         if self.baseline is None:
             fam = f"{n_other * (n_other + 1) // 2} pair(s) of systems x {len(self.measures)} measure(s)"
         if self.by:
-            n_groups = max(1, self._table.select(self.by).unique().height)
-            fam += f" x {n_groups} group(s)"
+            n_groups = self._table.select(self.by).unique().drop_nulls().height
+            fam += f" x (overall + {n_groups} segment(s))"
         left_out = self._table.height - self.family_size
         if left_out:
             fam += f"; {left_out} comparison(s) without a p-value left out"
@@ -251,9 +251,11 @@ class ComparisonReport:
         return [tuple(r) for r in self._table.select(self.by).unique(maintain_order=True).rows()]
 
     def _group_filter(self, key: tuple[Any, ...]) -> pl.Expr:
+        """The rows of one group; the overall rows have every ``by`` column null (a segment
+        value is never null: the engine refuses null segments)."""
         cond = pl.lit(True)
         for col, val in zip(self.by, key, strict=True):
-            cond = cond & (pl.col(col) == val) if val is not None else cond
+            cond = cond & (pl.col(col).is_null() if val is None else pl.col(col) == val)
         return cond
 
     def _system_cells(self, sub: pl.DataFrame, system: str, style: str) -> list[str]:
@@ -282,7 +284,7 @@ class ComparisonReport:
         rows: list[list[str]] = []
         for key in self._group_keys():
             cond = self._group_filter(key)
-            keys = [str(k) for k in key]
+            keys = [group_text(k) for k in key]
             if self.baseline is None:
                 for system in self.systems:
                     means = self._means_of(system, cond)
@@ -315,7 +317,7 @@ class ComparisonReport:
                     r["measure"],
                     r["system"],
                     *([r["baseline"]] if vs else []),
-                    *[str(r[b]) for b in self.by],
+                    *[group_text(r[b]) for b in self.by],
                     _fmt(r["mean"]),
                     f"{r['delta']:+.4f}" if r["delta"] is not None else "-",
                     ci,

@@ -40,6 +40,7 @@ from irframe._golden.holes import (
     with_holes,
 )
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
+from irframe._input.columns import natural_sorted
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._input.runs import Stack, stack_runs, user_terms
@@ -298,6 +299,22 @@ def _system_means(long: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     )
 
 
+def _means_with_overall(
+    long: pl.DataFrame, by: Sequence[str], query_col: str, table: pl.DataFrame | None
+) -> pl.DataFrame:
+    """Each system's means (weighted by ``table``'s weights when given): overall (``by``
+    null), then per segment, as the comparisons are."""
+
+    def means(keys: Sequence[str]) -> pl.DataFrame:
+        return _system_means(long, keys) if table is None else system_means(long, keys, query_col, table)
+
+    if not by:
+        return means([])
+    per_group = means(by)
+    nulls = [pl.lit(None, dtype=long.schema[b]).alias(b) for b in by]
+    return pl.concat([means([]).with_columns(nulls).select(per_group.columns), per_group])
+
+
 @with_column_options
 def compare_report(
     runs: Any,
@@ -395,11 +412,11 @@ def compare_report(
                 pairs=pair_list, labels=labels, opts=opts, depth=holes_depth, grade=holes_grade,
             )  # fmt: skip
             step("looked at the judgment holes")
-        records = _records(pair_rows, stacked.systems, labels, settings, step)
+        records = _records(pair_rows, stacked.systems, labels, settings, step, query_col=query_col)
     family = correct_family(records, settings)
     _log_table(stacked.systems, labels, len(records), family, settings)
     schema = _table_schema({b: long.schema[b] for b in by_cols}, table is not None, look)
-    means = _system_means(long, by_cols) if table is None else system_means(long, by_cols, query_col, table)
+    means = _means_with_overall(long, by_cols, query_col, table)
     return ComparisonReport(
         baseline=base_name, systems=stacked.systems, measures=labels, by=by_cols, alpha=settings.alpha,
         test=settings.test, correction=settings.correction, family_size=family, ci=settings.ci,
@@ -470,14 +487,34 @@ def _records(
     labels: Sequence[str],
     settings: Settings,
     step: Steps,
+    *,
+    query_col: str,
 ) -> list[dict[str, Any]]:
-    """Every comparison's statistics (with its hole columns when the pairs have them)."""
+    """Every comparison's statistics (with its hole columns when the pairs have them); with
+    ``by``, each (system, measure)'s overall comparison first (its ``by`` columns null: a
+    segment value is never null), then its segments, all in the correction family, as the
+    gate's table has them."""
     paired = group_pairs(pair_rows, systems, labels, settings.by)
+    if settings.by:
+        paired = _with_overall(paired, pair_rows, settings.by, (systems, labels), query_col)
     records = _compare_all(paired, settings.by, settings, step)
     if HOLE_COLUMNS[0] in pair_rows.columns:
         for record, row in zip(records, paired.iter_rows(named=True), strict=True):
             record.update(hole_summary(row, row.get(W)))
     return records
+
+
+def _with_overall(
+    paired: pl.DataFrame, pairs: pl.DataFrame, by: Sequence[str],
+    names: tuple[Sequence[str], Sequence[str]], query_col: str,
+) -> pl.DataFrame:  # fmt: skip
+    """The segments' paired vectors with the overall ones (``by`` null) before them; the
+    overall vectors in natural query order, as compare without ``by`` pairs them (the same
+    resamples: the same CI)."""
+    nulls = [pl.lit(None, dtype=pairs.schema[b]).alias(b) for b in by]
+    in_order = natural_sorted(pairs, [query_col]) if query_col in pairs.columns else pairs
+    overall = group_pairs(in_order, *names, []).with_columns(nulls).select(paired.columns)
+    return pl.concat([overall, paired]).sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=False)
 
 
 def _check_holes(holes: object, depth: object, grade: object) -> bool:

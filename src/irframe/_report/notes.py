@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["conventions", "markers_footnote"]
+__all__ = ["conventions", "group_text", "markers_footnote"]
 
 _TESTS = {"randomization": "randomization", "t": "paired t", "wilcoxon": "Wilcoxon signed-rank",
           "bootstrap": "paired bootstrap"}  # fmt: skip
@@ -86,3 +86,15 @@ def conventions(measures: Iterable[str]) -> list[str]:
         return True
 
     return convention_notes([m for m in measures if is_measure(m)])
+
+
+def group_text(value: object) -> str:
+    """A segment's value as every report shows it; the overall rows' (``by`` null: a segment
+    value is never null) as ``all``, the word the gate's reports use.
+
+    Examples
+    --------
+    >>> group_text(None), group_text("head"), group_text(3)
+    ('all', 'head', '3')
+    """
+    return "all" if value is None else str(value)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["RAG", "Golden", "GoldenPaths", "golden", "rag"]
+__all__ = ["RAG", "ClickData", "Golden", "GoldenPaths", "click_log", "golden", "rag"]
 
 _HERE = Path(__file__).resolve().parent / "golden"
 SYSTEMS = ("bm25", "dense", "hybrid")
@@ -216,3 +216,73 @@ def rag(*, backend: Literal["polars", "pandas"] = "polars") -> RAG:
     if backend == "pandas":
         frames = {k: v.to_pandas() for k, v in frames.items()}
     return RAG(**frames)
+
+
+_CLICKS = Path(__file__).resolve().parent / "clicks"
+
+
+@dataclass(frozen=True)
+class ClickData:
+    """The simulated click log and what generated it (see :func:`click_log`).
+
+    Attributes
+    ----------
+    log : frame
+        ``impression_id``, ``query_id``, ``doc_id``, ``position`` (1-10), ``clicked`` (0/1),
+        ``system`` (the ranker that served the impression: ``a`` or ``old``).
+    truth : frame
+        The hidden grades (0-3): ``query_id``, ``doc_id``, ``relevance``.
+    theta : frame
+        The true examination probability: ``position``, ``theta`` (1/k^0.8).
+    runs : frame
+        ``system`` (``a``, ``old``, ``b``), ``query_id``, ``doc_id``, ``rank``; ``b`` is the new
+        ranker, never served, truly better than ``a``.
+    """
+
+    log: Any
+    truth: Any
+    theta: Any
+    runs: Any
+
+
+def click_log(*, backend: Literal["polars", "pandas"] = "polars") -> ClickData:
+    """Load the bundled simulated click log (50,000 rows) and its known truth.
+
+    60 queries, 10 documents each with hidden grades 0-3; 5,000 impressions showing all
+    ten, served by the production ranker ``a`` (70%) or its predecessor ``old`` (30%);
+    users examine position k with probability 1/k^0.8 and click an examined document with
+    probability 0.05, 0.25, 0.55 or 0.85 by grade.  ``b`` is a new ranker, truly better than
+    ``a``, that never served: judgments made of raw clicks rank it below ``a``.
+    ``scripts/make_clicks.py`` in the repository regenerates the files.
+
+    Parameters
+    ----------
+    backend : {"polars", "pandas"}, default "polars"
+        Type of the returned frames.
+
+    Examples
+    --------
+    >>> c = click_log()
+    >>> c.log.shape, c.truth.shape, c.runs["system"].unique().sort().to_list()
+    ((50000, 6), (600, 3), ['a', 'b', 'old'])
+    >>> round(c.log["clicked"].mean(), 4)
+    0.124
+    """
+    import polars as pl
+
+    from irframe.exceptions import InvalidParameterError
+
+    if backend not in ("polars", "pandas"):
+        raise InvalidParameterError.for_value("backend", "click_log", "'polars' or 'pandas'", backend)
+    tsv: dict[str, Any] = {"separator": "\t", "quote_char": None}
+    frames = {
+        "log": pl.read_parquet(_CLICKS / "log.parquet").with_columns(
+            pl.col("position", "clicked").cast(pl.Int64)
+        ),
+        "truth": pl.read_csv(_CLICKS / "truth.tsv", **tsv),
+        "theta": pl.read_csv(_CLICKS / "theta.tsv", **tsv),
+        "runs": pl.read_csv(_CLICKS / "runs.tsv", **tsv),
+    }
+    if backend == "pandas":
+        frames = {k: v.to_pandas() for k, v in frames.items()}
+    return ClickData(**frames)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import polars as pl
 
@@ -69,11 +70,17 @@ def _session_notes(raw: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> list[s
     return notes
 
 
+def _engine(olog: OnlineLog) -> Literal["auto", "streaming"]:
+    """A lazy log (a scan of files) is read by polars' streaming engine: the passes over the rows
+    run out of core; only the per-impression and per-unit tables are held in memory."""
+    return "streaming" if olog.origin.kind == "polars-lazy" else "auto"
+
+
 def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> pl.DataFrame:
     """One pass over the log: the impression table, the log's checks and the experiment's
     (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`) run on it."""
     checks = [*impression_checks(_CHK), *attribute_checks(keep)]
-    imp = impression_table(olog.lf, metrics, keep, checks).collect()
+    imp = impression_table(olog.lf, metrics, keep, checks).collect(engine=_engine(olog))
     per = imp.select(IMPRESSION, pl.col(f"^{_CHK}.*$").name.map(lambda c: c.removeprefix(_CHK)))
     check_impressions(per.lazy(), olog.lf, olog.cols)
     check_impression_attributes(imp, olog, keep)
@@ -99,7 +106,7 @@ def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Seque
     counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
     parts = [_scalar_stats(units, m, keys) for m in scalar]
     if any(m.family == "PositionCTR" for m in metrics):
-        parts.append(_position_stats(olog.lf, keys))
+        parts.append(_position_stats(olog.lf, keys, _engine(olog)))
     stats = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
     stats = counts.join(stats, on=keys, how="left", nulls_equal=True)
     order = {str(m): i for i, m in enumerate(metrics)}
@@ -129,7 +136,9 @@ def _scalar_stats(units: pl.DataFrame, m: OnlineMetric, keys: Sequence[str]) -> 
     )
 
 
-def _position_stats(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.DataFrame:
+def _position_stats(
+    lf: pl.LazyFrame, keys: Sequence[str], engine: Literal["auto", "streaming"]
+) -> pl.DataFrame:
     """PositionCTR: per (group, position); a unit that never saw a position adds 0 to both
     sums (it still counts in ``n_units``, joined from the unit table)."""
     rows = position_rows(lf.with_columns(pl.lit(True).alias(_ALL)))
@@ -139,7 +148,7 @@ def _position_stats(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.DataFrame:
     out = (
         per_unit.group_by([*keys, POSITION])
         .agg(moment_aggs("_num_PositionCTR", "_den_PositionCTR"))
-        .collect()
+        .collect(engine=engine)
     )
     return out.with_columns(
         pl.lit("PositionCTR").alias("metric"),
