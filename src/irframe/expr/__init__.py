@@ -244,8 +244,10 @@ def measures(
         ranked = ranked.filter(doc_key(doc).sort_by(by, descending=descending).is_first_distinct())
     else:
         guards.append(duplicates_guard(doc, where))
+    if guards:  # (a failing guard fails the collect; passing, it keeps every row)
+        ranked = ranked.filter(pl.all_horizontal(guards))
     out = ranked.implode().implode().list.agg(first).implode().list.agg(second)
-    return pl.when(pl.all_horizontal(guards)).then(out).alias(OUTPUT) if guards else out.alias(OUTPUT)
+    return out.alias(OUTPUT)
 
 
 def _one(m: Measure, kwargs: Columns) -> pl.Expr:

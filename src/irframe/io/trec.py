@@ -616,9 +616,8 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."
         raise TrecFormatError(msg)
     if f["__r"].dtype.is_float():
-        exact = f["__r"].is_finite() & (f["__r"].abs() < 2.0**53)  # (1e20 is no Int64)
-        integral = ((f["__r"] == f["__r"].round(0)) & exact).all()
-        rel_text = rel.cast(pl.Int64).cast(pl.String) if integral else rel.cast(pl.String)
+        f = f.with_columns(_grade_text(f["__r"]))
+        rel_text = pl.col("__t")
     elif f["__r"].dtype == pl.Boolean:
         rel_text = rel.cast(pl.Int64).cast(pl.String)
     else:
@@ -626,6 +625,25 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
     return f.select(
         pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias("line")
     )
+
+
+def _grade_text(grades: pl.Series) -> pl.Series:
+    """Float grades as TREC text that reads one way: whole numbers as integers (``2``, and
+    ``100000000000000000000`` for 1e20), others positionally (``0.00001``, never ``1e-05``:
+    the readers refuse a grade in exponent notation that trec_eval reads otherwise)."""
+    import numpy as np
+
+    whole = grades.is_finite() & (grades == grades.round(0)) & (grades.abs() < 2.0**53)
+    text = (
+        pl.select(pl.when(whole).then(grades.cast(pl.Int64, strict=False)).otherwise(None).cast(pl.String))
+        .to_series()
+        .fill_null(grades.cast(pl.String))
+    )
+    odd = text.str.contains("e").fill_null(value=False).arg_true()
+    if len(odd):
+        values = grades.gather(odd).to_list()
+        text = text.scatter(odd, [np.format_float_positional(v, trim="-") for v in values])
+    return text.alias("__t")
 
 
 def trec_qrels_text(
