@@ -7,7 +7,11 @@
   position_1); the pivot takes the rows with position_0 == 1, ``c_1 / c_0`` (NaN -> 0),
   divided by the first row's; the adjacent chain takes (1, 1) and the rows with position_1 ==
   position_0 + 1, sorted, ``c_1 / c_0`` (NaN -> 0), cumulative product.  The package pins
-  pandas 2.3 and pulls torch, so its few lines are ported here with dicts.
+  pandas 2.3 and pulls torch, so its few lines are ported here with dicts.  Cross-checked once
+  against the package itself (``pip install --no-deps ultr-bias-toolkit==0.0.5`` beside pandas
+  2.3.3 in a separate virtualenv, torch stubbed out, AllPairs unused): ``PivotEstimator()`` and
+  ``AdjacentChainEstimator()`` equal ``irframe.clicks.position_bias`` to 2e-16 on
+  ``simulated_log(1)`` and ``simulated_log(2)`` (1,500 impressions each).
 """
 
 from __future__ import annotations

@@ -13,7 +13,29 @@ from pathlib import Path
 import pytest
 
 from helpers import CONSTRUCTORS, TREC_EVAL_TEST_DIR, NamedConstructor
+from skips import enabling
 from trec_eval_oracle import TrecEval, require_trec_eval
+
+
+def _said(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """A skip's reason with what enables the test (:func:`skips.enabling`)."""
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, enabling(str(reason)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    outcome = yield
+    _said(outcome.get_result())  # type: ignore[attr-defined]
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> object:
+    outcome = yield
+    _said(outcome.get_result())  # type: ignore[attr-defined]
+    return None
 
 
 @pytest.fixture(params=list(CONSTRUCTORS))

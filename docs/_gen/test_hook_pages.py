@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -83,3 +84,23 @@ def test_check_example_is_what_irframe_check_printed() -> None:
     page = check_example.replace_marker("a\n<!-- irframe:check-example -->\nb")
     assert page.startswith("a\n```toml")
     assert page.endswith("\nb")
+
+
+_MEASURES_PAGE = "import measures_page\n{wrap}measures_page.page()"
+
+
+def _generate(wrap: str) -> subprocess.CompletedProcess[str]:
+    """The measure reference generated in a fresh interpreter with ConventionWarning as an error."""
+    code = _MEASURES_PAGE.format(wrap=wrap)
+    cmd = [sys.executable, "-W", "error::irframe.exceptions.ConventionWarning", "-c", code]
+    here = Path(__file__).resolve().parent
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=here, check=False)
+
+
+def test_the_build_prints_no_convention_warning() -> None:
+    """Issue 45: ``mkdocs build`` printed 48 ConventionWarning blocks (the measure reference
+    evaluates every family's example); the hook generates the pages without them (the pages
+    say each convention in their own text)."""
+    assert "ConventionWarning" in _generate("").stderr  # what the build met
+    quiet = _generate("import hook\nwith hook._no_convention_warnings():\n    ")
+    assert quiet.returncode == 0, quiet.stderr

@@ -56,6 +56,34 @@ def test_the_site_loads_nothing_from_elsewhere() -> None:
     assert all((DOCS / "javascripts/vendor/katex" / f).is_file() for f in fonts)  # every font is here
 
 
+# a doctest session and a shell session, as the guides show them (docs/_gen/doctest_blocks.py)
+SESSIONS = """# Sessions
+
+```pycon
+>>> import polars as pl
+>>> x = [1,
+...      2]
+>>> x
+[1, 2]
+>>> print("a\\n\\nb")
+a
+<BLANKLINE>
+b
+```
+
+```console
+$ irframe eval qrels.txt run.txt -m P_5
+system  P_5
+$ echo done
+done
+```
+
+```python
+y = 1  # no prompt: copied as it is
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site with the project's look and the measure reference, built without the hook."""
@@ -68,6 +96,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (docs / "index.md").write_text(
         "# Formulas\n\nInline $1/\\log_2(i + 1)$ and\n\n$$\nP@k = \\frac{1}{k}\n$$\n"
     )
+    (docs / "session.md").write_text(SESSIONS, encoding="utf-8")
     config = _config()
     small = {
         key: config[key]
@@ -128,3 +157,18 @@ def test_inline_and_display_math_on_a_page(site: Path, tmp_path: Path) -> None:
     dom = _dom(site / "index.html", tmp_path)
     assert dom.count('class="katex-display"') == 1
     assert dom.count('class="katex"') == 2  # the inline formula and the display one
+
+
+def test_the_copy_button_copies_the_code_without_prompts_and_output(site: Path, tmp_path: Path) -> None:
+    """Issue 45: the copy button copied ``>>>`` prompts and the printed output; mkdocs-material
+    copies a block's ``data-copy`` (docs/javascripts/copy.js sets it, checked here in Chromium)."""
+    import html as html_lib
+
+    dom = _dom(site / "session" / "index.html", tmp_path)
+    copied = [html_lib.unescape(c) for c in re.findall(r'data-copy="([^"]*)"', dom)]
+    assert copied == [
+        'import polars as pl\nx = [1,\n     2]\nx\nprint("a\\n\\nb")',
+        "irframe eval qrels.txt run.txt -m P_5\necho done",
+    ]  # the plain Python block has no prompt: no data-copy, its own text is copied
+    bundle = next((site / "assets" / "javascripts").glob("bundle.*.min.js")).read_text(encoding="utf-8")
+    assert 'closest("[data-copy]")' in bundle  # where mkdocs-material's copy button reads it

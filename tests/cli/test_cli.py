@@ -399,6 +399,40 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert "P@5" in res.stdout
 
 
+def test_the_demos_commands_write_nothing_in_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: the demo told the user to ``cd`` into site-packages and write to_judge.tsv there.
+    Each command it prints is run as printed, from another directory: none changes a file of
+    the installed package, and the pool's sheet lands in the current directory."""
+    import shlex
+
+    import irframe
+
+    package = Path(irframe.__file__).resolve().parent
+    before = {p: p.stat().st_mtime_ns for p in package.rglob("*") if p.is_file()}
+    out = run_cli("demo").stdout
+    commands = [
+        line.split("irframe ", 1)[1] for line in out.splitlines() if "irframe " in line and " && " not in line
+    ]
+    commands = [c for c in commands if c.split()[0] in ("eval", "check", "pool")]
+    assert sorted(c.split()[0] for c in commands) == ["check", "eval", "pool"]
+    assert "cd " not in out
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        words = shlex.split(command, comments=True)
+        runs = sorted(str(p) for p in (package / "datasets" / "golden" / "runs").glob("*.run"))
+        words = [x for w in words for x in (runs if "*" in w else [w])]  # the shell's glob
+        res = run_cli(*words)
+        assert res.returncode in (0, 1), (command, res.stderr)  # (check: 1 is a regression)
+    assert (tmp_path / "to_judge.tsv").is_file()
+    after = {p: p.stat().st_mtime_ns for p in package.rglob("*") if p.is_file()}
+    assert {p for p in after if "__pycache__" not in str(p)} == {
+        p for p in before if "__pycache__" not in str(p)
+    }
+    assert all(after[p] == before[p] for p in before if p in after and "__pycache__" not in str(p))
+
+
 def test_measures_and_help() -> None:
     res = run_cli("measures")
     assert res.returncode == 0

@@ -192,7 +192,7 @@ def test_query_and_document_texts() -> None:
          "text": ["one", "two", "three", "five", "eight", "unused"]}
     )  # fmt: skip
     p = irframe.pool(_runs(), pl.DataFrame(QRELS), depth=3, queries=queries, documents=docs,
-                     doc_text_col=["title", "text"])  # fmt: skip
+                     doc_text_col=["title", "text"], all_queries=True)  # fmt: skip
     assert p.to_judge.columns == [
         "query_id", "query_text", "doc_id", "doc_title", "doc_text", "priority", "n_systems", "best_rank",
     ]  # fmt: skip

@@ -3,6 +3,7 @@ judgments subcommands are in test_golden_cli.py)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -200,3 +201,39 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(
     monkeypatch.undo()
     write_frame(pl.DataFrame({"a": [1]}), target)
     assert target.read_text() == "a\n1\n"
+
+
+@pytest.mark.parametrize("fmt", ["table", "tsv", "csv", "json"])
+def test_agreement_and_power_keep_their_verdict_in_every_format(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 45: in CI (standard output not a terminal: tsv) the verdict line was dropped. It is
+    under the table with -f table, on standard error with tsv, csv and json (the table stays
+    machine-readable); the verdicts are the library's (to_text, the power table's summary)."""
+    judges = [QRELS, str(_llm(tmp_path))]
+    assert main(["agreement", *judges, "-f", fmt]) == 0
+    out, err = capsys.readouterr()
+    headline = irframe.agreement(pl.concat([
+        golden().qrels.with_columns(judge=pl.lit("qrels")),
+        pl.read_csv(judges[1], separator="\t", schema_overrides={"query_id": pl.String}).with_columns(
+            judge=pl.lit("llm")
+        ),
+    ])).to_text().split("\n", 1)[0]  # fmt: skip
+    assert "alpha (ordinal, all judges)" in headline
+    assert headline.split("; ", 1)[1] in (out if fmt == "table" else err)
+    assert main(["power", QRELS, BM25, HYBRID, "-f", fmt]) == 0
+    out, err = capsys.readouterr()
+    g = golden()
+    per_q = irframe.evaluate(g.runs, ["nDCG@10"], g.qrels, by="system", per_query=True)
+    frames = {s: per_q.filter(pl.col("system") == s).drop("system") for s in ("bm25", "hybrid")}
+    verdict = irframe.power(frames, "nDCG@10")["summary"][0]  # "with 40 queries, changes of ..."
+    shown = out if fmt == "table" else err
+    assert verdict in shown
+    assert "paired deltas of hybrid - bm25" in shown
+    if fmt != "table":
+        assert shown.startswith("irframe: ")
+        assert "paired deltas of" not in out  # the table alone on standard output
+    if fmt == "tsv":
+        assert pl.read_csv(io.StringIO(out), separator="\t")["summary"][0] == verdict
+    assert main(["power", QRELS, BM25, HYBRID, "-f", fmt, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["POWER", "hole_note", "hole_rows", "pool_command", "power_lines"]
 
 POWER = 0.8  # the power the report states
-_CORRECTION = {"holm": "Holm's", "bonferroni": "Bonferroni's", "bh": "Benjamini-Hochberg's"}
 
 
 def pool_command(qrels: str, runs: Sequence[str], depth: int) -> str:
@@ -65,14 +64,12 @@ def _weighted_deltas(d: Any, w: Any) -> tuple[Any, int, float]:
 
 
 def _level(gate: _Gate, family: int) -> tuple[float, str]:
-    """The level one comparison must pass, and how it was derived (words)."""
-    if gate.correction == "none" or family <= 1:
-        return gate.alpha, f"paired t, alpha {gate.alpha:g}"
-    level = gate.alpha / family
-    return (
-        level,
-        f"paired t, alpha {level:.3g} = {gate.alpha:g} / {family}: {_CORRECTION[gate.correction]} first step",
-    )
+    """The level one comparison must pass, and how it was derived (words): the rule of
+    :func:`irframe._golden.power.gate_level`."""
+    from irframe._golden.power import gate_level
+
+    level, how = gate_level(gate.alpha, gate.correction, max(1, family))
+    return level, f"paired t, {how}"
 
 
 def power_lines(pairs: pl.DataFrame, labels: Sequence[str], gate: _Gate, family: int) -> list[dict[str, Any]]:

@@ -60,7 +60,6 @@ from irframe._check.snapshot import (
     SnapshotSource,
     combined,
     is_snapshot_file,
-    natural_key,
     qrels_fingerprints,
     queries_fingerprint,
     run_fingerprint,
@@ -68,6 +67,7 @@ from irframe._check.snapshot import (
 from irframe._check.snapshot_file import refuse_no_values
 from irframe._compare import LONG, Settings, check_choice, check_missing
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
+from irframe._input.columns import natural_key
 from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe._log import INFO
 from irframe._log import check as log
@@ -203,7 +203,9 @@ def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Opti
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 
 
-def _qrels_hashes(qrels: pl.LazyFrame, opts: Options, *, legacy: bool = False) -> dict[str, str]:
+def _qrels_hashes(
+    qrels: pl.LazyFrame, opts: Options, *, legacy: bool = False, against_snapshot: bool = False
+) -> dict[str, str]:
     schema = qrels.collect_schema()
     names = dict(zip(("qrels_query", "qrels_doc", "qrels_relevance"), opts.qrels_columns, strict=True))
     for role, key in (("query_id", "qrels_query"), ("doc_id", "qrels_doc"), ("relevance", "qrels_relevance")):
@@ -211,7 +213,21 @@ def _qrels_hashes(qrels: pl.LazyFrame, opts: Options, *, legacy: bool = False) -
             raise ColumnNotFoundError.from_missing(
                 role=role, missing=names[key], available=list(schema), frame="qrels", parameter=f"{key}_col"
             )
+    q, d, _ = opts.qrels_columns
+    _refuse_duplicated(qrels, (q, d), against_snapshot=against_snapshot)
     return qrels_fingerprints(qrels, *opts.qrels_columns, legacy=legacy)
+
+
+def _refuse_duplicated(qrels: pl.LazyFrame, ids: tuple[str, str], *, against_snapshot: bool) -> None:
+    """A (query, document) judged twice is refused before any fingerprint is compared: a
+    snapshot check would otherwise see its query as regraded (it is duplicated)."""
+    from irframe._engine.checks import qrels_duplicates_error
+
+    q, d = ids
+    dups = qrels.group_by(q, d).len().filter(pl.col("len") > 1).collect()
+    if dups.height:
+        note = " (duplicated lines: compared with the snapshot, not a regrading)" if against_snapshot else ""
+        raise qrels_duplicates_error(dups, q, d, note)
 
 
 def _queries_frame(queries: Any, opts: Options) -> pl.DataFrame | None:
@@ -720,7 +736,9 @@ def _long_values(
     snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
     changes, keep, notes = JudgmentChanges(), None, list[str]()
     if isinstance(base, Snapshot):  # (with qrels: per-query values have no snapshot baseline, _inputs)
-        current = _qrels_hashes(cast("Frame", qrels).lazy(), opts, legacy=base.format_version == 1)
+        current = _qrels_hashes(
+            cast("Frame", qrels).lazy(), opts, legacy=base.format_version == 1, against_snapshot=True
+        )
         changes, keep, notes = _snapshot_notes(base, current, allow, queries)
         base_values = base.values.select(_Q, *labels)
         step(f"compared the judgments with the snapshot's: {len(changes.queries)} queries changed")

@@ -13,18 +13,17 @@ import polars as pl
 from irframe._clicks.prepare import CLICK
 from irframe._input.logs import DOC, IMPRESSION, POSITION, QUERY
 
-__all__ = ["FIRST", "LAST", "beta_mean", "coec", "counts", "mle_model", "with_click_positions"]
+__all__ = ["FIRST", "LAST", "beta_mean", "coec", "counts", "mle_model", "with_click_position"]
 
 FIRST, LAST = "__ir_first_click", "__ir_last_click"
 PAIR = [QUERY, DOC]
 
 
-def with_click_positions(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """``rows`` with the impression's first and last clicked positions (null: no click)."""
+def with_click_position(rows: pl.LazyFrame, edge: str) -> pl.LazyFrame:
+    """``rows`` with the impression's first (``FIRST``) or last (``LAST``) clicked position
+    (null: no click)."""
     clicked = pl.when(pl.col(CLICK) == 1).then(pl.col(POSITION))
-    return rows.with_columns(
-        clicked.min().over(IMPRESSION).alias(FIRST), clicked.max().over(IMPRESSION).alias(LAST)
-    )
+    return rows.with_columns((clicked.min() if edge == FIRST else clicked.max()).over(IMPRESSION).alias(edge))
 
 
 def _upto(col: str) -> pl.Expr:
@@ -59,29 +58,31 @@ def coec(rows: pl.LazyFrame) -> pl.LazyFrame:
 def mle_model(
     rows: pl.LazyFrame, model: str, prior: tuple[float, float]
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """(per-pair parameters, per-position parameters or None) of ``cm``, ``dcm`` or ``sdbn``."""
-    rows = with_click_positions(rows)
+    """(per-pair parameters, per-position parameters or None) of ``cm``, ``dcm`` or ``sdbn``.
+
+    The counts are columns first (0/1 per row), then plain sums: a ``group_by`` of sums is
+    polars' fast path, filters inside the aggregation are not.
+    """
+    edge = FIRST if model == "cm" else LAST
     click = pl.col(CLICK)
-    if model == "cm":
-        seen = _upto(FIRST)
-        pairs = rows.group_by(PAIR).agg(
-            *counts(),
-            beta_mean(click.filter(seen).sum(), seen.sum(), prior).alias("attractiveness"),
-        )
-        return pairs.with_columns(pl.col("attractiveness").alias("relevance")), None
-    seen = _upto(LAST)
-    attr = beta_mean(click.filter(seen).sum(), seen.sum(), prior).alias("attractiveness")
-    last = (pl.col(POSITION) == pl.col(LAST)).filter(click == 1)
-    if model == "sdbn":
-        sat = beta_mean(last.sum(), click.sum(), prior).alias("satisfaction")
-        pairs = rows.group_by(PAIR).agg(*counts(), attr, sat)
-        return pairs.with_columns(
-            (pl.col("attractiveness") * pl.col("satisfaction")).alias("relevance")
-        ), None
-    pairs = rows.group_by(PAIR).agg(*counts(), attr).with_columns(pl.col("attractiveness").alias("relevance"))
-    positions = rows.group_by(POSITION).agg(
-        pl.len().alias("n"),
-        click.sum().alias("n_clicks"),
-        beta_mean((~last).sum(), click.sum(), prior).alias("continuation"),
+    seen = _upto(edge).cast(pl.Int64)
+    last = ((pl.col(POSITION) == pl.col(edge)).fill_null(value=False) & (click == 1)).cast(pl.Int64)
+    rows = with_click_position(rows, edge).with_columns(
+        seen.alias("__ir_seen"), (click * seen).alias("__ir_seen_click"), last.alias("__ir_last")
     )
-    return pairs, positions
+    sums = [pl.col("__ir_seen", "__ir_seen_click", "__ir_last").sum()]
+    attr = beta_mean(pl.col("__ir_seen_click"), pl.col("__ir_seen"), prior).alias("attractiveness")
+    pairs = rows.group_by(PAIR).agg(*counts(), *sums)
+    if model == "sdbn":
+        sat = beta_mean(pl.col("__ir_last"), pl.col("n_clicks"), prior).alias("satisfaction")
+        pairs = pairs.with_columns(attr, sat).with_columns(
+            (pl.col("attractiveness") * pl.col("satisfaction")).alias("relevance")
+        )
+    else:
+        pairs = pairs.with_columns(attr).with_columns(pl.col("attractiveness").alias("relevance"))
+    pairs = pairs.drop("__ir_seen", "__ir_seen_click", "__ir_last")
+    if model != "dcm":
+        return pairs, None
+    positions = rows.group_by(POSITION).agg(click.sum().alias("n_clicks"), pl.col("__ir_last").sum())
+    cont = beta_mean(pl.col("n_clicks") - pl.col("__ir_last"), pl.col("n_clicks"), prior)
+    return pairs, positions.with_columns(cont.alias("continuation")).drop("__ir_last")

@@ -45,6 +45,7 @@ __all__ = [
     "gain_overflows",
     "partition_stats",
     "partitions_error",
+    "qrels_duplicates_error",
 ]
 
 
@@ -104,7 +105,7 @@ def _table_probes(plan: Plan, df: pl.DataFrame) -> dict[str, int]:
     """The probes an executor computes from its table: rows minus distinct, summed."""
     out = {}
     for name, (rows, distinct) in plan.table_probes.items():
-        surplus = (df.get_column(rows).cast(pl.Int64) - df.get_column(distinct).cast(pl.Int64)).sum()
+        surplus = (df.get_column(rows) - df.get_column(distinct)).sum()  # (counts: rows >= distinct)
         out[name] = int(surplus or 0)
     return out
 
@@ -402,17 +403,23 @@ def _check_qrels_duplicates(plan: Plan, probe: int) -> None:
     dups = q.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
     if dups.height == 0:
         return
-    queries = dups.get_column(plan.cols.query).unique().to_list()
-    pairs = dups.sort([*keys, doc]).head(5).select([plan.cols.query, doc])
+    raise qrels_duplicates_error(dups, plan.cols.query, doc)
+
+
+def qrels_duplicates_error(dups: pl.DataFrame, query: str, doc: str, note: str = "") -> DuplicateRowsError:
+    """The error for the qrels' (``query``, ``doc``) pairs judged more than once (``dups``:
+    one row per such pair), ``note`` appended to its first sentence."""
+    queries = dups.get_column(query).unique().to_list()
+    pairs = dups.sort([query, doc]).head(5).select([query, doc])
     shown = ", ".join(str(tuple(r)) for r in pairs.iter_rows())
     msg = (
         f"The qrels judge the same document twice in queries "
-        f"{_examples(sorted(queries, key=str))}, e.g. (query, document) {shown}. "
+        f"{_examples(sorted(queries, key=str))}, e.g. (query, document) {shown}{note}. "
         "trec_eval refuses such qrels. Hint: keep one grade per (query, document), "
         "e.g. qrels.unique(subset=[query, doc], keep='last'). (Subtopic qrels, one judgment "
         "per subtopic, are for the diversity measures: alpha_nDCG@k, ERR_IA@k...)"
     )
-    raise DuplicateRowsError(msg)
+    return DuplicateRowsError(msg)
 
 
 def _check_duplicates(plan: Plan, probe: int) -> None:

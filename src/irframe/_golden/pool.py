@@ -84,6 +84,11 @@ class Pool:
         Distinct pairs in the union of the tops; already judged; left to judge; queries.
     query_col, doc_col : str
         The id column names (the runs').
+    n_left_out : int
+        With a ``queries`` table (and ``all_queries=False``): the runs' queries it does not
+        list, left out of the pool.
+    unanswered : tuple of str
+        The ``queries`` table's queries that no run ranks any document for (nothing to pool).
 
     Examples
     --------
@@ -113,11 +118,21 @@ class Pool:
     n_queries: int
     query_col: str = "query_id"
     doc_col: str = "doc_id"
+    n_left_out: int = 0
+    unanswered: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        scope = ""
+        if self.n_left_out:
+            scope = f" (the queries table's; {self.n_left_out} other run queries left out)"
+        if self.unanswered:
+            scope += (
+                f"; {len(self.unanswered)} of the table's queries have no ranking in any run "
+                f"(e.g. {self.unanswered[0]!r})"
+            )
         return (
-            f"pool at depth {self.depth} of {len(self.systems)} systems over {self.n_queries} queries: "
-            f"{self.n_pooled} pairs, {self.n_judged} already judged, {self.n_to_judge} to judge"
+            f"pool at depth {self.depth} of {len(self.systems)} systems over {self.n_queries} queries"
+            f"{scope}: {self.n_pooled} pairs, {self.n_judged} already judged, {self.n_to_judge} to judge"
         )
 
     def write_sheet(
@@ -267,6 +282,7 @@ def pool(
     doc_text_col: str | Sequence[str] = "text",
     sort: PoolSort = "priority",
     system_col: str | None = "system",
+    all_queries: bool = False,
     **column_kwargs: Any,
 ) -> Pool:
     """What to judge next: the unjudged (query, document) pairs of the systems' top ``depth``.
@@ -297,8 +313,12 @@ def pool(
     depth : int, default 10
         How many top documents of each ranking are pooled.
     queries : frame, optional
-        Query texts: the run's query id column and ``query_text_col``, copied as
-        ``query_<column>`` (``query_text``).
+        The queries to pool (a sample from :func:`irframe.sample_queries`, a queries table):
+        the run's query id column, and ``query_text_col`` copied as ``query_<column>``
+        (``query_text``; a table without the default ``text`` column gives no text).  The
+        pool is restricted to its queries: the runs' other queries are left out and counted
+        (:attr:`Pool.n_left_out`, in the summary), and its queries no run answers are listed
+        (:attr:`Pool.unanswered`).
     documents : frame, optional
         Document texts: the run's doc id column and ``doc_text_col``, copied as
         ``doc_<column>`` (``doc_text``).  Only the pooled documents are read from it.
@@ -308,6 +328,9 @@ def pool(
         The whole pool by priority, or query by query (natural order), by priority within.
     system_col : str or None, default "system"
         The system column of a stacked frame (and of :attr:`Pool.coverage`).
+    all_queries : bool, default False
+        Pool every query of the runs even with a ``queries`` table, which then only gives
+        texts (its queries without text are counted per query, ``n_no_query_text``).
     **column_kwargs
         Column names and rules as for :func:`irframe.evaluate`: ``query_col``,
         ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``, ``qrels_query_col``,
@@ -351,6 +374,8 @@ def pool(
     [('bm25', 'q1', 2, 1, 1, 0.5), ('dense', 'q1', 2, 0, 2, 0.0)]
     """
     _check_args(depth, sort, column_kwargs)
+    if not isinstance(all_queries, bool):
+        raise InvalidParameterError.for_value("all_queries", "pool", "a bool", all_queries)
     stack = stack_runs(runs, system_col, "pool", single=True)
     stacked, origin, systems = stack.lf, stack.origin, stack.systems
     qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]  # converted once
@@ -358,6 +383,13 @@ def pool(
     opts = Options.build("pool", **column_kwargs).detect(
         list(stacked.collect_schema()), "pool", qrels_schema=qnames
     )
+    scope = _Scope()
+    if queries is not None and not all_queries:
+        stacked, scope = _restricted(stacked, queries, opts.query_col)
+    if queries is not None and query_text_col == "text":  # the default: a table without texts has none
+        query_text_col = [
+            c for c in ["text"] if c in to_lazy(queries, role="queries table")[0].collect_schema()
+        ]
     top = ranked_top(stacked, qrels_lf, opts, depth)
     q, d = opts.query_col, opts.doc_col
     pairs, q_cols, d_cols = _with_texts(
@@ -372,8 +404,38 @@ def pool(
     return _result(
         origin, to_judge=to_judge, judged=judged, cover=_coverage(top, systems, system_col or "system", q, d),
         per_query=_per_query(top, pairs, q, q_cols, d_cols), depth=depth, systems=systems,
-        query_col=q, doc_col=d,
+        query_col=q, doc_col=d, scope=scope,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a queries table left out of the pool: the runs' other queries (a count) and its
+    own queries that no run answers."""
+
+    n_left_out: int = 0
+    unanswered: tuple[str, ...] = ()
+
+
+def _restricted(stacked: pl.LazyFrame, queries: Any, query_col: str) -> tuple[pl.LazyFrame, _Scope]:
+    """The runs' rows of the ``queries`` table's queries (ids compared as text), and the scope."""
+    lf, _ = to_lazy(queries, role="queries table")
+    schema = lf.collect_schema()
+    if query_col not in schema:
+        err = ColumnNotFoundError.from_missing(
+            role="query id", missing=query_col, available=list(schema), frame="queries", parameter="query_col"
+        )
+        msg = f"{err} (Or pool every query of the runs: all_queries=True.)"
+        raise ColumnNotFoundError(msg)
+    listed = lf.select(pl.col(query_col).cast(pl.String).alias(QUERY_KEY)).unique()
+    key = pl.col(query_col).cast(pl.String).alias(QUERY_KEY)
+    in_runs = stacked.select(key).unique()
+    left_out, unanswered = pl.collect_all([
+        in_runs.join(listed, on=QUERY_KEY, how="anti").select(pl.len()),
+        listed.join(in_runs, on=QUERY_KEY, how="anti").sort(judgment_order()[:-1]),
+    ])  # fmt: skip
+    kept = stacked.with_columns(key).join(listed, on=QUERY_KEY, how="semi").drop(QUERY_KEY)
+    return kept, _Scope(int(left_out.item()), tuple(unanswered.get_column(QUERY_KEY).to_list()))
 
 
 def _grade(qrels: pl.LazyFrame | None, opts: Options) -> pl.Expr:
@@ -394,6 +456,7 @@ def _result(
     systems: list[str],
     query_col: str,
     doc_col: str,
+    scope: _Scope,
 ) -> Pool:
     return Pool(
         to_judge=from_lazy(to_judge, origin),
@@ -408,4 +471,6 @@ def _result(
         n_queries=per_query.height,
         query_col=query_col,
         doc_col=doc_col,
+        n_left_out=scope.n_left_out,
+        unanswered=scope.unanswered,
     )

@@ -21,6 +21,7 @@ from irframe.stats import student_t_sf
 
 __all__ = [
     "detectable_effect",
+    "gate_level",
     "power",
     "power_sentence",
     "queries_needed",
@@ -276,8 +277,11 @@ def queries_needed(
     return _queries_for(abs(float(effect)) / sd, a, p)
 
 
-def power_sentence(measure: str, n: int, mde: float, power: float = 0.8, alpha: float = 0.05) -> str:
-    """The line a report states: what change this many queries detect, how often.
+def power_sentence(
+    measure: str, n: int, mde: float, power: float = 0.8, alpha: float = 0.05, *, level: str | None = None
+) -> str:
+    """The line a report states: what change this many queries detect, how often (``level``:
+    how the level was derived, :func:`gate_level`'s words; default ``alpha {alpha}``).
 
     Examples
     --------
@@ -288,8 +292,37 @@ def power_sentence(measure: str, n: int, mde: float, power: float = 0.8, alpha: 
         return f"with {n} queries, the per-query values of {measure} have no variance: no power analysis"
     return (
         f"with {n} queries, changes of {mde:.3g} {measure} or more are detected "
-        f"{100 * power:g}% of the time (alpha {alpha:g})"
+        f"{100 * power:g}% of the time ({level or f'alpha {alpha:g}'})"
     )
+
+
+_CORRECTIONS = {"holm": "Holm's", "bonferroni": "Bonferroni's", "bh": "Benjamini-Hochberg's", "none": ""}
+
+
+def gate_level(alpha: float, correction: str, family: int) -> tuple[float, str]:
+    """THE level one comparison must pass in a corrected family, and how it was derived.
+
+    ``alpha / family`` for Holm, Bonferroni and Benjamini-Hochberg (their first step, the
+    strictest: a lone change among no other faces it), ``alpha`` without correction or for
+    a family of one.  ``check``'s power line and :func:`power` both use it.
+
+    Examples
+    --------
+    >>> gate_level(0.05, "holm", 12)
+    (0.004166666666666667, "alpha 0.00417 = 0.05 / 12: Holm's first step")
+    >>> gate_level(0.05, "none", 12)
+    (0.05, 'alpha 0.05')
+    """
+    if correction not in _CORRECTIONS:
+        raise InvalidParameterError.for_value(
+            "correction", _WHERE, "one of 'holm', 'bonferroni', 'bh', 'none'", correction
+        )
+    if isinstance(family, bool) or not isinstance(family, Integral) or family < 1:
+        raise InvalidParameterError.for_value("family", _WHERE, "an int >= 1", family)
+    if correction == "none" or family == 1:
+        return alpha, f"alpha {alpha:g}"
+    level = alpha / int(family)
+    return level, f"alpha {level:.3g} = {alpha:g} / {family}: {_CORRECTIONS[correction]} first step"
 
 
 # --- the frame function ---------------------------------------------------------------------------
@@ -371,13 +404,14 @@ def _row(
         "correlation": None if paired else (rho or 0.0),
         "sd_delta": sd_delta,
         "alpha": a,
+        "family": settings["family"],
         "power": p,
         "n_for_mde": size,
         "mde": None if math.isnan(mde) else mde,
         "effect": effect,
         "n_needed": needed,
         "power_at_effect": at_effect,
-        "summary": power_sentence(measure, size, mde, p, a),
+        "summary": power_sentence(measure, size, mde, p, a, level=settings["level"]),
         "note": note,
     }
 
@@ -385,7 +419,7 @@ def _row(
 _SCHEMA = {
     "measure": pl.String, "design": pl.String, "n_queries": pl.Int64, "n_left_out": pl.Int64,
     "mean": pl.Float64, "sd": pl.Float64, "correlation": pl.Float64, "sd_delta": pl.Float64,
-    "alpha": pl.Float64, "power": pl.Float64, "n_for_mde": pl.Int64, "mde": pl.Float64,
+    "alpha": pl.Float64, "family": pl.Int64, "power": pl.Float64, "n_for_mde": pl.Int64, "mde": pl.Float64,
     "effect": pl.Float64, "n_needed": pl.Int64, "power_at_effect": pl.Float64, "summary": pl.String,
     "note": pl.String,
 }  # fmt: skip
@@ -400,6 +434,8 @@ def power(
     effect: float | None = None,
     n_queries: int | None = None,
     correlation: float | None = None,
+    family: int = 1,
+    correction: str = "holm",
     query_col: str = "query_id",
     system_col: str = "system",
 ) -> Any:
@@ -418,7 +454,7 @@ def power(
     measure : str or list of str
         The measure column(s), e.g. ``"nDCG@10"``.
     alpha : float, default 0.05
-        Level of the two-sided test.
+        Level of the two-sided test; with ``family`` > 1, the family's level.
     power : float, default 0.8
         The probability of detecting the change.
     effect : float, optional
@@ -428,6 +464,11 @@ def power(
         A set size to compute the detectable effect for (default: this set's).
     correlation : float, optional
         One system only: the assumed correlation of two systems' per-query values (default 0).
+    family, correction : int, str, default 1, "holm"
+        The comparisons the test is corrected over, and how (``"holm"``, ``"bonferroni"``,
+        ``"bh"``, ``"none"``): the test then runs at the level a single comparison must pass,
+        ``alpha / family`` (:func:`gate_level`), as ``check``'s gate does over its measures
+        x (overall + segments).  ``irframe power`` reads both from ``[tool.irframe.check]``.
     query_col, system_col : str
         The query id column, and the system column a stacked frame may have.
 
@@ -436,7 +477,8 @@ def power(
     frame
         One row per measure, in the input's frame type: ``design``, ``n_queries``,
         ``n_left_out``, ``mean`` and ``sd`` (of the values or deltas), ``correlation``,
-        ``sd_delta``, ``alpha``, ``power``, ``n_for_mde``, ``mde`` (the minimum detectable
+        ``sd_delta``, ``alpha`` (the level the test ran at: ``alpha / family`` with a
+        corrected family), ``family``, ``power``, ``n_for_mde``, ``mde`` (the minimum detectable
         effect), ``effect``, ``n_needed``, ``power_at_effect``, ``summary`` (one sentence),
         ``note``.
 
@@ -501,6 +543,7 @@ def power(
     """
     labels = _labels(measure)
     a, p = _check_target(alpha, power)
+    a, level = gate_level(a, correction, family)
     size = _check_n(n_queries, "n_queries")
     if effect is not None and (
         isinstance(effect, bool) or not isinstance(effect, Real) or not math.isfinite(effect) or effect == 0
@@ -510,7 +553,8 @@ def power(
     _, origin = to_lazy(first, "per_query")
     paired, vectors = _vectors(per_query, labels, query_col, system_col)
     rho = _check_correlation(correlation, paired)
-    settings = {"alpha": a, "power": p, "correlation": rho, "n_queries": size}
+    settings = {"alpha": a, "power": p, "correlation": rho, "n_queries": size, "level": level}
     settings["effect"] = None if effect is None else float(effect)
+    settings["family"] = int(family)
     rows = [_row(m, v, left, paired=paired, settings=settings) for m, (v, left) in vectors.items()]
     return from_lazy(pl.DataFrame(rows, schema=_SCHEMA), origin)

@@ -38,6 +38,7 @@ __all__ = [
     "refuse_overwriting_inputs",
     "render_long",
     "render_table",
+    "say_verdict",
     "shown",
     "terminal_width",
     "write_table",
@@ -428,6 +429,16 @@ def render_long(
             [*(k[i] for k in key_cells), terminal(c), texts[i]] for c, texts in zip(values, cell, strict=True)
         ]
     return _aligned(rows, [*[False] * (len(keys) + 1), True])
+
+
+def say_verdict(lines: Sequence[str], args: argparse.Namespace) -> None:
+    """The verdict of a command whose table went to standard output as tsv, csv or json: on
+    standard error, one ``irframe: ...`` line each, so that a CI log keeps it and the table
+    stays machine-readable (``-f table`` prints it under the table).  ``--quiet``: nothing."""
+    if getattr(args, "quiet", False):
+        return
+    for line in lines:
+        print(f"irframe: {terminal(line)}", file=sys.stderr)
 
 
 def gain_note(asked: Sequence[Asked]) -> str | None:

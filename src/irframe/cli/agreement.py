@@ -17,6 +17,7 @@ from irframe.cli._common import (
     _default_format,
     _emit,
     _write,
+    say_verdict,
     shown,
     write_table,
 )
@@ -136,4 +137,5 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         _write(shown(result.to_text(top=args.top)), sys.stdout)
     else:
         _emit(result.pairs, fmt, sys.stdout, precision=args.precision)
+        say_verdict([result.to_text(top=0).split("\n", 1)[0], *result.verdicts], args)
     return 0

@@ -80,6 +80,14 @@ def _print_evaluation(g: Any, measures: list[str]) -> None:
     print(render_table(by_segment, mark_best=by_segment.columns[1:]), file=out)
 
 
+def _files(g: Any) -> str:
+    """The bundled files' folder as a shell word: the commands the demo suggests read them where
+    they are installed and write nothing there (an output goes to the current directory)."""
+    import shlex
+
+    return shlex.quote(str(g.paths.qrels.parent))
+
+
 def _print_check(g: Any, measures: list[str]) -> None:
     """The golden-set loop on the bundled set: hybrid checked against bm25."""
     from irframe import check
@@ -87,10 +95,11 @@ def _print_check(g: Any, measures: list[str]) -> None:
     runs = {s: g.runs.filter(g.runs["system"] == s) for s in ("bm25", "hybrid")}
     result = check(runs["hybrid"], g.qrels, baseline=runs["bm25"], measures=measures, queries=g.queries,
                    n_moved=5)  # fmt: skip
+    at = _files(g)
     print(
         "\nThe golden-set loop: does hybrid regress against bm25? (irframe check; exit code "
-        f"{result.exit_code})\n  cd {g.paths.qrels.parent} && irframe check qrels.txt runs/hybrid.run "
-        "--baseline runs/bm25.run --queries queries.tsv\n",
+        f"{result.exit_code})\n  irframe check {at}/qrels.txt {at}/runs/hybrid.run "
+        f"--baseline {at}/runs/bm25.run --queries {at}/queries.tsv\n",
         file=sys.stdout,
     )
     print(result.report(ascii=not markers_encodable()), file=sys.stdout)
@@ -102,9 +111,11 @@ def _print_pool(g: Any, n: int = 5) -> None:
 
     run = g.runs.filter(g.runs["system"] == "hybrid")
     p = pool(run, g.qrels, depth=10, queries=g.queries, documents=g.docs, doc_text_col="title")
+    at = _files(g)
     print(
         "\nThe next step of the loop: judge what hybrid ranks in its top 10 that nobody judged\n"
-        f"  cd {g.paths.qrels.parent} && irframe pool qrels.txt runs/hybrid.run --depth 10 -o to_judge.tsv",
+        f"  irframe pool {at}/qrels.txt {at}/runs/hybrid.run --depth 10 -o to_judge.tsv"
+        "   # (writes to_judge.tsv here)",
         file=sys.stdout,
     )
     if p.to_judge.height == 0:
@@ -122,10 +133,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     g = golden()
     measures = list(args.measures or DEFAULT_MEASURES)
     _print_evaluation(g, measures)
-    folder = g.paths.qrels.parent
     print(
-        f"\nThe files (TREC qrels and runs, TSV queries and docs) are in {folder}\n"
-        f"Per query, from the files:  cd {folder} && irframe eval qrels.txt runs/*.run -q",
+        f"\nThe files (TREC qrels and runs, TSV queries and docs) are in {g.paths.qrels.parent}\n"
+        f"Per query, from the files:  irframe eval {_files(g)}/qrels.txt {_files(g)}/runs/*.run -q",
         file=sys.stdout,
     )
     _print_check(g, measures)

@@ -58,8 +58,14 @@ def add_parser(sub: SubParsers) -> None:
         "--sort", choices=("priority", "query"), default="priority", help="whole pool, or query by query"
     )
     p.add_argument(
-        "--queries", metavar="FILE", help="query texts: a table with query_id and --query-text-col"
-    )
+        "--queries", metavar="FILE",
+        help="the queries to pool (e.g. irframe sample's output): a table with query_id (and "
+        "--query-text-col, copied when present); the runs' other queries are left out and counted",
+    )  # fmt: skip
+    p.add_argument(
+        "--all-queries", action="store_true",
+        help="pool every query of the runs; --queries then only gives the texts",
+    )  # fmt: skip
     p.add_argument("--query-text-col", default="text", metavar="COLUMN", help="default: text")
     p.add_argument(
         "--documents", metavar="FILE", help="document texts: a table with doc_id and --doc-text-col"
@@ -111,7 +117,11 @@ def _read(
     kwargs: dict[str, Any] = {"order": columns.order, "duplicates": args.duplicates}
     if args.queries:
         kwargs["queries"] = load_queries(args.queries, mapping)
+        kwargs["all_queries"] = args.all_queries
         kwargs["query_text_col"] = args.query_text_col
+    elif args.all_queries:
+        msg = "--all-queries goes with --queries FILE (without it, every query is pooled)"
+        raise CliError(msg)
     if args.documents:
         kwargs["documents"] = load_queries(args.documents, mapping, role="documents")
         kwargs["doc_text_col"] = args.doc_text_col or "text"

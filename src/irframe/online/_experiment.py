@@ -16,7 +16,7 @@ from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
-from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
 from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
 from irframe.online._tables import Tables, group_tables
@@ -113,7 +113,7 @@ def metrics(
         seed_ = check_seed(seed, where)
         stats = _bootstrap(stats, tables, ms=ms, groups=olog.by, level=level, n_boot=n_boot, seed=seed_)  # type: ignore[arg-type]
     out = stats.select([*olog.by, "metric", POSITION, *_OUT])
-    return from_lazy(out, olog.origin)
+    return to_caller(out, olog)
 
 
 def _t_intervals(stats: pl.DataFrame, level: float) -> pl.DataFrame:
@@ -237,7 +237,7 @@ def compare(
         log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
         expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
     )  # fmt: skip
-    return from_lazy(out, olog.origin)
+    return to_caller(out, olog)
 
 
 def _ab_table(

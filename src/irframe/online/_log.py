@@ -17,13 +17,14 @@ keep theirs.  The checks of the experiment's rules live here, once:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from irframe._input.frames import Origin, to_lazy
+from irframe._backends.dask import is_dask_frame
+from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.logs import IMPRESSION, LogColumns, canonical_log, check_log, log_columns
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
@@ -43,6 +44,8 @@ class OnlineLog:
     by: tuple[str, ...]
     counts: Mapping[str, int]  # n_rows, n_impressions, n_clicked_impressions (empty: not checked yet)
     cols: LogColumns
+    prepare: Callable[[pl.LazyFrame], pl.LazyFrame]  # the caller's rows -> the canonical log
+    dask: Any = None  # a dask DataFrame log (then ``lf`` is its empty meta, prepared)
 
 
 def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:
@@ -71,7 +74,13 @@ def read_online_log(
     ``check=False``: the caller runs the log's checks in its own pass over the impressions
     (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`).
     """
-    lf, origin = to_lazy(log, "log")
+    dask = log if is_dask_frame(log) else None
+    lf, origin = (
+        (pl.from_pandas(log._meta).lazy(), Origin("pandas")) if dask is not None else to_lazy(log, "log")
+    )
+    if dask is not None and check:
+        msg = f"{where}: a dask log is read by irframe.online.metrics and compare; .compute() it first."
+        raise InvalidParameterError(msg)
     schema = lf.collect_schema()
     names = {r: r for r in ("impression_id", "query_id", "doc_id", "position", "clicked", *OPTIONAL)}
     for role, col in (columns or {}).items():
@@ -95,9 +104,8 @@ def read_online_log(
     if clash:
         msg = f"{where}: by={clash[0]!r} is one of the log's roles; segment by another column."
         raise InvalidParameterError(msg)
-    lf = lf.with_columns(pl.col(v).alias(k) for k, v in added.items())
     cols = log_columns(
-        lf.collect_schema(),
+        lf.with_columns(pl.col(v).alias(k) for k, v in added.items()).collect_schema(),
         impression_col=names["impression_id"],
         query_col=names["query_id"],
         doc_col=names["doc_id"],
@@ -108,7 +116,12 @@ def read_online_log(
     for role in ("timestamp", "click_time", "dwell"):
         if role in cols.extra:
             _numeric(schema[cols.extra[role]], role, cols.extra[role])
-    canon = canonical_log(lf, cols).rename({f"_by_{c}": c for c in segs})
+
+    def prepare(rows: pl.LazyFrame) -> pl.LazyFrame:
+        rows = rows.with_columns(pl.col(v).alias(k) for k, v in added.items())
+        return canonical_log(rows, cols).rename({f"_by_{c}": c for c in segs})
+
+    canon = prepare(lf)
     counts = check_log(canon, cols).row(0, named=True) if check else {}
     role_names = {"impression_id": cols.impression, "query_id": cols.query, "doc_id": cols.doc}
     role_names |= {"position": cols.position, "clicked": cols.clicked}
@@ -117,7 +130,17 @@ def read_online_log(
         role_names["unit"] = unit
     if arm is not None:
         role_names["arm"] = arm
-    return OnlineLog(canon, origin, role_names, segs, counts, cols)
+    return OnlineLog(canon, origin, role_names, segs, counts, cols, prepare, dask)
+
+
+def to_caller(df: pl.DataFrame, olog: OnlineLog) -> Any:
+    """A result in the log's frame type: a dask log gets a dask DataFrame (one partition)."""
+    if olog.dask is None:
+        return from_lazy(df, olog.origin)
+    import dask.dataframe
+
+    dd: Any = dask.dataframe  # (partly annotated)
+    return dd.from_pandas(df.to_pandas(), npartitions=1)
 
 
 def eager_origin(origin: Origin) -> Origin:

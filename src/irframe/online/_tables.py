@@ -18,6 +18,7 @@ import polars as pl
 from irframe._input.columns import natural_order
 from irframe._input.logs import IMPRESSION, POSITION, check_impressions, impression_checks
 from irframe.exceptions import InvalidDataError
+from irframe.online._dask import dask_rows, per_partition
 from irframe.online._log import (
     ARM,
     UNIT,
@@ -35,6 +36,7 @@ logger = logging.getLogger("irframe.online")
 _ALL = "_all"
 _SUMS = ("_sx", "_sy", "_sxx", "_syy", "_sxy")
 _CHK = "_chk_"
+_SESSION_FAMILIES = ("Reformulation", "SuccessfulSession")
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,14 @@ def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequenc
     """One pass over the log: the impression table, the log's checks and the experiment's
     (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`) run on it."""
     checks = [*impression_checks(_CHK), *attribute_checks(keep)]
-    imp = impression_table(olog.lf, metrics, keep, checks).collect(engine=_engine(olog))
+    if olog.dask is None:
+        imp = impression_table(olog.lf, metrics, keep, checks).collect(engine=_engine(olog))
+    else:
+        sessions = "session_id" in keep and any(m.family in _SESSION_FAMILIES for m in metrics)
+        on = olog.names["session_id" if sessions else "impression_id"]
+        imp = per_partition(olog, lambda lf: impression_table(lf, metrics, keep, checks), on)
     per = imp.select(IMPRESSION, pl.col(f"^{_CHK}.*$").name.map(lambda c: c.removeprefix(_CHK)))
-    check_impressions(per.lazy(), olog.lf, olog.cols)
+    check_impressions(per.lazy(), olog.lf if olog.dask is None else dask_rows(olog), olog.cols)
     check_impression_attributes(imp, olog, keep)
     if imp.get_column(UNIT).null_count():
         msg = f"The log's unit column {olog.names.get('unit')!r} has nulls; every impression needs its unit."
@@ -106,7 +113,14 @@ def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Seque
     counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
     parts = [_scalar_stats(units, m, keys) for m in scalar]
     if any(m.family == "PositionCTR" for m in metrics):
-        parts.append(_position_stats(olog.lf, keys, _engine(olog)))
+        if olog.dask is None:
+            per_unit = _position_per_unit(olog.lf, keys).collect(engine=_engine(olog))
+        else:
+            partial = per_partition(
+                olog, lambda lf: _position_per_unit(lf, keys), olog.names["impression_id"]
+            )
+            per_unit = partial.group_by([*keys, UNIT, POSITION]).agg(pl.col("^_(num|den)_.*$").sum())
+        parts.append(_position_stats(per_unit, keys))
     stats = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
     stats = counts.join(stats, on=keys, how="left", nulls_equal=True)
     order = {str(m): i for i, m in enumerate(metrics)}
@@ -136,20 +150,18 @@ def _scalar_stats(units: pl.DataFrame, m: OnlineMetric, keys: Sequence[str]) -> 
     )
 
 
-def _position_stats(
-    lf: pl.LazyFrame, keys: Sequence[str], engine: Literal["auto", "streaming"]
-) -> pl.DataFrame:
-    """PositionCTR: per (group, position); a unit that never saw a position adds 0 to both
-    sums (it still counts in ``n_units``, joined from the unit table)."""
+def _position_per_unit(lf: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """PositionCTR's sums per (group, unit, position): additive over any split of the rows."""
     rows = position_rows(lf.with_columns(pl.lit(True).alias(_ALL)))
-    per_unit = rows.group_by([*keys, UNIT, POSITION]).agg(
+    return rows.group_by([*keys, UNIT, POSITION]).agg(
         pl.col("_num_PositionCTR").sum(), pl.col("_den_PositionCTR").sum()
     )
-    out = (
-        per_unit.group_by([*keys, POSITION])
-        .agg(moment_aggs("_num_PositionCTR", "_den_PositionCTR"))
-        .collect(engine=engine)
-    )
+
+
+def _position_stats(per_unit: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """PositionCTR: per (group, position); a unit that never saw a position adds 0 to both
+    sums (it still counts in ``n_units``, joined from the unit table)."""
+    out = per_unit.group_by([*keys, POSITION]).agg(moment_aggs("_num_PositionCTR", "_den_PositionCTR"))
     return out.with_columns(
         pl.lit("PositionCTR").alias("metric"),
         pl.col("_sx").alias("numerator"),
