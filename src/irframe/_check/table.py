@@ -35,7 +35,7 @@ from irframe._input.columns import natural_key
 from irframe._input.keys import SYSTEM
 from irframe._input.queries import KEY, query_attributes
 from irframe._input.runs import stack_runs
-from irframe.exceptions import EmptyInputError
+from irframe.exceptions import EmptyInputError, InvalidDataError
 
 if TYPE_CHECKING:
     from irframe._check.gate import _Gate
