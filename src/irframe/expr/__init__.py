@@ -99,6 +99,7 @@ class Columns(TypedDict, total=False):
     score: str | None
     doc: str
     judgments: str | None
+    duplicates: Literal["error", "first"]
 
 
 def _order(rank: str | None, score: str | None, where: str) -> tuple[Literal["rank", "score"], str]:
