@@ -145,6 +145,8 @@ def test_errors_and_empty_policy() -> None:
         )
     with pytest.raises(ColumnNotFoundError, match=r"did you mean columns=\{'doc': 'docid'\}"):
         grounding(cit.rename({"doc_id": "docid"}), run)
+    followed = grounding(cit.rename({"doc_id": "docid"}), run, columns={"doc": "docid"})
+    assert to_polars(followed.per_query).equals(to_polars(grounding(cit, run).per_query))
     renamed = grounding(
         cit, run.rename({"query_id": "qid", "doc_id": "docno"}), run_columns={"query": "qid", "doc": "docno"}
     )
