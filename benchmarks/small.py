@@ -18,15 +18,19 @@ a run (and, opt-in, with ``holes`` and ``weights``), and the statistics alone on
 per-query deltas (the floor they set: the randomization test with 10,000 sign vectors,
 exact up to 16 non-zero deltas, and a 10,000-resample bootstrap CI per comparison).
 
-Targets (issue 36): pandas in, 5 measures, <= 1.5x pytrec_eval at 1e3 rows and <= 1.0x at
-1e4; polars in at 1e3 <= 3x polars-floor-grouped; the 47 classic measures at 1e3 <= 2x
-the 5; compare and check on the 40-query golden set <= 0.3 s each.
+Targets (issue 44): polars in, 5 measures, at 1e3 and 1e4 rows <= 1.5x the lean plan (``lean.py``,
+the floor: exact, checked equal to ``evaluate`` here too); pandas in <= 5x pytrec_eval at 1e3 and
+<= 1.0x at 1e4, faster than ir_measures at every size; the 47 classic measures at 1e3 <= 2x the 5;
+``tune_fusion`` of the golden set's three runs (wsum, min-max, step 0.1) <= 0.5x
+``ranx.optimize_fusion``'s time on the same grid, with the same best weights (checked first);
+compare and check on the 40-query golden set <= 0.3 s each (issue 36).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -44,21 +48,33 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "small"  # (beside run.py's result files, not among them)
 NAMES = [
     "irframe-pandas", "irframe-polars", "irframe-pandas-47", "irframe-polars-47", "pytrec_eval",
-    "polars-floor-grouped",
+    "ir_measures", "lean-polars", "lean-pandas",
 ]  # fmt: skip
 TARGETS: list[tuple[str, float, str, str, float]] = [
     # (label, rows, contender, against, at most)
-    ("pandas in, 5 measures / pytrec_eval", 1e3, "irframe-pandas", "pytrec_eval", 1.5),
+    ("polars in, 5 measures / lean plan", 1e3, "irframe-polars", "lean-polars", 1.5),
+    ("polars in, 5 measures / lean plan", 1e4, "irframe-polars", "lean-polars", 1.5),
+    ("pandas in, 5 measures / pytrec_eval", 1e3, "irframe-pandas", "pytrec_eval", 5.0),
     ("pandas in, 5 measures / pytrec_eval", 1e4, "irframe-pandas", "pytrec_eval", 1.0),
-    ("polars in / polars-floor-grouped", 1e3, "irframe-polars", "polars-floor-grouped", 3.0),
+    ("pandas in, 5 measures / ir_measures", 1e3, "irframe-pandas", "ir_measures", 1.0),
+    ("pandas in, 5 measures / ir_measures", 4e3, "irframe-pandas", "ir_measures", 1.0),
+    ("pandas in, 5 measures / ir_measures", 1e4, "irframe-pandas", "ir_measures", 1.0),
     ("47 measures / 5 (polars in)", 1e3, "irframe-polars-47", "irframe-polars", 2.0),
+    ("(no target) lean plan, pandas in / pytrec_eval", 1e3, "lean-pandas", "pytrec_eval", float("inf")),
 ]
+TUNE_TARGET = 0.5  # tune_fusion / ranx.optimize_fusion on the golden set
 
 
 def _contender(name: str) -> tuple[Callable[[Any, Any], Any], Callable[[Any], Any], Any]:
     if name == "irframe-pandas-47":
         c = C.CONTENDERS["irframe-polars-47"]
         return (lambda r, q: (r, q)), c.call, c.normalize
+    if name.startswith("lean-"):  # the floor: lean.py's plan, its output read as irframe's
+        import lean
+
+        if name == "lean-polars":
+            return C._prep_polars, lambda s: (lean.lean(*s), {}), C._irframe_cols
+        return (lambda r, q: (r, q)), lambda s: (lean.lean_pandas(*s), {}), C._irframe_cols
     c = C.CONTENDERS[name]
     return c.prepare, c.call, c.normalize
 
@@ -95,7 +111,41 @@ def _golden_cases() -> dict[str, Callable[[], Any]]:
         ),
         "stats-floor-of-compare": lambda: _statistics(compare_deltas),
         "stats-floor-of-check": lambda: _statistics(check_deltas),
+        **_tune_cases(g),
     }
+
+
+def _tune_cases(g: Any) -> dict[str, Callable[[], Any]]:
+    """tune_fusion and ranx.optimize_fusion on the same grid (the golden set's three runs, wsum,
+    min-max, weights in steps of 0.1), their best weights checked equal first."""
+    import ranx
+
+    import irframe
+
+    systems = ("bm25", "dense", "hybrid")
+    qrels = ranx.Qrels.from_dict(_nested(g.qrels, "relevance"))
+    runs = [ranx.Run.from_dict(_nested(g.runs.filter(system=s), "score"), name=s) for s in systems]
+
+    def ours() -> Any:
+        return irframe.tune_fusion(g.runs, g.qrels, "nDCG@10", method="wsum", norm="minmax")
+
+    def theirs() -> Any:
+        return ranx.optimize_fusion(
+            qrels, runs, norm="min-max", method="wsum", metric="ndcg@10", step=0.1, show_progress=False
+        )
+
+    mine, peer = ours().best["weights"], [float(w) for w in theirs()["weights"]]
+    if [mine[s] for s in systems] != peer:
+        msg = f"tune_fusion's best weights {mine} differ from ranx.optimize_fusion's {peer}"
+        raise AssertionError(msg)
+    return {"tune-fusion-golden-3-runs": ours, "ranx-optimize-fusion-golden-3-runs": theirs}
+
+
+def _nested(frame: Any, value: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for q, d, v in frame.select("query_id", "doc_id", value).iter_rows():
+        out.setdefault(str(q), {})[str(d)] = float(v)
+    return out
 
 
 def _golden_deltas(g: Any, pairs: list[tuple[str, str]]) -> list[Any]:
@@ -199,13 +249,28 @@ def report(result: dict[str, Any]) -> str:
     for label, rows, a, b, most in TARGETS:
         if int(rows) in by_rows:
             x = _ratio(by_rows[int(rows)], a, b)
-            lines.append(f"| {label} | {int(rows):,} | {x:.2f}x | {most}x | {'yes' if x <= most else 'NO'} |")
-    for name, times in result.get("golden", {}).items():
+            met = "-" if most == float("inf") else ("yes" if x <= most else "NO")
+            lines.append(f"| {label} | {int(rows):,} | {x:.2f}x | {most}x | {met} |")
+    golden = result.get("golden", {})
+    if "tune-fusion-golden-3-runs" in golden:
+        x = statistics.median(
+            a / b
+            for a, b in zip(
+                golden["tune-fusion-golden-3-runs"], golden["ranx-optimize-fusion-golden-3-runs"], strict=True
+            )
+        )
+        ok = "yes" if x <= TUNE_TARGET else "NO"
+        lines.append(f"| tune_fusion / ranx.optimize_fusion (same best weights) | 40 queries | {x:.2f}x | "
+                     f"{TUNE_TARGET}x | {ok} |")  # fmt: skip
+    for name, times in golden.items():
         t = statistics.median(times)
-        if name.startswith("stats-floor"):  # (no target: what the statistics alone cost)
+        if name.startswith(("stats-floor", "tune-", "ranx-")):  # (no 0.3 s target)
             lines.append(f"| {name} | 40 queries | {t:.3f} s | - | - |")
             continue
         lines.append(f"| {name} | 40 queries | {t:.3f} s | 0.3 s | {'yes' if t <= 0.3 else 'NO'} |")
+    if "load" in result:
+        before, after = (", ".join(f"{x:.1f}" for x in result["load"][k]) for k in ("before", "after"))
+        lines += ["", f"Load average (1, 5, 15 min) before: {before}; after: {after}."]
     return "\n".join(lines) + "\n"
 
 
@@ -222,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     rows = [] if args.golden_only else [float(r) for r in args.rows.split(",")]
+    load_before = os.getloadavg()
     sizes = [bench_size(r, args.rounds, args.calls) for r in rows]
     result: dict[str, Any] = {
         "when": datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
@@ -230,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.no_golden:
         result["golden"] = bench_golden(args.rounds)
+    result["load"] = {"before": load_before, "after": os.getloadavg()}
     text = report(result)
     print(text)
     if not args.no_save:

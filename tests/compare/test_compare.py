@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from irframe._compare import compare, compare_report, moved
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 QUERIES = ["q1", "q2", "q3", "q4"]
 QRELS = pl.DataFrame({"query_id": QUERIES, "doc_id": ["r"] * 4, "relevance": [1, 1, 1, 1]})
@@ -274,7 +274,7 @@ def test_by_column_in_the_runs_only_is_a_query_attribute() -> None:
         .equals(in_qrels.select("kind", "mean", "baseline_mean").sort("kind"))
     )
     varies = {k: v.with_columns(kind=pl.col("rank").cast(pl.String)) for k, v in RUNS.items()}
-    with pytest.raises(InvalidParameterError, match="query attributes"):
+    with pytest.raises(InvalidDataError, match="by='kind': query 'q1' has several values in the runs"):
         compare(varies, QRELS, ["RR"], by="kind")
 
 

@@ -19,13 +19,15 @@ G = golden()
 GOLDEN_DIR = Path(G.paths.qrels).parent
 
 
-def _reference() -> dict[tuple[str, str], float]:
-    """Means per (system, segment) computed outside the by= code: per query, then grouped here."""
+def _reference() -> dict[tuple[str, str | None], float]:
+    """Means per (system, segment) computed outside the by= code: per query, then grouped here
+    (segment None: over every query, compare's overall row)."""
     pq = irframe.evaluate(G.runs, ["nDCG@10"], G.qrels, by="system", per_query=True)
     rows = pq.join(G.queries.select("query_id", "segment"), on="query_id").iter_rows(named=True)
-    sums: dict[tuple[str, str], list[float]] = {}
+    sums: dict[tuple[str, str | None], list[float]] = {}
     for r in rows:
         sums.setdefault((r["system"], r["segment"]), []).append(r["nDCG@10"])
+        sums.setdefault((r["system"], None), []).append(r["nDCG@10"])
     return {k: sum(v) / len(v) for k, v in sums.items()}
 
 

@@ -60,7 +60,6 @@ from irframe._check.snapshot import (
     SnapshotSource,
     combined,
     is_snapshot_file,
-    natural_key,
     qrels_fingerprints,
     queries_fingerprint,
     run_fingerprint,
@@ -68,6 +67,7 @@ from irframe._check.snapshot import (
 from irframe._check.snapshot_file import refuse_no_values
 from irframe._compare import LONG, Settings, check_choice, check_missing
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
+from irframe._input.columns import natural_key
 from irframe._input.options import DEFAULT_RANK, Missing, Options
 from irframe._log import INFO
 from irframe._log import check as log

@@ -93,7 +93,7 @@ def _plots(result: CheckResult) -> list[H.Plot]:
     deltas = result._deltas
     if deltas is None or n == 0:
         return items
-    from irframe._check.snapshot import natural_key
+    from irframe._input.columns import natural_key
 
     part = deltas.filter(pl.col("measure") == result.moved_measure)
     qids, values = part.get_column("query_id").to_list(), part.get_column("delta").to_list()

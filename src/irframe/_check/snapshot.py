@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, BinaryIO
 
 import polars as pl
 
+from irframe._input.columns import natural_key
 from irframe.exceptions import InvalidDataError
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "SnapshotSource",
     "is_snapshot",
     "is_snapshot_file",
-    "natural_key",
     "qrels_fingerprints",
     "queries_fingerprint",
     "run_fingerprint",
@@ -46,18 +45,6 @@ __all__ = [
 
 FORMAT = "irframe-snapshot/2"  # the schema: irframe._check.snapshot_file
 _QKEY = "query_id"
-
-
-def natural_key(qid: str) -> tuple[tuple[int, int, str], ...]:
-    """Sort key putting ``q2`` before ``q10`` and ``2`` before ``10``.
-
-    Examples
-    --------
-    >>> sorted(["q10", "q2", "b", "10", "9"], key=natural_key)
-    ['9', '10', 'b', 'q2', 'q10']
-    """
-    parts = re.split(r"(\d+)", qid)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
 
 
 def _sha(text: str) -> str:

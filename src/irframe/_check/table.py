@@ -14,11 +14,11 @@ and decides each row.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from irframe._check.snapshot import natural_key
 from irframe._compare import (
     LONG,
     check_shared_queries,
@@ -31,9 +31,11 @@ from irframe._compare import (
 )
 from irframe._compare.weighted import W
 from irframe._golden.holes import HOLE_COLUMNS, SUMMARY_SCHEMA, hole_summary
+from irframe._input.columns import natural_key
 from irframe._input.keys import SYSTEM
+from irframe._input.queries import KEY, query_attributes
 from irframe._input.runs import stack_runs
-from irframe.exceptions import ColumnNotFoundError, EmptyInputError, InvalidDataError, closest
+from irframe.exceptions import EmptyInputError, InvalidDataError
 
 if TYPE_CHECKING:
     from irframe._check.gate import _Gate
@@ -84,40 +86,42 @@ def paired(long: pl.DataFrame, keep: set[str] | None, attrs: pl.DataFrame | None
         out = out.filter(pl.col(_Q).is_in(sorted(keep)))
     if attrs is not None:
         out = out.join(attrs, on=_Q, how="left", maintain_order="left")
+        _refuse_unmatched(out, attrs)
     return out
+
+
+def _refuse_unmatched(out: pl.DataFrame, attrs: pl.DataFrame) -> None:
+    """Refuse attributes that match none of the compared queries: every query would fall in
+    one segment "(none)" (query ids spelled otherwise: 1 against 'q01')."""
+    by = [c for c in attrs.columns if c != _Q]
+    if (
+        out.height == 0
+        or attrs.height == 0
+        or not out.select(pl.all_horizontal(pl.col(by).is_null()).all()).item()
+    ):
+        return
+    theirs = ", ".join(repr(q) for q in attrs[_Q].head(3).to_list())
+    ours = ", ".join(repr(q) for q in out[_Q].unique(maintain_order=True).head(3).to_list())
+    msg = (
+        f"by={by}: the query ids of the attributes ({theirs} ...) match none of the compared queries "
+        f"({ours} ...), so every query would fall in one segment '(none)'. Hint: give the queries "
+        "table the runs' query ids, spelled and typed alike (e.g. 'q01', not 1)."
+    )
+    raise InvalidDataError(msg)
 
 
 def attributes(
     by: Sequence[str], queries: pl.DataFrame | None, qrels: pl.LazyFrame, opts: Options
 ) -> pl.DataFrame | None:
-    """``query_id`` and the ``by`` columns, from the queries table or the qrels."""
+    """``query_id`` and the ``by`` columns, from the queries table or the qrels (THE rule:
+    :func:`irframe._input.queries.query_attributes`)."""
     if not by:
         return None
-    qcol = opts.qrels_columns[0]
-    qschema = qrels.collect_schema().names()
-    out = pl.DataFrame({_Q: []}, schema={_Q: pl.String})
-    for col in by:
-        if queries is not None and col in queries.columns:
-            table = queries.select(_Q, col)
-        elif col in qschema:
-            table = qrels.select(pl.col(qcol).cast(pl.String).alias(_Q), col).unique().collect()
-        else:
-            avail = [*(queries.columns if queries is not None else []), *qschema]
-            near = closest(col, avail)
-            msg = f"The by column {col!r} is neither in the queries table nor in the qrels."
-            msg += (
-                f" Hint: did you mean {near[0]!r}?"
-                if near
-                else " Hint: give a queries table (--queries FILE)."
-            )
-            raise ColumnNotFoundError(msg)
-        dup = table[_Q].is_duplicated()
-        if dup.any():
-            q = table.filter(dup)[_Q][0]
-            msg = f"by={col!r}: query {q!r} has several values; a query attribute needs one per query."
-            raise InvalidDataError(msg)
-        out = out.join(table, on=_Q, how="full", coalesce=True)
-    return out
+    found = query_attributes(
+        [], qrels.collect_schema().names(), queries, replace(opts, by=tuple(by)), qrels_rows=qrels.select,
+        where="check",
+    )  # fmt: skip
+    return None if found is None else found.table.rename({KEY: _Q})
 
 
 # --- the comparisons ----------------------------------------------------------------------

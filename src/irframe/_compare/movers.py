@@ -25,7 +25,7 @@ from irframe._compare.pairing import (
     pair_values,
 )
 from irframe._engine.plan import at_depth, best_ranked
-from irframe._input.columns import resolve_run
+from irframe._input.columns import natural_order, resolve_run
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe._input.runs import Stack, stack_runs
@@ -286,6 +286,7 @@ def _largest_moves(
 ) -> pl.DataFrame:
     """Paired rows of the listed systems, largest |delta| first: system, query, values, delta."""
     sys_rank = {s: i for i, s in enumerate(stacked.systems)}
+    ties = natural_order(long.schema, [query_col])  # (ties: queries in natural order)
     pairs = (
         pair_values(long, [(s, base_name) for s in others], [query_col])
         .with_columns(
@@ -293,7 +294,7 @@ def _largest_moves(
             pl.col(_DELTA).abs().alias("__ir_abs"),
             pl.col(query_col).cast(pl.String).alias(_QKEY),
         )
-        .sort(["__ir_si", "__ir_abs", query_col], descending=[False, True, False])
+        .sort(["__ir_si", "__ir_abs", *ties], descending=[False, True, *[False] * len(ties)])
     )
     if n is not None:
         pairs = pairs.group_by(_SYS, maintain_order=True).head(n)

@@ -17,6 +17,7 @@ from irframe._engine.repeats import warn_dropped
 from irframe._input.frames import to_lazy
 from irframe._input.keys import MEASURE, QUERY_KEY, SYSTEM, VALUE
 from irframe._input.options import Options
+from irframe._input.queries import with_query_attributes
 from irframe._input.runs import Stack, stack_runs, user_terms
 from irframe.exceptions import InvalidParameterError, closest
 from irframe.functions import evaluate
@@ -41,62 +42,19 @@ def _resolve_columns(stacked: Stack, qrels: Any, opts: Options, where: str) -> O
 def _with_queries(
     stacked: Stack, qrels: Any, queries: Any, by: Sequence[str], opts: Options
 ) -> tuple[Stack, Any]:
-    """Copy the ``by`` columns of the ``queries`` table onto the runs (and the qrels)."""
-    from irframe._input.queries import with_query_attributes
+    """Give runs and qrels every ``by`` column (THE rule: :mod:`irframe._input.queries`).
 
-    qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]
-    lf, qrels_lf = with_query_attributes(stacked.lf, qrels_lf, queries, opts.with_(by=list(by)), "compare")
-    return Stack(lf, stacked.origin, stacked.systems), qrels_lf
-
-
-def _align_query_attributes(
-    stacked: Stack, qrels: Any, by: Sequence[str], opts: Options
-) -> tuple[Stack, Any]:
-    """Give runs and qrels every ``by`` column, so that evaluate() treats them as query attributes.
-
-    compare's groups are query attributes (query type, segment...): a column only the qrels
-    carry is copied onto the runs by query id, and one only the runs carry is copied onto
-    the qrels (it must then have one value per query).
+    compare's groups are query attributes (query type, segment...): a column of the
+    ``queries`` table or of the qrels is copied onto the runs by query id, and one only the
+    runs carry is copied onto the qrels; each needs one value per query.
     """
-    if not by or qrels is None:
+    if not by:
         return stacked, qrels
-    schema = stacked.lf.collect_schema()
-    qlf, _ = to_lazy(qrels, role="qrels")
-    qschema = qlf.collect_schema()
-    query_col, qq = opts.query_col, opts.qrels_columns[0]
-    if query_col not in schema or qq not in qschema:
-        return stacked, qrels  # evaluate() names the missing column
-    to_run = [b for b in by if b not in schema and b in qschema]
-    to_qrels = [b for b in by if b in schema and b not in qschema]
-    if not to_run and not to_qrels:
-        return stacked, qrels
-    same = schema[query_col] == qschema[qq]
-    lf = stacked.lf if same else stacked.lf.with_columns(pl.col(query_col).cast(pl.String))
-    if not same:
-        qlf = qlf.with_columns(pl.col(qq).cast(pl.String))
-    if to_run:
-        attrs = qlf.select(pl.col(qq).alias(query_col), *to_run).unique(query_col, keep="first")
-        lf = lf.join(attrs, on=query_col, how="left", maintain_order="left")
-    if to_qrels:
-        qlf = _copy_run_attributes(lf, qlf, to_qrels, query_col, qq)
-    return Stack(lf, stacked.origin, stacked.systems), qlf
-
-
-def _copy_run_attributes(
-    lf: pl.LazyFrame, qlf: pl.LazyFrame, cols: Sequence[str], query_col: str, qrels_query_col: str
-) -> pl.LazyFrame:
-    """Copy the runs' query-attribute columns ``cols`` onto the qrels (one value per query)."""
-    run_attrs = lf.select(query_col, *cols).unique().collect()
-    dup = run_attrs.filter(pl.col(query_col).is_duplicated())
-    if dup.height:
-        msg = (
-            f"The by-column(s) {list(cols)} of compare take several values within query "
-            f"{dup.item(0, query_col)!r}; compare's groups are query attributes. "
-            "Hint: compare per segment of queries, e.g. by='query_type' with one value per query."
-        )
-        raise InvalidParameterError(msg)
-    attrs = run_attrs.lazy().rename({query_col: qrels_query_col})
-    return qlf.join(attrs, on=qrels_query_col, how="left", maintain_order="left")
+    qrels_lf = None if qrels is None else to_lazy(qrels, role="qrels")[0]
+    lf, qrels_lf = with_query_attributes(
+        stacked.lf, qrels_lf, queries, opts.with_(by=list(by)), "compare", run_attributes=True
+    )
+    return Stack(lf, stacked.origin, stacked.systems), qrels_lf
 
 
 def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) -> str:

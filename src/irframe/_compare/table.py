@@ -18,7 +18,6 @@ from irframe._compare.pairing import (
     _SYS,
     _VAL,
     MeasureLike,
-    _align_query_attributes,
     _check_by,
     _per_query_long,
     _resolve_columns,
@@ -40,7 +39,7 @@ from irframe._golden.holes import (
     with_holes,
 )
 from irframe._input.by_exprs import has_expressions, protected_columns, with_by_columns
-from irframe._input.columns import natural_sorted
+from irframe._input.columns import natural_order, natural_sorted
 from irframe._input.options import Missing, Options
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._input.runs import Stack, stack_runs, user_terms
@@ -166,6 +165,7 @@ def group_pairs(
     sys_rank = {s: i for i, s in enumerate(systems)}
     meas_rank = {m: i for i, m in enumerate(labels)}
     extra = [pl.col(c) for c in (W, *HOLE_COLUMNS) if c in pairs.columns]  # weights, holes
+    groups = natural_order(pairs.schema, by)
     return (
         pairs.group_by([_BSYS, _SYS, *by, _MEAS], maintain_order=True)
         .agg(pl.col(_VAL), pl.col(_BASE), pl.col(_DELTA), *extra)
@@ -174,7 +174,7 @@ def group_pairs(
             pl.col(_SYS).replace_strict(sys_rank, return_dtype=pl.Int64).alias("__ir_si"),
             pl.col(_MEAS).replace_strict(meas_rank, return_dtype=pl.Int64).alias("__ir_mi"),
         )
-        .sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=True)
+        .sort(["__ir_bi", "__ir_si", "__ir_mi", *groups], nulls_last=True)
     )
 
 
@@ -394,9 +394,7 @@ def compare_report(
     labels = values or [label for label, _ in parse_measures(measures)]
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
-    if queries is not None:
-        stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
-    stacked, qrels = _align_query_attributes(stacked, qrels, by_cols, opts)
+    stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
     with reporter(check_progress(progress, _WHERE), 1, "comparing") as step:
@@ -514,7 +512,9 @@ def _with_overall(
     nulls = [pl.lit(None, dtype=pairs.schema[b]).alias(b) for b in by]
     in_order = natural_sorted(pairs, [query_col]) if query_col in pairs.columns else pairs
     overall = group_pairs(in_order, *names, []).with_columns(nulls).select(paired.columns)
-    return pl.concat([overall, paired]).sort(["__ir_bi", "__ir_si", "__ir_mi", *by], nulls_last=False)
+    both = pl.concat([overall, paired])
+    groups = natural_order(both.schema, by)
+    return both.sort(["__ir_bi", "__ir_si", "__ir_mi", *groups], nulls_last=False)
 
 
 def _check_holes(holes: object, depth: object, grade: object) -> bool:

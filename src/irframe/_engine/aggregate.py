@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from irframe._input.columns import natural_order
 from irframe._input.frames import PolarsFrame as Frame
 from irframe._input.weights import SUM_WEIGHTS, WEIGHT
 from irframe.exceptions import EmptyInputError
@@ -127,7 +128,8 @@ def combine_partials(
     summed = [pl.col(c).sum() for c in (*labels, *COUNTS, *([SUM_WEIGHTS] if weighted else []))]
     lf: Any
     if by:
-        lf = partials.group_by(list(by)).agg(summed).sort(list(by), nulls_last=True)
+        lf = partials.group_by(list(by)).agg(summed)
+        lf = lf.sort(natural_order(lf.collect_schema(), by), nulls_last=True)  # (as the per-query rows)
     else:
         lf = partials.select(summed)
     if isinstance(lf, pl.DataFrame):

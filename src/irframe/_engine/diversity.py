@@ -39,15 +39,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from irframe._engine.plan import JUDGED, Plan, at_depth, ids_compare_as_is
 from irframe._input.columns import RunColumns
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
+
+if TYPE_CHECKING:
+    import numpy as np
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -305,6 +307,8 @@ def ideal_gains(
     >>> ideal_gains(rel, ["q"], "d", 0.5, None).rows()
     [('q1', 1, 2.0), ('q1', 2, 1.0), ('q1', 3, 0.5)]
     """
+    import numpy as np  # (here: the command line's start spares its import)
+
     qkeys = list(qkeys)
     docs = (
         relevant.select(*qkeys, doc).unique()
@@ -348,12 +352,16 @@ def ideal_gains(
 
 
 def _cat(parts: list[Any], dtype: type[np.generic]) -> np.ndarray[Any, Any]:
+    import numpy as np
+
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
 
 def _gain_frame(
     queries: pl.DataFrame, qkeys: list[str], qs: list[Any], ranks: list[Any], gains: list[Any]
 ) -> pl.DataFrame:
+    import numpy as np
+
     frame = pl.DataFrame({
         _Q: pl.Series(_cat(qs, np.uint32), dtype=pl.UInt32),
         RANK: pl.Series(_cat(ranks, np.int64)),

@@ -24,9 +24,9 @@ What happens to the edge cases is decided here, once:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic
+from typing import Generic, TypeVar
 
 import polars as pl
 
@@ -61,6 +61,26 @@ DISAGREE = PREFIX + "disagree"  # order="auto", rank and score: the score rises 
 MAX_GRADE = PREFIX + "maxgrade"  # per query, only when an exp-gain measure is asked
 Q_DISTINCT = PREFIX + "qdistinct"  # per judged query, distinct documents (eager executors)
 DISTINCT = PREFIX + "distinct"  # per run query, distinct documents (eager executors)
+
+
+_Built = TypeVar("_Built")
+_EXPRS: dict[tuple[object, ...], tuple[object, ...]] = {}
+_EXPRS_SIZE = 64  # expression lists kept (emptied when full)
+
+
+def built_once(key: tuple[object, ...], build: Callable[[], _Built]) -> _Built:
+    """``build()`` once per ``key``: the expressions a step adds for the same compiled
+    measures (a :class:`~irframe._engine.compiler.Compiler`, itself memoised per measure
+    list, in the key) and the same columns.  Building them is pure Python, ~0.1 ms per
+    step on every call, as much as a small input's whole sort; polars expressions are
+    immutable, so one list serves every call.  The key holds its objects (no ``id`` of a
+    dead one is reused while it is kept)."""
+    found = _EXPRS.get(key)
+    if found is None:
+        if len(_EXPRS) >= _EXPRS_SIZE:
+            _EXPRS.clear()
+        found = _EXPRS[key] = (build(),)
+    return found[0]  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -250,8 +270,19 @@ def judged_table(
     again.  ``distinct``: also the query's distinct documents (``Q_DISTINCT``), for an
     executor that counts duplicate judgments itself.
     """
+    key = ("judged", comp, cols.doc, exp_gain, distinct)
+    aggs: dict[str, pl.Expr] = built_once(key, lambda: _judged_aggs(comp, cols, exp_gain, distinct))
+    table = qrels.group_by(qkeys).agg(**aggs)
+    if not with_post:
+        return table
+    names = {*qkeys, *aggs}
+    own = {k: e for k, e in comp.post.items() if set(e.meta.root_names()) <= names}
+    return table.with_columns(**own) if own else table
+
+
+def _judged_aggs(comp: Compiler, cols: RunColumns, exp_gain: bool, distinct: bool) -> dict[str, pl.Expr]:
     rel = pl.col(K.REL)
-    aggs: dict[str, pl.Expr] = {
+    return {
         Q_N: pl.len(),
         Q_NULL: rel.null_count() + rel.is_infinite().sum() + pl.col(cols.doc).null_count(),
         JUDGED: pl.lit(True),
@@ -259,12 +290,6 @@ def judged_table(
         **({Q_DISTINCT: pl.col(cols.doc).n_unique()} if distinct else {}),
         **comp.dens,
     }
-    table = qrels.group_by(qkeys).agg(**aggs)
-    if not with_post:
-        return table
-    names = {*qkeys, *aggs}
-    own = {k: e for k, e in comp.post.items() if set(e.meta.root_names()) <= names}
-    return table.with_columns(**own) if own else table
 
 
 def diagnostics(inp: Inputs[Frame], cols: RunColumns) -> dict[str, pl.Expr]:
@@ -343,11 +368,16 @@ def group_sorted(
     """ONE group_by over rows sorted into ranking order within each query (a lazy plan:
     polars keeps the rows' order within each group): the diagnostics, each query's
     distinct documents (``DISTINCT``, the duplicate probe) and the kernels themselves."""
-    in_run_dens = judged_in_run(comp, exp_gain) if inp.qrels is None else {}
-    return rows.group_by(list(cols.keys), maintain_order=True).agg(
-        pl.lit(True).alias(IN_RUN), pl.col(cols.doc).n_unique().alias(DISTINCT),
-        **diagnostics(inp, cols), **in_run_dens, **comp.ranked,
-    )  # fmt: skip
+
+    def build() -> list[pl.Expr]:
+        in_run_dens = judged_in_run(comp, exp_gain) if inp.qrels is None else {}
+        named: dict[str, pl.Expr] = {**diagnostics(inp, cols), **in_run_dens, **comp.ranked}
+        return [pl.lit(True).alias(IN_RUN), pl.col(cols.doc).n_unique().alias(DISTINCT),
+                *(e.alias(k) for k, e in named.items())]  # fmt: skip
+
+    is_float = inp.schema[cols.order_col].is_float()
+    aggs = built_once(("sorted", comp, cols, is_float, inp.qrels is None, exp_gain), build)
+    return rows.group_by(list(cols.keys), maintain_order=True).agg(aggs)
 
 
 def with_expected(
@@ -409,24 +439,37 @@ def finish(
     # A query missing from the run has no ranking: its counts and, when the kernels ran in
     # the group_by, its kernels' values are 0; a run query's values stay as the kernels
     # gave them (a user kernel's null is then reported by the checks, as on every path).
-    in_run = pl.col(IN_RUN).fill_null(False)
-    ranked = comp.scalar(comp.ranked) if kernels_ran else []
+    key = ("finish", comp, id(finals), kernels_ran, computed)  # (the value holds ``finals``: its id stays)
+    fills, post, measures, _ = built_once(
+        key, lambda: (*_finish_exprs(comp, finals, kernels_ran, computed), finals)
+    )
     table = with_expected(
         per_q, qstats, cols, partitions=partitions, partition_values=partition_values
-    ).with_columns(
+    ).with_columns(fills)
+    if not kernels_ran:
+        table = run_kernels(table, comp)
+    table = materialized(table)
+    if post:
+        table = materialized(_with(table, post))
+    return _with(table, measures)
+
+
+def _finish_exprs(
+    comp: Compiler, finals: Mapping[str, pl.Expr], kernels_ran: bool, computed: frozenset[str]
+) -> tuple[list[pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr]]:
+    """:func:`finish`'s expressions: the fills of the missing queries' columns, the
+    per-query columns, the measures (null for a query without judgments)."""
+    in_run = pl.col(IN_RUN).fill_null(False)
+    ranked = comp.scalar(comp.ranked) if kernels_ran else []
+    fills = [
         in_run,
         pl.col(JUDGED).fill_null(False),
         pl.col([N_ROWS, *comp.scalar(comp.dens)]).fill_null(0),
         *(pl.when(in_run).then(pl.col(c)).otherwise(pl.col(c).fill_null(0)) for c in ranked),
-    )
-    if not kernels_ran:
-        table = run_kernels(table, comp)
-    table = materialized(table)
+    ]
     post = {k: e for k, e in comp.post.items() if k not in computed}
-    if post:
-        table = materialized(_with(table, post))
     measures = {label: pl.when(pl.col(JUDGED)).then(expr).otherwise(None) for label, expr in finals.items()}
-    return _with(table, measures)
+    return fills, post, measures
 
 
 def _with(table: Frame, columns: Mapping[str, pl.Expr]) -> Frame:

@@ -8,13 +8,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 import polars as pl
+import polars.selectors as cs
 
 from irframe._input.options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "DEFAULT_RANK",
+    "GRADE_DTYPES",
     "RunColumns",
+    "grade_dtype_error",
+    "natural_key",
     "natural_order",
     "natural_sorted",
     "ranking_order",
@@ -68,18 +72,45 @@ def ranking_order(
 
 
 _FEW = 2000  # up to this many rows, natural_sorted sorts in Python (no polars query)
-_PREFIX = re.compile(r"^(\D*)")
-_DIGITS = re.compile(r"^\D*(\d+)")
+_RUNS = re.compile(r"\d+|\D+")  # maximal runs of digits and of other characters
+_WIDTH = 5  # a run of digits is encoded as its length (this many digits) and the digits
 
 
-def _natural_key(value: str | None) -> tuple[int, str, int, str, str]:
-    """:func:`natural_order`'s sort key of one string (None sorts last)."""
+def natural_key(value: str | None) -> tuple[int, str, str]:
+    """THE natural order of one id, in Python: the key :func:`natural_order` sorts by.
+
+    Every run of digits compares as a number (of any length: ``q2`` before ``q10``,
+    ``q1-9`` before ``q1-10``), the text between them as text, a number before text at the
+    same place; ids equal so (``q01``, ``q1``) then by their whole text.  None sorts last.
+
+    Examples
+    --------
+    >>> sorted(["q1-10", "q10", "q1-9", "q2", "q1-2", "b", "10", "9"], key=natural_key)
+    ['9', '10', 'b', 'q1-2', 'q1-9', 'q1-10', 'q2', 'q10']
+    """
     if value is None:
-        return (1, "", 0, "", "")
-    found = _DIGITS.match(value)
-    digits = found[1].lstrip("0") if found else ""
-    prefix = _PREFIX.match(value)
-    return (0, prefix[1] if prefix else "", len(digits), digits, value)
+        return (1, "", "")
+    parts = []
+    for run in _RUNS.findall(value):
+        if run[0].isdigit():
+            digits = run.lstrip("0")
+            parts.append(f"\x01{len(digits):0{_WIDTH}d}{digits}")
+        else:
+            parts.append(f"\x02{run}")
+    return (0, "".join(parts), value)
+
+
+def _natural_text(c: pl.Expr) -> pl.Expr:
+    """:func:`natural_key`'s encoded text, as a polars expression (the same text)."""
+    run = pl.element()
+    digits = run.str.strip_chars_start("0")
+    size = digits.str.len_chars().cast(pl.String).str.zfill(_WIDTH)
+    encoded = (
+        pl.when(run.str.contains(r"^\d"))
+        .then(pl.concat_str([pl.lit("\x01"), size, digits]))
+        .otherwise(pl.concat_str([pl.lit("\x02"), run]))
+    )
+    return c.str.extract_all(_RUNS.pattern).list.eval(encoded).list.join("")
 
 
 def natural_sorted(
@@ -107,32 +138,31 @@ def natural_sorted(
     rows: Sequence[int] = range(df.height)
     if where is not None:
         rows = [i for i, keep in enumerate(df.get_column(where).to_list()) if keep]
-    rows = sorted(rows, key=lambda i: tuple(_natural_key(c[i]) for c in values))
+    rows = sorted(rows, key=lambda i: tuple(natural_key(c[i]) for c in values))
     picked = pl.DataFrame([df.get_column(n) for n in names])
-    return picked if rows == list(range(df.height)) else picked[rows]
+    return picked if rows == list(range(df.height)) else picked[pl.Series(rows, dtype=pl.UInt32)]
 
 
 def natural_order(schema: Mapping[str, pl.DataType], keys: Sequence[str]) -> list[pl.Expr]:
     """Sort expressions that put per-query rows in natural order, the same on every backend.
 
-    String keys sort by their text before the first digit, then by the number made of the
-    digits that follow (compared as a number of any length: ``q2`` before ``q10``,
-    ``"9"`` before ``"10"``), then by the whole string; other keys sort by value.
+    String keys sort as :func:`natural_key` says (every run of digits as a number: ``q2``
+    before ``q10``, ``q1-9`` before ``q1-10``, ``"9"`` before ``"10"``), then by the
+    whole string; other keys sort by value.
 
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"query_id": ["q10", "q2", "301", "q1b", "q01", "27"]})
+    >>> df = pl.DataFrame({"query_id": ["q10", "q2", "301", "q1b", "q01", "27", "q1-10", "q1-9"]})
     >>> df.sort(natural_order(df.schema, ["query_id"]))["query_id"].to_list()
-    ['27', '301', 'q01', 'q1b', 'q2', 'q10']
+    ['27', '301', 'q01', 'q1-9', 'q1-10', 'q1b', 'q2', 'q10']
     """
     out: list[pl.Expr] = []
     for k in keys:
         c = pl.col(k)
         if schema[k] in (pl.String, pl.Categorical) or isinstance(schema[k], pl.Enum):
             c = c.cast(pl.String)
-            digits = c.str.extract(r"^\D*(\d+)", 1).str.strip_chars_start("0").fill_null("")
-            out += [c.str.extract(r"^(\D*)", 1), digits.str.len_bytes(), digits, c]
+            out += [_natural_text(c), c]
         else:
             out.append(c)
     return out
@@ -143,6 +173,11 @@ def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str)
         raise ColumnNotFoundError.from_missing(
             role=role, missing=col, available=list(schema), frame=frame, parameter=parameter
         )
+
+
+GRADE_DTYPES = cs.numeric() | cs.boolean() | cs.by_dtype(pl.Null)  # Null: a column of nulls only
+"""THE grade rule (also of scores and ranks): numeric, boolean, or all null; as a selector, so
+that an expression can test it on a dtype it only learns at collect time (``irframe.expr``)."""
 
 
 def _require_roles(
@@ -168,11 +203,17 @@ def _require_roles(
 
 
 def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)  # Null: a column of nulls only
+    return bool(cs.expand_selector(pl.Schema({"x": dtype}), GRADE_DTYPES))
 
 
 def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
     dtype = schema[col]
+    if dtype.is_decimal():  # (Decimal('1.00') is text '1.00', which never matches an id 1)
+        msg = (
+            f"The {frame} id column {col!r} has decimal dtype {dtype}; ids must be str or int. "
+            f"Hint: cast it, e.g. pl.col({col!r}).cast(pl.Int64) or .astype('int64')."
+        )
+        raise InvalidDataError(msg)
     if dtype.is_float():
         msg = (
             f"The {frame} id column {col!r} has float dtype {dtype}; ids must be str or int. "
@@ -181,6 +222,22 @@ def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
         raise InvalidDataError(msg)
     if dtype.is_nested():
         msg = f"The {frame} id column {col!r} has nested dtype {dtype}; ids must be str or int."
+        raise InvalidDataError(msg)
+    if dtype == pl.Binary:  # (pandas UUID objects arrive as bytes; cast as text, invalid UTF-8)
+        msg = (
+            f"The {frame} id column {col!r} holds bytes (binary dtype: bytes values, or objects such "
+            "as UUIDs); ids must be str or int. Hint: convert them to text first, e.g. "
+            f"df[{col!r}] = df[{col!r}].astype(str) for UUIDs, or pl.col({col!r}).cast(pl.String) for "
+            "UTF-8 bytes."
+        )
+        raise InvalidDataError(msg)
+    if isinstance(dtype, pl.BaseExtension) or dtype == pl.Object:
+        what = "Python objects" if dtype == pl.Object else f"the extension type {dtype}"
+        msg = (
+            f"The {frame} id column {col!r} holds {what} (a pandas Period or Interval column, "
+            "say), which cannot be compared as ids; ids must be str or int. Hint: convert it "
+            f"first, e.g. df[{col!r}] = df[{col!r}].astype(str)."
+        )
         raise InvalidDataError(msg)
 
 
@@ -252,14 +309,19 @@ def _order(
     raise ColumnNotFoundError.from_missing_roles([], list(schema), order=order)
 
 
+def grade_dtype_error(frame: str, col: str, dtype: object) -> InvalidDataError:
+    """The error for a grade column of another dtype than :data:`GRADE_DTYPES`."""
+    msg = (
+        f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
+        f"{dtype}. Hint: map labels to numbers first, e.g. "
+        f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
+    )
+    return InvalidDataError(msg)
+
+
 def _check_grade(schema: pl.Schema, col: str, frame: str) -> None:
     if not _is_numeric(schema[col]):
-        msg = (
-            f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
-            f"{schema[col]}. Hint: map labels to numbers first, e.g. "
-            f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
-        )
-        raise InvalidDataError(msg)
+        raise grade_dtype_error(frame, col, schema[col])
 
 
 def resolve_qrels(

@@ -34,7 +34,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain
 from typing import Any, Literal
 
-import numpy as np
 import polars as pl
 
 from irframe.exceptions import InvalidDataError
@@ -153,6 +152,8 @@ def nested_frame(obj: Mapping[Any, Any], kind: Role, role: str) -> pl.DataFrame:
     for q, docs in zip(queries, inner, strict=True):
         if not isinstance(docs, Mapping):
             raise _not_nested(role, q, docs)
+    import numpy as np  # (here: the command line's start spares its import)
+
     lens = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     if kind == "qrels" and not lens.all():
         q = queries[int(np.argmin(lens))]

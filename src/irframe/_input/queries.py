@@ -79,8 +79,9 @@ def _attribute_table(source: pl.LazyFrame, key: str, cols: list[str], frame: str
     table = source.select(pl.col(key).cast(pl.String).alias(KEY), *cols).unique().collect()
     q = repeated_query(table)
     if q is not None:
+        named = cols[0] if len(cols) == 1 else list(cols)
         msg = (
-            f"by={cols[0]!r}: query {q!r} has several values in the {frame}; a query attribute "
+            f"by={named!r}: query {q!r} has several values in the {frame}; a query attribute "
             "needs one value per query. Hint: fix the table, or give a queries table (queries=...)."
         )
         raise InvalidDataError(msg)
@@ -172,9 +173,19 @@ def query_attributes(
 
 
 def with_query_attributes(
-    run: pl.LazyFrame, qrels: pl.LazyFrame | None, queries: Any, opts: Options, where: str = "evaluate"
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame | None,
+    queries: Any,
+    opts: Options,
+    where: str = "evaluate",
+    *,
+    run_attributes: bool = False,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """Copy the ``by`` columns the run lacks from ``queries`` (else the qrels) onto both.
+
+    With ``run_attributes`` (verbs whose ``by`` are query attributes only: compare, check),
+    a ``by`` column the run has and the qrels lack is a query attribute too: one value per
+    query (else refused, in the same words), copied onto the qrels.
 
     Examples
     --------
@@ -186,7 +197,12 @@ def with_query_attributes(
     """
     qnames = None if qrels is None else qrels.collect_schema().names()
     rows = None if qrels is None else qrels.select
-    attrs = query_attributes(
-        run.collect_schema().names(), qnames, queries, opts, qrels_rows=rows, where=where
-    )
-    return (run, qrels) if attrs is None else attrs.attach(run, qrels, opts, join_attributes)
+    names = run.collect_schema().names()
+    attrs = query_attributes(names, qnames, queries, opts, qrels_rows=rows, where=where)
+    if attrs is not None:
+        run, qrels = attrs.attach(run, qrels, opts, join_attributes)
+    own = [b for b in dict.fromkeys(opts.by) if b in names and qnames is not None and b not in qnames]
+    if run_attributes and qrels is not None and own:
+        table = _attribute_table(run, opts.query_col, own, "runs")
+        qrels = join_attributes(qrels, opts.qrels_columns[0], table)
+    return run, qrels

@@ -16,6 +16,7 @@ of every intermediate column the engine makes for it.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -337,7 +338,7 @@ def per_registry(build: Callable[[], _T]) -> Callable[[], _T]:
         fams = tuple(_REGISTRY.values())
         if memo:
             seen, value = memo[0]
-            if len(seen) == len(fams) and all(a is b for a, b in zip(seen, fams, strict=True)):
+            if len(seen) == len(fams) and all(map(operator.is_, seen, fams)):  # (C speed: called per measure)
                 return value
         value = build()
         memo[:] = [(fams, value)]

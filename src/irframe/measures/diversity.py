@@ -71,7 +71,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 
 from irframe.exceptions import InvalidParameterError
@@ -182,6 +181,8 @@ def ideal_ideal_err(alpha: float, k: int) -> float:
     >>> ideal_ideal_err(0.5, 2)
     1.25
     """
+    import numpy as np  # (here: the command line's start spares its import)
+
     i = np.arange(1, k + 1, dtype=np.float64)
     return float(np.sum((1.0 - alpha) ** (i - 1) / i))
 
