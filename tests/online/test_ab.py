@@ -264,3 +264,36 @@ def test_the_session_rules_are_counted_in_the_report() -> None:
     assert "of 4 impressions, 2 end their session (no next query) and 1 have their next query after" in (
         report.to_text()
     )
+
+
+def test_a_position_one_arm_never_showed_stays_in_the_table() -> None:
+    log = pl.DataFrame({
+        "impression_id": [1, 2, 3, 3, 4, 4], "query_id": ["q"] * 6, "doc_id": ["a", "a", "a", "b", "a", "b"],
+        "position": [1, 1, 1, 2, 1, 2], "clicked": [1, 0, 1, 1, 0, 1],
+        "user_id": ["u1", "u2", "u3", "u3", "u4", "u4"], "arm": ["A", "A", "B", "B", "B", "B"],
+    })  # fmt: skip
+    m = online.metrics(log, "PositionCTR", by="arm")
+    assert m.select("arm", "position", "n_units", "denominator").rows() == [
+        ("A", 1, 2, 2.0),
+        ("A", 2, 2, 0.0),
+        ("B", 1, 2, 2.0),
+        ("B", 2, 2, 2.0),
+    ]
+    assert math.isnan(m["value"][1])
+    out = online.compare(log, "PositionCTR", control="A")
+    assert out["position"].to_list() == [1, 2]
+    assert out["treatment_value"].to_list() == [0.5, 1.0]
+    assert math.isnan(out["control_value"][1])
+    assert math.isnan(out["p_value"][1])
+
+
+def test_a_segment_without_the_control_keeps_its_rows() -> None:
+    log = _log([1, 0, 1, 1, 0, 1], ["u1", "u2", "u3", "u4", "u5", "u6"], ["A", "A", "B", "B", "B", "B"])
+    log = log.with_columns(device=pl.Series(["d", "d", "d", "d", "m", "m"]))
+    with pytest.warns(SampleRatioMismatchWarning):  # segment m: no unit in A
+        out = online.compare(log, "CTR", control="A", by="device", srm_alpha=0.5)
+    assert out.select("device", "arm", "n_control", "n_treatment").rows() == [
+        ("d", "B", 2, 2),
+        ("m", "B", 0, 2),
+    ]
+    assert math.isnan(out["p_value"][1])

@@ -215,7 +215,7 @@ def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
 
 
 # --- interleaving -----------------------------------------------------------------------------------
-_IL_HEADER = ["A", "B", "wins A", "wins B", "ties", "delta [CI]", "share A", "p", "p_adj"]
+_IL_HEADER = ["system", "vs", "wins", "losses", "ties", "delta [CI]", "share won", "p", "p_adj"]
 
 
 def _il_rows(pairs: pl.DataFrame) -> list[list[str]]:
@@ -229,11 +229,12 @@ def _il_rows(pairs: pl.DataFrame) -> list[list[str]]:
 
 def _il_notes(facts: dict[str, Any]) -> list[str]:
     counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in facts["counts"].items())
+    per = facts["per"]
     return [
-        f"{facts['method'].replace('_', '-')} interleaving, credit summed per {facts['per']}; "
-        f"a {facts['per']} without credit for either system is a tie. delta = (wins A + ties/2) / n - 1/2 "
-        "with a bootstrap interval over the units; p: the two-sided sign test on wins A of wins A + wins B "
-        "(ties left out), corrected over the pairs.",
+        f"{facts['method'].replace('_', '-')} interleaving, credit summed per {per}; a {per} where both "
+        "systems have the same credit (no click included) is a tie. delta = (wins + ties/2) / n - 1/2, "
+        f"with a bootstrap interval over the {per} units; share won = wins / (wins + losses); p: the "
+        "two-sided sign test on the wins of wins + losses (ties left out), corrected over the pairs.",
         f"Counted: {counts}.",
     ]
 

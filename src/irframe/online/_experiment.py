@@ -360,11 +360,14 @@ def _comparisons(stats: pl.DataFrame, by: Sequence[str], control: Any, level: fl
         pl.col("n_units").alias("n_control"),
     )
     treat = stats.filter(pl.col(ARM) != control)
-    pairs = treat.join(ctrl, on=keys, how="inner", nulls_equal=True)
+    # left: a segment without the control arm keeps its rows (NaN; the SRM check flags it)
+    pairs = treat.join(ctrl, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col("_cv", "_cs2").fill_null(float("nan")), pl.col("n_control").fill_null(0)
+    )
     rows = [
         welch_row(
             r["_cv"],
-            r["_cs2"],
+            r["_cs2"] if r["_cs2"] is not None else float("nan"),
             r["n_control"],
             t_mean=r["value"],
             t_var=r["unit_var"],

@@ -120,7 +120,12 @@ def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Seque
                 olog, lambda lf: _position_per_unit(lf, keys), olog.names["impression_id"]
             )
             per_unit = partial.group_by([*keys, UNIT, POSITION]).agg(pl.col("^_(num|den)_.*$").sum())
-        parts.append(_position_stats(per_unit, keys))
+        # every group gets every position some group saw (a position an arm never showed: sums
+        # of 0, value NaN), so that no comparison drops out of the table
+        pos = _position_stats(per_unit, keys)
+        grid = counts.select(keys).join(pos.select(POSITION).unique(), how="cross")
+        pos = grid.join(pos, on=[*keys, POSITION], how="left", nulls_equal=True)
+        parts.append(pos.with_columns(pl.lit("PositionCTR").alias("metric")))
     stats = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
     stats = counts.join(stats, on=keys, how="left", nulls_equal=True)
     order = {str(m): i for i, m in enumerate(metrics)}
