@@ -145,6 +145,8 @@ def test_errors_and_empty_policy() -> None:
         )
     with pytest.raises(ColumnNotFoundError, match=r"did you mean columns=\{'doc': 'docid'\}"):
         grounding(cit.rename({"doc_id": "docid"}), run)
+    followed = grounding(cit.rename({"doc_id": "docid"}), run, columns={"doc": "docid"})
+    assert to_polars(followed.per_query).equals(to_polars(grounding(cit, run).per_query))
     renamed = grounding(
         cit, run.rename({"query_id": "qid", "doc_id": "docno"}), run_columns={"query": "qid", "doc": "docno"}
     )
@@ -161,3 +163,16 @@ def test_errors_and_empty_policy() -> None:
     q3z = _per_query(grounding(cit, run, sentences=sen, empty="zero").per_query)["q3"]
     assert q3z["CitedRetrieved"] == 0.0
     assert "never retrieved: 2" in grounding(cit, run).to_text()
+
+
+def test_queries_nobody_answered_change_nothing() -> None:
+    more = pl.concat(
+        [
+            pl.DataFrame(RUN),
+            pl.DataFrame({"query_id": ["q9"] * 2, "doc_id": ["blog", "x"], "score": [9.0, 8.0]}),
+        ]
+    )
+    g = grounding(pl.DataFrame(CITATIONS), more, pl.DataFrame(QRELS), k=2)
+    want = grounding(pl.DataFrame(CITATIONS), pl.DataFrame(RUN), pl.DataFrame(QRELS), k=2)
+    assert to_polars(g.per_query).equals(to_polars(want.per_query))
+    assert to_polars(g.per_query)["query_id"].to_list() == ["q1", "q2"]

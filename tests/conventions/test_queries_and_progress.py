@@ -19,13 +19,15 @@ G = golden()
 GOLDEN_DIR = Path(G.paths.qrels).parent
 
 
-def _reference() -> dict[tuple[str, str], float]:
-    """Means per (system, segment) computed outside the by= code: per query, then grouped here."""
+def _reference() -> dict[tuple[str, str | None], float]:
+    """Means per (system, segment) computed outside the by= code: per query, then grouped here
+    (segment None: over every query, compare's overall row)."""
     pq = irframe.evaluate(G.runs, ["nDCG@10"], G.qrels, by="system", per_query=True)
     rows = pq.join(G.queries.select("query_id", "segment"), on="query_id").iter_rows(named=True)
-    sums: dict[tuple[str, str], list[float]] = {}
+    sums: dict[tuple[str, str | None], list[float]] = {}
     for r in rows:
         sums.setdefault((r["system"], r["segment"]), []).append(r["nDCG@10"])
+        sums.setdefault((r["system"], None), []).append(r["nDCG@10"])
     return {k: sum(v) / len(v) for k, v in sums.items()}
 
 
@@ -65,6 +67,8 @@ def test_compare_takes_queries() -> None:
     runs = {name: G.runs.filter(pl.col("system") == name).drop("system") for name in ("bm25", "hybrid")}
     t = irframe.compare(runs, G.qrels, ["nDCG@10"], by="segment", queries=G.queries, n_permutations=200)
     ref = _reference()
+    overall = irframe.evaluate(G.runs, ["nDCG@10"], G.qrels, by="system")
+    ref.update({(s, None): v for s, v in overall.select("system", "nDCG@10").iter_rows()})  # overall
     for r in t.iter_rows(named=True):
         assert r["mean"] == pytest.approx(ref[("hybrid", r["segment"])], abs=1e-12)
         assert r["baseline_mean"] == pytest.approx(ref[("bm25", r["segment"])], abs=1e-12)

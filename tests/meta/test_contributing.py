@@ -32,3 +32,25 @@ def test_the_measure_recipe_registers_a_family_that_evaluates() -> None:
         assert "CappedP" in irframe.measures.registry()
     finally:
         unregister("CappedP")
+
+
+def test_the_verb_recipe_stacks_evaluates_and_returns_the_callers_type() -> None:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    block = re.search(r"<!-- recipe:verb -->\n```python\n(.*?)```\n<!-- recipe:end -->", text, re.S)
+    assert block is not None, "CONTRIBUTING.md lost its recipe:verb block"
+    space: dict[str, object] = {}
+    exec(compile(block[1], "CONTRIBUTING.md", "exec"), space)
+    best_system = space["best_system"]
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    # x: q1 a at rank 1 (RR 1), q2 b at rank 2 (RR 1/2); y: q1 a at rank 2 (1/2), q2 b at rank 1 (1)
+    x = pl.DataFrame(
+        {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "c", "c", "b"], "rank": [1, 2, 1, 2]}
+    )
+    y = pl.DataFrame(
+        {"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["c", "a", "b", "c"], "rank": [1, 2, 1, 2]}
+    )
+    got = best_system({"x": x, "y": y}, qrels)  # type: ignore[operator]
+    assert isinstance(got, pl.DataFrame)
+    assert got.rows() == [("q1", "x", 1.0), ("q2", "y", 1.0)]
+    tie = best_system({"y": x, "x": x}, qrels)  # type: ignore[operator]
+    assert tie["system"].to_list() == ["y", "y"]  # a tie: the first system in input order

@@ -43,7 +43,7 @@ import polars as pl
 
 from irframe import kernels as K
 from irframe._engine.background import Background, Pending
-from irframe._input.columns import RunColumns
+from irframe._input.columns import RunColumns, ranking_order
 
 if TYPE_CHECKING:
     import numpy as np
@@ -368,7 +368,8 @@ def _exact_redo(
             "i": idx,
         }
     )
-    exact = sub.sort(["g", "o", "d"], descending=[False, cols.order == "score", True])
+    by, desc = ranking_order(cols.order, "o", "d")  # THE ranking rule
+    exact = sub.sort([pl.col("g"), *by], descending=[False, *desc])
     return perm.scatter(pos, exact.get_column("i"))
 
 
@@ -405,7 +406,8 @@ def keyed_rows(run: pl.DataFrame, cols: RunColumns, rel: pl.Series, gk: pl.Serie
     ``combined_hash(cols.keys)`` (:func:`query_and_row_hashes`).
     """
     keys = list(cols.keys)
-    coarse = _coarse_order(gk, run.get_column(cols.order_col), rel, descending=cols.order == "score")
+    descending = cols.ranking()[1][0]  # (score: descending; rank: ascending)
+    coarse = _coarse_order(gk, run.get_column(cols.order_col), rel, descending=descending)
     if coarse is None:
         return None
     perm, s, layout = coarse
@@ -448,7 +450,7 @@ def _query_starts(run: pl.DataFrame, cols: RunColumns) -> pl.Series | None:
     keys = list(cols.keys)
     same = pl.all_horizontal((pl.col(k) == pl.col(k).shift(1)).fill_null(False) for k in keys)
     o, d = pl.col(cols.order_col), pl.col(cols.doc)
-    worse = o < o.shift(1) if cols.order == "rank" else o > o.shift(1)
+    worse = o > o.shift(1) if cols.ranking()[1][0] else o < o.shift(1)  # (against the ranking order)
     out_of_order = same & (worse | ((o == o.shift(1)) & (d > d.shift(1))))
     marks = run.select(out_of_order.any().alias("bad"), (~same).alias("new"))
     if marks.item(0, "bad"):

@@ -35,7 +35,7 @@ import polars as pl
 from irframe import kernels as K
 from irframe._engine.diversity import FLAGS_ONLY
 from irframe._engine.plan import JUDGED, Plan, at_depth, best_ranked
-from irframe._input.columns import RunColumns, natural_sorted, resolve_run
+from irframe._input.columns import RunColumns, natural_sorted, ranking_order, resolve_run
 from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measures
@@ -148,8 +148,8 @@ def _rows(plan: Plan, opts: Options) -> pl.DataFrame:
         )
         r = r.join(q, on=[*qkeys, cols.doc], how="left")
     r = r.with_columns(pl.col(_GRADE).cast(pl.Float64).fill_nan(None))
-    desc = cols.order == "score"
-    return r.sort([*keys, _ORDER, cols.doc], descending=[False] * len(keys) + [desc, True])
+    by, desc = ranking_order(cols.order, _ORDER, cols.doc)  # THE ranking rule
+    return r.sort([*keys, *by], descending=[False] * len(keys) + desc)
 
 
 def tie_groups(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -256,7 +256,7 @@ def _numerators(plan: Plan, opts: Options, measures: tuple[tuple[str, Measure], 
         qids = bases[False].select(*keys, _QID).unique()
         bases[True] = judged.drop(_QID).join(qids, on=keys, how="left", maintain_order="left")
     out = bases[False].select(*keys, _QID).unique(_QID, maintain_order=True)
-    descending = plan.cols.order == "score"
+    descending = plan.cols.ranking()[1][0]  # (score: descending; rank: ascending)
     for label, m in measures:
         base = bases[bool(m.params.get("judged_only"))]
         num = _numerator(base, m, opts.ties, descending).rename({"num": f"{label}:num"})
@@ -289,7 +289,8 @@ def straddles(run: pl.LazyFrame, k: int, opts: Options) -> pl.DataFrame:
         run = best_ranked(run, cols)
     keys = list(cols.keys)
     rows = run.select(*keys, pl.col(cols.order_col).cast(pl.Float64).alias(_ORDER)).collect()
-    rows = rows.sort([*keys, _ORDER], descending=[False] * len(keys) + [cols.order == "score"])
+    by, desc = ranking_order(cols.order, _ORDER, cols.doc)  # (the order only: ties are groups)
+    rows = rows.sort([*keys, by[0]], descending=[False] * len(keys) + desc[:1])
     rows = tie_groups(rows, keys)
     at_k = rows.filter(pl.col(_POS) == k).select(
         *keys,

@@ -255,6 +255,9 @@ def _ranked_run(run: Any, opts: Options, cit: Table, system: str) -> tuple[pl.Da
         )  # fmt: skip
     rows = stack.lf.select(*rc.keys, rc.doc, rc.order_col).collect()
     _refuse_unranked(rows, rc)
+    # only the answered queries are ranked (a query's ranks do not depend on the others')
+    answered = cit.rows.get_column("query").unique().implode()
+    rows = rows.filter(pl.col(rc.query).cast(pl.String).is_in(answered))
     rows = rows.with_columns(pl.col(c).cast(pl.String) for c in (*rc.keys, rc.doc))
     ranked = best_ranked(rows, rc).with_columns(
         pl.int_range(1, pl.len() + 1).over(list(rc.keys)).alias(_RANK)
