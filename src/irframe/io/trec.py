@@ -33,9 +33,10 @@ Every place where these readers do not read a file as trec_eval 10.0 does, on pu
   trec_eval 10.0 (older trec_eval versions and other tools read it as data).
 * **A score that is not a number** (``1.5x``, ``high``, ``nan``) is an error; trec_eval's
   ``atof`` reads its numeric prefix, or 0.
-* **A grade written as a float** (``1e2``, ``2.0``) is read as its value, 100 and 2;
-  trec_eval's ``atol`` reads the integer prefix, 1 and 2.  A fractional grade (``0.5``)
-  is kept as a float rather than truncated to 0.
+* **A grade written as a float**: ``2.0`` is read as 2, as trec_eval's ``atol`` reads it;
+  a grade in exponent notation whose value is not its integer prefix (``1e2``: trec_eval
+  reads 1, a float reader 100) is an error naming it (the file reads two ways).  A
+  fractional grade (``0.5``) is kept as a float rather than truncated to 0.
 * **Odd bytes**: a NUL or control byte, text that is not UTF-8 and lines over 1 MiB are
   errors; trec_eval reads them as data (or stops at a NUL).
 * **A lone** ``\r`` ends a line; trec_eval reads it as whitespace inside one line.
@@ -631,9 +632,8 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."
         raise TrecFormatError(msg)
     if f["__r"].dtype.is_float():
-        exact = f["__r"].is_finite() & (f["__r"].abs() < 2.0**53)  # (1e20 is no Int64)
-        integral = ((f["__r"] == f["__r"].round(0)) & exact).all()
-        rel_text = rel.cast(pl.Int64).cast(pl.String) if integral else rel.cast(pl.String)
+        f = f.with_columns(_grade_text(f["__r"]))
+        rel_text = pl.col("__t")
     elif f["__r"].dtype == pl.Boolean:
         rel_text = rel.cast(pl.Int64).cast(pl.String)
     else:
@@ -641,6 +641,25 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
     return f.select(
         pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias("line")
     )
+
+
+def _grade_text(grades: pl.Series) -> pl.Series:
+    """Float grades as TREC text that reads one way: whole numbers as integers (``2``, and
+    ``100000000000000000000`` for 1e20), others positionally (``0.00001``, never ``1e-05``:
+    the readers refuse a grade in exponent notation that trec_eval reads otherwise)."""
+    import numpy as np
+
+    whole = grades.is_finite() & (grades == grades.round(0)) & (grades.abs() < 2.0**53)
+    text = (
+        pl.select(pl.when(whole).then(grades.cast(pl.Int64, strict=False)).otherwise(None).cast(pl.String))
+        .to_series()
+        .fill_null(grades.cast(pl.String))
+    )
+    odd = text.str.contains("e").fill_null(value=False).arg_true()
+    if len(odd):
+        values = grades.gather(odd).to_list()
+        text = text.scatter(odd, [np.format_float_positional(v, trim="-") for v in values])
+    return text.alias("__t")
 
 
 def trec_qrels_text(
