@@ -122,3 +122,29 @@ def test_compare_values_equals_the_api(tmp_path: Path) -> None:
     unnamed = run_cli("compare", "--values", path)
     assert unnamed.returncode == Exit.ERROR
     assert "-m" in unnamed.stderr
+
+
+def test_check_values_gates_like_the_api(tmp_path: Path) -> None:
+    import irframe
+
+    r = rag()
+    keys = ["system", "query_id"]
+    values = irframe.evaluate(r.runs, ["nDCG@10"], r.qrels, by="system", per_query=True).join(
+        nugget_scores(r.assignments, r.nuggets, per_query=True).select(*keys, "A"), on=keys
+    )
+    for name in ("bm25", "hybrid"):
+        values.filter(system=name).write_csv(tmp_path / f"{name}.tsv", separator="\t")
+    args = ("-m", "A", "-m", "nDCG@10", "--permutations", "500", "--bootstrap", "200", "--no-config")
+    worse = run_cli(
+        "check", "--values", tmp_path / "bm25.tsv", "-b", tmp_path / "hybrid.tsv", *args, "-f", "json"
+    )
+    assert worse.returncode == Exit.FAILED, worse.stderr
+    side = {name: values.filter(system=name).drop("system") for name in ("bm25", "hybrid")}
+    want = irframe.check(
+        side["bm25"], None, side["hybrid"], ["A", "nDCG@10"], n_permutations=500, n_bootstrap=200
+    )
+    assert not want.passed
+    assert '"regression": true' in worse.stdout
+    better = run_cli("check", "--values", tmp_path / "hybrid.tsv", "-b", tmp_path / "bm25.tsv", *args)
+    assert better.returncode == Exit.OK, better.stderr
+    assert run_cli("check", "--values", tmp_path / "hybrid.tsv", "--no-config").returncode == Exit.ERROR

@@ -15,6 +15,7 @@ left with no document; ``-c -l N`` sums ``num_rel`` at relevance 1 in the ``all`
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 from pathlib import Path
@@ -35,6 +36,7 @@ CASES = [
     ("qrels.comment.test", "results.comment.test", ["-c", "-m", "all_trec"]),
     ("qrels.test.with-comments", "results.test", ["-q", "-m", "P.10,5", "-m", "relstring", "-m", "map"]),
     ("qrels.test", "results.test", ["-m", "set", "-m", "ndcg_cut.20,4", "-m", "recall.5"]),
+    ("qrels.test", "results.test", ["-q", "-n", "-m", "official"]),
 ]
 
 _FP = re.compile(r"^(-?[0-9]+\.[0-9]{15})$")
@@ -72,4 +74,44 @@ def test_irframe_prints_trec_eval_s_lines(qrels: str, run: str, flags: list[str]
 def test_the_cases_cover_the_veteran_s_flags() -> None:
     """Every flag issue 45 names is in a case above (a flag dropped from them is untested)."""
     used = {f for _, _, flags in CASES for f in flags if f.startswith("-")}
-    assert {"-q", "-c", "-l", "-J", "-M", "-m"} <= used
+    assert {"-q", "-c", "-l", "-J", "-M", "-m", "-n"} <= used
+
+
+@pytest.mark.parametrize("flag", ["-N", "-R", "-T", "-Z", "-o", "-D"])
+def test_trec_eval_s_other_flags_say_what_to_use(flag: str) -> None:
+    """trec_eval's flags irframe does not take are a usage error (exit 2) that says what irframe
+    does instead, not argparse's 'unrecognized arguments'."""
+    res = run_cli("eval", "qrels.txt", "run.txt", flag, "1")
+    assert res.returncode == 2
+    assert f"trec_eval {flag} (" in res.stderr
+    assert "unrecognized" not in res.stderr
+
+
+def test_a_table_wider_than_the_terminal_is_shown_one_row_per_measure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 45: ``-m all_trec`` on a terminal printed one 1,321-character line. Wider than the
+    terminal (COLUMNS, as a terminal sets it), the table turns: measures down, systems across,
+    each value the one the tsv output has; per query, the long form."""
+    import polars as pl
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "a.run"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    run.write_text("q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\nq2 Q0 d4 1 1.0 a\nq2 Q0 d3 2 0.5 a\n")
+    tsv = run_cli("eval", qrels, run, "-m", "all_trec", "-f", "tsv")
+    monkeypatch.setenv("COLUMNS", "80")
+    wide = run_cli("eval", qrels, run, "-m", "all_trec", "-f", "table")
+    assert wide.returncode == 0, wide.stderr
+    lines = wide.stdout.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert lines[0].split() == ["measure", "a"]
+    expected = pl.read_csv(io.StringIO(tsv.stdout), separator="\t").row(0, named=True)
+    shown = dict(line.split() for line in lines[1:] if len(line.split()) == 2)
+    assert len(shown) >= 90
+    for name, value in shown.items():
+        assert float(value) == pytest.approx(float(expected[name]), abs=5e-5), name
+    per_query = run_cli("eval", qrels, run, "-m", "all_trec", "-f", "table", "-q").stdout.splitlines()
+    assert per_query[0].split() == ["system", "query_id", "measure", "value"]
+    assert max(map(len, per_query)) <= 80
+    monkeypatch.setenv("COLUMNS", "2000")  # a table that fits is the usual one
+    assert run_cli("eval", qrels, run, "-m", "P_5", "-f", "table").stdout.split()[:2] == ["system", "P_5"]

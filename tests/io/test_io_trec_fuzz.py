@@ -31,8 +31,15 @@ def _number(text: str) -> float:
 
 
 def _grade(text: str) -> float:
-    """A qrels grade: integers exactly (the reader keeps integer grades as int64)."""
-    return int(text) if _INTEGER.fullmatch(text) else _number(text)
+    """A qrels grade: integers exactly (the reader keeps integer grades as int64); exponent
+    notation whose value is not the integer prefix trec_eval's atol reads is refused."""
+    if _INTEGER.fullmatch(text):
+        return int(text)
+    value = _number(text)
+    prefix = re.match(r"[+-]?[0-9]+", text)
+    if "e" in text.lower() and value != (int(prefix.group(0)) if prefix else 0):
+        raise _RefusedError("two readings")
+    return value
 
 
 def _lines(data: bytes) -> list[str]:

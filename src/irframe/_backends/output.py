@@ -18,7 +18,6 @@ beside it, then one rename).
 from __future__ import annotations
 
 import errno
-import fnmatch
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,8 +28,6 @@ from irframe.io._atomic import refuse_input_as_output
 from irframe.io._files import expand_paths
 
 __all__ = ["check_output"]
-
-_GLOB_CHARS = set("*?[")
 
 
 def _items(given: Any) -> list[str | os.PathLike[str]]:
@@ -48,17 +45,6 @@ def _files(item: str | os.PathLike[str]) -> list[Path]:
         return expand_paths(item)
     except MissingFileError:
         return []
-
-
-def _would_read(output: str | os.PathLike[str], item: str | os.PathLike[str]) -> bool:
-    """Whether a later scan of ``item`` (a directory or a glob) would read ``output``."""
-    outs = (Path(os.path.abspath(output)), Path(output).resolve())  # (as written, links resolved)
-    text = str(item)
-    if _GLOB_CHARS & set(text) and not Path(item).exists():
-        pattern = os.path.abspath(text)
-        return any(fnmatch.fnmatchcase(str(out), pattern) for out in outs)
-    roots = (Path(os.path.abspath(item)), Path(item).resolve())
-    return any(root.is_dir() and root in out.parents for root in roots for out in outs)
 
 
 def _writable(output: Any, where: str) -> None:
@@ -94,12 +80,5 @@ def check_output(output: Any, inputs: Mapping[str, Any], where: str = "evaluate_
     _writable(output, where)
     for role, given in inputs.items():
         for item in _items(given):
-            for path in [item, *_files(item)]:
+            for path in [*_files(item), item]:  # (its files first: "over", then where it reads)
                 refuse_input_as_output(output, {role: path}, where, parameter="output")
-            if _would_read(output, item):
-                msg = (
-                    f"{where} would write its output (output={str(output)!r}) where its {role} "
-                    f"input {str(item)!r} reads: the next run would read the result as part of the "
-                    f"{role}. Hint: write the output outside {str(item)!r}."
-                )
-                raise InvalidParameterError(msg)

@@ -35,7 +35,7 @@ from irframe._input.columns import natural_key
 from irframe._input.keys import SYSTEM
 from irframe._input.queries import KEY, query_attributes
 from irframe._input.runs import stack_runs
-from irframe.exceptions import EmptyInputError
+from irframe.exceptions import EmptyInputError, InvalidDataError
 
 if TYPE_CHECKING:
     from irframe._check.gate import _Gate
@@ -86,7 +86,28 @@ def paired(long: pl.DataFrame, keep: set[str] | None, attrs: pl.DataFrame | None
         out = out.filter(pl.col(_Q).is_in(sorted(keep)))
     if attrs is not None:
         out = out.join(attrs, on=_Q, how="left", maintain_order="left")
+        _refuse_unmatched(out, attrs)
     return out
+
+
+def _refuse_unmatched(out: pl.DataFrame, attrs: pl.DataFrame) -> None:
+    """Refuse attributes that match none of the compared queries: every query would fall in
+    one segment "(none)" (query ids spelled otherwise: 1 against 'q01')."""
+    by = [c for c in attrs.columns if c != _Q]
+    if (
+        out.height == 0
+        or attrs.height == 0
+        or not out.select(pl.all_horizontal(pl.col(by).is_null()).all()).item()
+    ):
+        return
+    theirs = ", ".join(repr(q) for q in attrs[_Q].head(3).to_list())
+    ours = ", ".join(repr(q) for q in out[_Q].unique(maintain_order=True).head(3).to_list())
+    msg = (
+        f"by={by}: the query ids of the attributes ({theirs} ...) match none of the compared queries "
+        f"({ours} ...), so every query would fall in one segment '(none)'. Hint: give the queries "
+        "table the runs' query ids, spelled and typed alike (e.g. 'q01', not 1)."
+    )
+    raise InvalidDataError(msg)
 
 
 def attributes(

@@ -36,11 +36,13 @@ from irframe.exceptions import (
 )
 
 __all__ = [
+    "GAIN_OVERFLOW_HINT",
     "attribute_like",
     "check",
     "checked",
     "collect",
     "collect_unchecked",
+    "gain_overflows",
     "partition_stats",
     "partitions_error",
     "qrels_duplicates_error",
@@ -315,8 +317,8 @@ def _check_gain_overflow(plan: Plan, df: pl.DataFrame) -> None:
     """
     if MAX_GRADE not in df.columns:
         return
-    n = pl.col(Q_N if plan.has_qrels else N_ROWS).cast(pl.Float64)
-    over = df.filter((pl.lit(2.0).pow(pl.col(MAX_GRADE)) * n).is_infinite())
+    n = pl.col(Q_N if plan.has_qrels else N_ROWS)
+    over = df.filter(gain_overflows(pl.col(MAX_GRADE), n))
     if over.height == 0:
         return
     over = over.sort(MAX_GRADE, *plan.keys, descending=[True] + [False] * len(plan.keys))
@@ -332,11 +334,28 @@ def _check_gain_overflow(plan: Plan, df: pl.DataFrame) -> None:
         f"{_examples(sorted(set(over.get_column(plan.cols.query).to_list()), key=str))}): "
         f"the exp gain 2^grade - 1 of "
         f"{measures} overflows float64 (2^1024 is infinite) when summed over the query, and "
-        "the values would be NaN or infinite. Hint: use the linear gain, e.g. 'nDCG(gain=linear)@10' "
-        "(trec_eval's; on the command line --gain linear), or explicit gains such as "
-        "'nDCG(gains={1:1,2:3})@10'."
+        f"the values would be NaN or infinite. {GAIN_OVERFLOW_HINT}"
     )
     raise InvalidDataError(msg)
+
+
+GAIN_OVERFLOW_HINT = (
+    "Hint: use the linear gain, e.g. 'nDCG(gain=linear)@10' (trec_eval's; on the command line "
+    "--gain linear), or explicit gains such as 'nDCG(gains={1:1,2:3})@10'."
+)
+
+
+def gain_overflows(max_grade: pl.Expr, n_rows: pl.Expr) -> pl.Expr:
+    """THE exp-gain overflow rule: a query whose largest grade ``g`` over ``n`` judged rows
+    has 2^g x n infinite in float64 (every DCG and ideal DCG of the query is below it).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"max_grade": [1000.0, 1023.0], "n": [10, 2]})
+    >>> df.select(gain_overflows(pl.col("max_grade"), pl.col("n")))["literal"].to_list()
+    [False, True]
+    """
+    return (pl.lit(2.0).pow(max_grade) * n_rows.cast(pl.Float64)).is_infinite()
 
 
 def _check_qrels(plan: Plan, df: pl.DataFrame, probe: int, flags: dict[str, int]) -> None:

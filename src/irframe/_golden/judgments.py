@@ -178,7 +178,7 @@ def _grades(sheet: pl.DataFrame, grade_col: str, query_col: str, doc_col: str) -
         )
         raise InvalidDataError(msg)
     out = sheet.with_columns(value.alias(GRADE), empty.alias(_EMPTY))
-    bad = out.filter(~pl.col(_EMPTY) & (pl.col(GRADE).is_null() | pl.col(GRADE).is_infinite()))
+    bad = out.filter(~pl.col(_EMPTY) & (pl.col(GRADE).is_null() | ~pl.col(GRADE).is_finite()))  # "nan" too
     if bad.height:
         rows = bad.select(query_col, doc_col, grade_col).rows()
         msg = (

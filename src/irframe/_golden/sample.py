@@ -317,9 +317,10 @@ def _segments(pq: pl.DataFrame, by: list[str], n: int, floor: int) -> pl.DataFra
     floors = np.minimum(floor, avail)
     total = int(avail.sum())
     if n > total:
+        hint = f"n={total} takes them all." if total else "the log is empty: check the file or its filter."
         msg = (
             f"The 'n' parameter of {_WHERE} asks for {n} queries; the log has {total} distinct "
-            f"queries. Hint: n={total} takes them all."
+            f"queries. Hint: {hint}"
         )
         raise InvalidParameterError(msg)
     if int(floors.sum()) > n:

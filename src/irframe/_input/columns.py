@@ -8,13 +8,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 import polars as pl
+import polars.selectors as cs
 
 from irframe._input.options import DEFAULT_RANK
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "DEFAULT_RANK",
+    "GRADE_DTYPES",
     "RunColumns",
+    "grade_dtype_error",
     "natural_key",
     "natural_order",
     "natural_sorted",
@@ -172,6 +175,11 @@ def _require(schema: pl.Schema, col: str, role: str, frame: str, parameter: str)
         )
 
 
+GRADE_DTYPES = cs.numeric() | cs.boolean() | cs.by_dtype(pl.Null)  # Null: a column of nulls only
+"""THE grade rule (also of scores and ranks): numeric, boolean, or all null; as a selector, so
+that an expression can test it on a dtype it only learns at collect time (``irframe.expr``)."""
+
+
 def _require_roles(
     schema: pl.Schema, ids: tuple[str, str], rank: str | None, score: str, *, rule: str, grades: str | None
 ) -> None:
@@ -195,11 +203,17 @@ def _require_roles(
 
 
 def _is_numeric(dtype: pl.DataType) -> bool:
-    return dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)  # Null: a column of nulls only
+    return bool(cs.expand_selector(pl.Schema({"x": dtype}), GRADE_DTYPES))
 
 
 def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
     dtype = schema[col]
+    if dtype.is_decimal():  # (Decimal('1.00') is text '1.00', which never matches an id 1)
+        msg = (
+            f"The {frame} id column {col!r} has decimal dtype {dtype}; ids must be str or int. "
+            f"Hint: cast it, e.g. pl.col({col!r}).cast(pl.Int64) or .astype('int64')."
+        )
+        raise InvalidDataError(msg)
     if dtype.is_float():
         msg = (
             f"The {frame} id column {col!r} has float dtype {dtype}; ids must be str or int. "
@@ -208,6 +222,22 @@ def _check_id(schema: pl.Schema, col: str, frame: str) -> None:
         raise InvalidDataError(msg)
     if dtype.is_nested():
         msg = f"The {frame} id column {col!r} has nested dtype {dtype}; ids must be str or int."
+        raise InvalidDataError(msg)
+    if dtype == pl.Binary:  # (pandas UUID objects arrive as bytes; cast as text, invalid UTF-8)
+        msg = (
+            f"The {frame} id column {col!r} holds bytes (binary dtype: bytes values, or objects such "
+            "as UUIDs); ids must be str or int. Hint: convert them to text first, e.g. "
+            f"df[{col!r}] = df[{col!r}].astype(str) for UUIDs, or pl.col({col!r}).cast(pl.String) for "
+            "UTF-8 bytes."
+        )
+        raise InvalidDataError(msg)
+    if isinstance(dtype, pl.BaseExtension) or dtype == pl.Object:
+        what = "Python objects" if dtype == pl.Object else f"the extension type {dtype}"
+        msg = (
+            f"The {frame} id column {col!r} holds {what} (a pandas Period or Interval column, "
+            "say), which cannot be compared as ids; ids must be str or int. Hint: convert it "
+            f"first, e.g. df[{col!r}] = df[{col!r}].astype(str)."
+        )
         raise InvalidDataError(msg)
 
 
@@ -279,14 +309,19 @@ def _order(
     raise ColumnNotFoundError.from_missing_roles([], list(schema), order=order)
 
 
+def grade_dtype_error(frame: str, col: str, dtype: object) -> InvalidDataError:
+    """The error for a grade column of another dtype than :data:`GRADE_DTYPES`."""
+    msg = (
+        f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
+        f"{dtype}. Hint: map labels to numbers first, e.g. "
+        f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
+    )
+    return InvalidDataError(msg)
+
+
 def _check_grade(schema: pl.Schema, col: str, frame: str) -> None:
     if not _is_numeric(schema[col]):
-        msg = (
-            f"The {frame} relevance column {col!r} must hold numeric grades; it has dtype "
-            f"{schema[col]}. Hint: map labels to numbers first, e.g. "
-            f"pl.col({col!r}).cast(pl.Int64) or pd.to_numeric(df[{col!r}])."
-        )
-        raise InvalidDataError(msg)
+        raise grade_dtype_error(frame, col, schema[col])
 
 
 def resolve_qrels(

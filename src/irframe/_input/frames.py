@@ -134,7 +134,7 @@ def _from_pandas(frame: Any, role: str) -> tuple[pl.LazyFrame, Origin]:
     frame, origin = _checked_pandas(readable_arrow(frame, role), role)
     try:
         return pl.from_pandas(frame).lazy(), origin
-    except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
+    except (TypeError, ValueError, NotImplementedError, pl.exceptions.PolarsError) as exc:
         raise _conversion_error(frame, role, exc) from exc
 
 
@@ -318,12 +318,24 @@ def _index_to_columns(frame: Any, role: str) -> Any:
 def _conversion_error(frame: Any, role: str, exc: Exception) -> InvalidDataError:
     """Name the column(s) pandas -> Arrow could not convert, and the value types they mix."""
     bad: list[str] = []
+    typed: list[str] = []  # columns of a dtype Arrow has no type for (complex numbers)
     for col in frame.columns:
         try:
             pl.from_pandas(frame[[col]])
-        except (TypeError, ValueError, pl.exceptions.PolarsError):
+        except (TypeError, ValueError, NotImplementedError, pl.exceptions.PolarsError):
+            if frame[col].dtype != object:
+                typed.append(f"{col!r} (dtype {frame[col].dtype})")
+                continue
             types = sorted({type(v).__name__ for v in frame[col].dropna().tolist()})
             bad.append(f"{col!r} (values of types {', '.join(types)})")
+    if typed:
+        several = "columns" if len(typed) > 1 else "a column"
+        msg = (
+            f"Cannot convert the {role} pandas DataFrame to Arrow: it has {several} of a dtype "
+            f"Arrow cannot hold: {', '.join(typed)}. Hint: drop {'them' if len(typed) > 1 else 'it'} "
+            "before passing the frame (df.drop(columns=[...])), or convert, e.g. df[col].astype(str)."
+        )
+        return InvalidDataError(msg)
     where = f"column {bad[0]} mixes" if len(bad) == 1 else f"columns {', '.join(bad)} mix"
     if not bad:
         where = "a column mixes"
@@ -409,6 +421,15 @@ def readable_arrow(obj: Any, role: str) -> Any:
     irframe.exceptions.InvalidDataError: The run has a column ...: 'span' (month_day_nano_interval). ...
     """
     given, fields = _arrow_fields(obj)
+    seen: set[str] = set()
+    twice = sorted({name for name, _ in fields if name in seen or seen.add(name)})  # type: ignore[func-returns-value]
+    if twice:
+        msg = (
+            f"The {role} has several columns named {_names(twice)}; a column name says which "
+            f"column plays which role. Hint: rename or drop them first (pyarrow: "
+            "table.rename_columns([...]); duckdb: SELECT with distinct aliases)."
+        )
+        raise InvalidDataError(msg)
     bad = [(name, t) for name, t in fields if _unreadable(t)]
     if not bad:
         return given

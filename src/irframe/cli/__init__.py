@@ -154,6 +154,13 @@ def _return_freed_memory() -> None:
         os.environ[_ALLOCATOR_ENV] = _ALLOCATOR_CONF
 
 
+def _stderr_closed() -> None:
+    """Standard error closed (``2>&-``: Python's ``sys.stderr`` is None): messages and
+    progress go nowhere, the exit code still tells what happened (it crashed on ``isatty``)."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the rest of the process)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``irframe`` command; returns the exit code.
 
@@ -177,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     2
     """
     _return_freed_memory()
+    _stderr_closed()
     parser = _build_parser(argv, every=False)
     try:
         args = parser.parse_args(argv)

@@ -228,8 +228,12 @@ def inputs_with_config(inputs: Sequence[str], config: dict[str, Any], what: str)
 
 
 def refuse_overwriting_inputs(output: str | None, inputs: Sequence[str | None]) -> None:
-    """A CliError when ``output`` is a directory or names one of the input files (it would be replaced)."""
+    """A CliError when ``output`` is a directory or names one of the input files (it would be
+    replaced); an input directory or glob that would read it next time is refused by the
+    writers' own check (:func:`irframe.io._atomic.refuse_input_as_output`)."""
     from pathlib import Path
+
+    from irframe.io._atomic import refuse_input_as_output, would_read
 
     if output is None or output == "-":
         return
@@ -247,6 +251,8 @@ def refuse_overwriting_inputs(output: str | None, inputs: Sequence[str | None]) 
                 "Hint: write to a new file (and move it over the old one once checked)."
             )
             raise CliError(msg)
+        if would_read(out, name):
+            refuse_input_as_output(out, {"input": name}, "irframe", parameter="-o")
 
 
 def write_table(df: pl.DataFrame, path: str, fmt: WriteFormat | None = None) -> None:

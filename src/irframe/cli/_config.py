@@ -91,6 +91,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         msg = f"{path}: invalid TOML ({exc})"
         raise CliError(msg) from None
+    except UnicodeDecodeError as exc:
+        msg = (
+            f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}); "
+            "TOML files are UTF-8. Hint: re-save it as UTF-8, or pass --no-config."
+        )
+        raise CliError(msg) from None
 
 
 def _validate(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
@@ -113,6 +119,12 @@ def _validate(table: Mapping[str, Any], path: Path) -> dict[str, Any]:
             value = [value]
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             msg = f"{path}: [tool.irframe.check] {key} must be a list of strings, got {value!r}"
+            raise CliError(msg)
+        if key == "measures" and not value:  # (the gate would run on the default measures)
+            msg = (
+                f"{path}: [tool.irframe.check] measures = [] names no measure. Hint: list the gated "
+                'measures, e.g. measures = ["nDCG@10"], or remove the key for the default ones.'
+            )
             raise CliError(msg)
         if is_path and value != "-":
             value = _relative(path.parent / value)

@@ -266,6 +266,7 @@ def refuse_disjoint_systems(runs: pl.DataFrame, sources: Sequence[RunSource]) ->
 
     if len(sources) < 2 or runs.height == 0 or "query_id" not in runs.columns:
         return
+    _refuse_repeated(sources)
     shared = runs.group_by("query_id").agg(pl.col("system").n_unique()).get_column("system").max()
     if shared is not None and int(shared) > 1:  # type: ignore[arg-type]
         return
@@ -276,6 +277,24 @@ def refuse_disjoint_systems(runs: pl.DataFrame, sources: Sequence[RunSource]) ->
         "test are not paired: irframe compare refuses them; use irframe.online.compare)."
     )
     raise CliError(msg)
+
+
+def _refuse_repeated(sources: Sequence[RunSource]) -> None:
+    """One run file given twice (``power log.parquet log.parquet``) is one system, not two."""
+    from pathlib import Path
+
+    seen: dict[str, str] = {}
+    for source in sources:
+        if not isinstance(source, str) or source == "-":
+            continue
+        key = str(Path(source).resolve())
+        if key in seen:
+            msg = (
+                f"the run {source!r} is given twice (as {seen[key]!r} too): it is one system, so there "
+                "is nothing to compare. Hint: pass two different runs (the baseline and the candidate)."
+            )
+            raise CliError(msg)
+        seen[key] = source
 
 
 def _first_fields(path: str) -> list[str] | None:

@@ -54,6 +54,24 @@ def _add_gate_options(p: argparse.ArgumentParser) -> None:
     add_test_options(p, defaults=False)  # (the config may set them: None when not given)
 
 
+def _add_holes_options(p: argparse.ArgumentParser) -> None:
+    """The judgment holes options of ``irframe check``."""
+    p.add_argument(
+        "--holes", choices=("report", "fail", "ignore"), default="ignore",
+        help="judgment holes (unjudged documents in each run's top --holes-depth): a regression that "
+        "judging them could undo passes with a note ('report') or fails with it ('fail'); default: ignore",
+    )  # fmt: skip
+    p.add_argument(
+        "--holes-depth", type=int, default=10, metavar="K", help="top documents looked at (default: 10)"
+    )
+    p.add_argument(
+        "--holes-grade",
+        type=float,
+        metavar="G",
+        help="grade of a hole judged relevant (default: the highest)",
+    )
+
+
 def add_parser(sub: SubParsers) -> None:
     """Register ``irframe check``."""
     p = sub.add_parser(
@@ -118,22 +136,14 @@ def add_parser(sub: SubParsers) -> None:
         "--weights", metavar="COLUMN",
         help="weigh the queries by this column of --queries (or of the qrels): weighted means, tests, CIs",
     )  # fmt: skip
-    p.add_argument(
-        "--holes", choices=("report", "fail", "ignore"), default="ignore",
-        help="judgment holes (unjudged documents in each run's top --holes-depth): a regression that "
-        "judging them could undo passes with a note ('report') or fails with it ('fail'); default: ignore",
-    )  # fmt: skip
-    p.add_argument(
-        "--holes-depth", type=int, default=10, metavar="K", help="top documents looked at (default: 10)"
-    )
-    p.add_argument(
-        "--holes-grade",
-        type=float,
-        metavar="G",
-        help="grade of a hole judged relevant (default: the highest)",
-    )
+    _add_holes_options(p)
     _add_map(p)
     add_config_options(p)
+    p.add_argument(
+        "--values", action="store_true",
+        help="CANDIDATE and --baseline are tables of per-query values (system, query_id, one column per "
+        "measure, e.g. answer measures): no QRELS; -m names the gated columns",
+    )  # fmt: skip
     p.set_defaults(func=cmd_check)
 
 
@@ -232,6 +242,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Run ``irframe check``; returns 0 (pass) or 1 (regression)."""
     from irframe import Snapshot, check
 
+    if args.values:
+        return _check_values(args)
     progress = not args.quiet and bool(args.progress or sys.stderr.isatty())
     with _progress("reading the inputs", progress):
         frames, config = _load(args)
@@ -265,5 +277,25 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
     if result.pool_command is not None:  # the files of this command line
         result = _with_pool_command(result, frames["paths"], args.holes_depth)
+    _print(result, args.format, args.output)
+    return result.exit_code
+
+
+def _check_values(args: argparse.Namespace) -> int:
+    """``irframe check --values CANDIDATE -b BASELINE -m ...``: per-query values gated as they are."""
+    from irframe import check
+    from irframe.io.sniff import load_queries, load_runs
+
+    if len(args.inputs) != 1 or not args.baseline or not args.measures:
+        msg = "check --values takes one CANDIDATE table, --baseline TABLE and the gated columns with -m"
+        raise CliError(msg)
+    config, _ = load_config(args.config, enabled=not args.no_config)
+    read = [load_runs([path], {}, None) for path in (args.inputs[0], args.baseline)]
+    queries = load_queries(args.queries, {}) if args.queries else None
+    result = check(
+        read[0], None, read[1], args.measures, queries=queries,
+        by=args.by, n_moved=args.moved, docs_top=0, n_permutations=args.permutations,
+        n_bootstrap=args.bootstrap, seed=args.seed, **{k: _setting(args, config, k) for k in _DEFAULTS},
+    )  # fmt: skip
     _print(result, args.format, args.output)
     return result.exit_code

@@ -67,7 +67,7 @@ def add_parser(sub: SubParsers) -> None:
             "summed), and trec_eval's default measures (-m official) when -m is not given; runid and "
             "num_q are printed when asked for (official and all_trec include them) or when there "
             "are several runs. trec_eval's flags: -q, -m, -c (irframe's default, --missing zero), "
-            "-l N (--rel N), -J (--judged-only), -M N (--depth N). "
+            "-l N (--rel N), -J (--judged-only), -M N (--depth N), -n (no 'all' lines). "
             "Exit codes: see 'irframe --help'."
         ),
     )
@@ -85,20 +85,7 @@ def add_parser(sub: SubParsers) -> None:
         help="also break down by this column of the run or qrels table (repeatable)",
     )
     _add_missing_and_duplicates(p)
-    p.add_argument(
-        "-c",
-        dest="missing",
-        action="store_const",
-        const="zero",
-        help="trec_eval -c: judged queries absent from the run score 0 (irframe's default, --missing zero)",
-    )
-    p.add_argument(
-        "-J",
-        "--judged-only",
-        action="store_true",
-        help="trec_eval -J: unjudged documents leave every ranking (judged_only=True in each "
-        "measure that takes it)",
-    )
+    _add_trec_eval_flags(p)
     p.add_argument(
         "-M",
         "--depth",
@@ -124,6 +111,55 @@ def add_parser(sub: SubParsers) -> None:
     _add_queries(p)
     add_run_options(p, memory=True)
     p.set_defaults(func=cmd_eval)
+
+
+# trec_eval's other flags: what irframe does instead (a usage error that says it, not "unrecognized")
+_NOT_HERE = {
+    "-N": "trec_eval -N (documents in the collection) is a measure parameter here: Utility(n_docs=N)",
+    "-R": "trec_eval -R (the qrels format): irframe reads TREC qrels, parquet, CSV/TSV and JSON by content",
+    "-T": "trec_eval -T (the results format): irframe reads TREC runs, parquet, CSV/TSV and JSON by content",
+    "-Z": "trec_eval -Z (z-scores against a file of means) has no irframe counterpart",
+    "-o": "trec_eval -o (its old output layout) has no irframe counterpart; -f trec is its default layout",
+    "-D": "trec_eval -D (debug levels): irframe's --debug shows the traceback of an error",
+}
+
+
+class _Refused(argparse.Action):
+    """A trec_eval flag irframe does not take: the usage error says what to use instead."""
+
+    def __init__(self, *args: Any, said: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.said = said
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        parser.error(self.said)
+
+
+def _add_trec_eval_flags(p: argparse.ArgumentParser) -> None:
+    """trec_eval's -c, -n and -J (-q, -m, -l and -M are irframe's options too); its other flags
+    say what irframe does instead."""
+    p.add_argument(
+        "-c",
+        dest="missing",
+        action="store_const",
+        const="zero",
+        help="trec_eval -c: judged queries absent from the run score 0 (irframe's default, --missing zero)",
+    )
+    p.add_argument(
+        "-n",
+        "--no-summary",
+        action="store_true",
+        help="trec_eval -n: no 'all' lines (with -f trec; the per-query lines are -q)",
+    )
+    for flag, said in _NOT_HERE.items():
+        p.add_argument(flag, nargs="?", action=_Refused, help=argparse.SUPPRESS, said=said)
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="trec_eval -J: unjudged documents leave every ranking (judged_only=True in each "
+        "measure that takes it)",
+    )
 
 
 def _depth(text: str) -> int:
@@ -193,6 +229,9 @@ def _check_options(args: argparse.Namespace, fmt: str, by: list[str]) -> None:
         what = "trec_eval's per-query string" if explicit_text[0] == "relstring" else "trec_eval's run tag"
         msg = f"{explicit_text[0]} is text ({what}): only with --format trec"
         raise CliError(msg)
+    if args.no_summary and fmt != "trec":
+        msg = "-n (trec_eval's no summary) is for --format trec; -q alone gives the per-query table"
+        raise CliError(msg)
     if fmt == "trec" and len(by) > 1:
         msg = "--format trec cannot show --by breakdowns; use table, tsv, csv or json"
         raise CliError(msg)
@@ -215,7 +254,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         texts = _texts(inputs, args)
         del inputs  # (the run is not read again: the formatting below reuses its memory)
         runid = "runid" in text_measures(args.measures or TREC_DEFAULT) or summary.height > 1
-        _print_trec(asked, args.per_query, per_query, summary, texts, runid=runid)
+        _print_trec(
+            asked, args.per_query, per_query, summary, texts, runid=runid, all_rows=not args.no_summary
+        )
         return 0
     table = per_query if args.per_query else summary
     best = (
@@ -316,6 +357,7 @@ def _print_trec(
     texts: dict[str, dict[tuple[str, str], str]],
     *,
     runid: bool,
+    all_rows: bool = True,
 ) -> None:
     """trec_eval's lines, in trec_eval's order (:func:`irframe.measures.trec_m.in_trec_order`):
     ``relstring`` where trec_eval prints it, ``runid`` and ``num_q`` when asked for."""
@@ -337,6 +379,7 @@ def _print_trec(
         text_at=text_at,
         runid=runid,
         num_q=False,
+        all_rows=all_rows,
     )
     for block in blocks:  # written one by one: at 1e7 run lines, 4.7 million lines with -q
         write_block(block, sys.stdout)

@@ -94,12 +94,12 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def _write_atomic(fused: pl.DataFrame, out: Path, tag: str, names: dict[str, Any]) -> None:
-    """Write to a temporary file beside ``out``, then rename it over ``out``."""
+    """Write ``out`` (the TREC writer is atomic itself: a temporary file beside ``out``, then
+    one rename; an error names ``out``, not the temporary file)."""
     from irframe.io import write_trec_run
-    from irframe.io._atomic import atomic_write
 
-    with writing(out), atomic_write(out) as tmp:
-        write_trec_run(fused, tmp, tag=tag, **names)
+    with writing(out):
+        write_trec_run(fused, out, tag=tag, **names)
 
 
 def _said_here(exc: Exception) -> Exception:

@@ -107,7 +107,6 @@ def _output_format(args: argparse.Namespace) -> str:
 def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
     """The merged qrels as ``fmt``, atomically to -o or to stdout."""
     from irframe.io import write_trec_qrels
-    from irframe.io._atomic import atomic_write
 
     if fmt == "parquet" and args.output is None:
         msg = "a parquet output needs -o FILE"
@@ -121,8 +120,8 @@ def _write(merged: Any, args: argparse.Namespace, fmt: str) -> None:
     if fmt != "trec":
         write_table(merged, args.output, fmt)  # type: ignore[arg-type]
         return
-    with writing(args.output), atomic_write(args.output) as tmp:
-        write_trec_qrels(merged, tmp)
+    with writing(args.output):  # (atomic itself: an error names the output, not a temporary file)
+        write_trec_qrels(merged, args.output)
 
 
 def _trec_text(merged: Any) -> str:

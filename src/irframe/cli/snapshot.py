@@ -16,6 +16,7 @@ from irframe.cli._common import (
     _progress,
     add_config_options,
     inputs_with_config,
+    refuse_overwriting_inputs,
 )
 from irframe.cli._config import load_config
 from irframe.cli._exit import writing
@@ -60,13 +61,14 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     if [qrels_path, run_path].count("-") > 1:
         msg = "only one input can be read from standard input ('-')"
         raise CliError(msg)
+    queries_path = args.queries or config.get("queries")
+    refuse_overwriting_inputs(args.output, [qrels_path, run_path, queries_path])
     stdin = sys.stdin.buffer.read() if "-" in (qrels_path, run_path) else None
     columns = Columns.of(args)
     progress = not args.quiet and bool(args.progress or sys.stderr.isatty())
     with _progress("reading the inputs", progress):
         qrels, _ = load(qrels_path, "qrels", columns.renames("qrels"), stdin)
         run = load_runs([run_path], columns.renames("run"), stdin)
-        queries_path = args.queries or config.get("queries")
         queries = load_queries(str(queries_path), columns.mapping) if queries_path else None
     measures = args.measures or config.get("measures") or list(DEFAULT_MEASURES)
     kwargs = {"missing": args.missing, "duplicates": args.duplicates, **columns.evaluate_kwargs}

@@ -18,11 +18,14 @@ Grades come from the rows; judgments in a separate qrels frame are attached once
 :func:`attach`, and :func:`missing_queries` gives the judged queries the run never
 returned (``missing="zero"``).
 
-What an expression cannot check row by row (a document twice in a query, a null or NaN
-score, a rank that disagrees with the score, infinite grades) :func:`validate` checks,
-with ``evaluate``'s own checks and messages.  Unvalidated, a duplicate counts twice and
-a null or NaN score or rank takes a place in the sort (polars': NaN above every number,
-null first).
+An expression checks what it can with ``evaluate``'s rules, from the same code
+(:mod:`irframe.expr._guards`): a grade that is not numeric is refused (never parsed);
+a document twice in a query and an exp gain that overflows fail the collect
+(``duplicates="first"``: evaluate's rule, the best-ranked row).  What it cannot check
+row by row (a null or NaN score, a rank that disagrees with the score, infinite grades)
+:func:`validate` checks, with ``evaluate``'s own checks and messages, in one streaming
+pass.  Unvalidated, a null or NaN score or rank takes a place in the sort (polars': NaN
+above every number, null first).
 
 Examples
 --------
@@ -61,6 +64,7 @@ from irframe._input.columns import ranking_order
 from irframe.exceptions import InvalidParameterError
 from irframe.expr._attach import attach, missing_queries, validate
 from irframe.expr._compile import GRADE, JUDGMENTS, check_computable, compile_list
+from irframe.expr._guards import doc_key, duplicates_guard, gain_guard, graded
 from irframe.measures import Measure, parse_measures
 from irframe.measures._conventions import warn_conventions
 
@@ -95,6 +99,7 @@ class Columns(TypedDict, total=False):
     score: str | None
     doc: str
     judgments: str | None
+    duplicates: Literal["error", "first"]
 
 
 def _order(rank: str | None, score: str | None, where: str) -> tuple[Literal["rank", "score"], str]:
@@ -146,6 +151,7 @@ def measures(
     score: str | None = None,
     doc: str = "doc_id",
     judgments: str | None = None,
+    duplicates: Literal["error", "first"] = "error",
 ) -> pl.Expr:
     """One expression computing every measure of a query: a struct, one field per measure.
 
@@ -165,6 +171,11 @@ def measures(
     judgments : str, optional
         The column :func:`attach` added with the judgments of a separate qrels frame;
         None: the judgments are the rows' own grades (as ``evaluate`` without qrels).
+    duplicates : {"error", "first"}, default "error"
+        A document twice in one query's ranking, as :func:`irframe.evaluate` reads it:
+        the collect fails (the text of polars' error is irframe's message and hint), or
+        ``"first"`` keeps its best-ranked row (evaluate's ``duplicates="first"``: the same
+        values).
 
     Returns
     -------
@@ -179,6 +190,12 @@ def measures(
         An unknown measure, a bad parameter, not exactly one of ``rank``/``score``, a
         measure a query's rows cannot give (the diversity families read subtopic
         judgments: ``irframe.evaluate`` computes them).
+    InvalidDataError (when the plan is collected)
+        ``evaluate``'s grade rule, checked on the plan's dtypes: a grade that is not
+        numeric (a string grade is refused, never parsed).  Per query, a document twice
+        (``duplicates="error"``) and
+        grades whose exp gain overflows float64 make polars' collect fail with irframe's
+        message (see :mod:`irframe.expr._guards`).
 
     Examples
     --------
@@ -207,17 +224,31 @@ def measures(
         raise InvalidParameterError.for_value("doc", where, "a column name (str)", doc)
     if judgments is not None and not isinstance(judgments, str):
         raise InvalidParameterError.for_value("judgments", where, "a column name (str) or None", judgments)
+    if duplicates not in ("error", "first"):
+        raise InvalidParameterError.for_value("duplicates", where, "'error' or 'first'", duplicates)
     pairs = parse_measures(measures)
     check_computable(pairs)
     warn_conventions(m for _, m in pairs)
     _, first, second = compile_list(pairs, attached=judgments is not None)
     _check_list_only(pairs, first)
-    g = _grade_expr(grade, where).cast(pl.Float64).fill_nan(None)
-    if judgments is not None:
+    g = graded(grade if isinstance(grade, str) else _grade_expr(grade, where)).fill_nan(None)
+    guards = []
+    if judgments is not None:  # (a struct attached for other measures: polars names the field it lacks)
         g = pl.struct(g.alias(GRADE), pl.col(judgments).alias(JUDGMENTS))
+    else:
+        exp = [label for label, m in pairs if m.params.get("gain") == "exp"]
+        if exp:
+            guards.append(gain_guard(g, exp, where))
     by, descending = ranking_order(order, order_col, doc)
-    ranked = g.sort_by(by, descending=descending).implode()
-    return ranked.implode().list.agg(first).implode().list.agg(second).alias(OUTPUT)
+    ranked = g.sort_by(by, descending=descending)
+    if duplicates == "first":  # evaluate's rule: the best-ranked row of a repeated document
+        ranked = ranked.filter(doc_key(doc).sort_by(by, descending=descending).is_first_distinct())
+    else:
+        guards.append(duplicates_guard(doc, where))
+    if guards:  # (a failing guard fails the collect; passing, it keeps every row)
+        ranked = ranked.filter(pl.all_horizontal(guards))
+    out = ranked.implode().implode().list.agg(first).implode().list.agg(second)
+    return out.alias(OUTPUT)
 
 
 def _one(m: Measure, kwargs: Columns) -> pl.Expr:

@@ -19,8 +19,9 @@ import polars as pl
 from irframe import kernels as K
 from irframe._engine.plan import ids_compare_as_is
 from irframe._input.frames import from_lazy, to_lazy
-from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
-from irframe.expr._compile import JUDGED, JudgmentsCtx, check_computable
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
+from irframe.expr._compile import JUDGED, JudgmentsCtx, attached_constants, check_computable
+from irframe.expr._guards import lacking_constants_error
 from irframe.measures import Measure, parse_measures
 
 __all__ = ["attach", "missing_queries", "validate"]
@@ -202,8 +203,10 @@ def missing_queries(
     ``run.group_by(query).agg(irframe.expr.measures(...))`` gives for the others, so
     ``pl.concat([table, missing], how="diagonal")`` is ``evaluate(run, measures, qrels,
     per_query=True)``'s query set.  The values are ``evaluate``'s for a query absent
-    from the run (0 for most measures; NumRel and IDCG keep theirs).  The query id keeps
-    the run's dtype when run and qrels ids have one dtype, else it is text.
+    from the run (0 for most measures; NumRel and IDCG keep theirs).  The query id has
+    the run's dtype (qrels ids ``"7"`` against run ids ``7`` are converted); qrels ids the
+    run's dtype cannot hold as they are (``"q7"`` against integers, a value outside an
+    Enum's categories) are refused, naming them.
 
     Examples
     --------
@@ -228,13 +231,40 @@ def missing_queries(
     _need(rs, {"query": query, "doc": doc}, "run")
     _need(qs, {"qrels_query": cols[0], "qrels_doc": cols[1], "qrels_relevance": cols[2]}, "qrels")
     pairs = parse_measures(measures)
-    values = _judged_values(qlf, qs, pairs, cols)
+    values = _as_run_ids(_judged_values(qlf, qs, pairs, cols), cols[0], (qs[cols[0]], rs[query]), query)
     labels = [label for label, _ in pairs]
     table = values.lazy().select(pl.col(cols[0]).alias(query), pl.struct(labels).alias("measures"))
     ((rk, tk),) = _on(rs, table.collect_schema(), [(query, query)])
     seen = lf.select(rk.alias(query)).unique()
     out = table.with_columns(tk).join(seen, on=query, how="anti", maintain_order="left")
+    out = out.with_columns(pl.col(query).cast(rs[query]))  # (the ids checked by _as_run_ids)
     return from_lazy(out, origin)  # type: ignore[no-any-return]
+
+
+def _as_run_ids(
+    values: pl.DataFrame, qq: str, dtypes: tuple[pl.DataType, pl.DataType], query: str
+) -> pl.DataFrame:
+    """The judged queries' ids in the run's dtype, so that ``pl.concat`` with the run's own
+    table works; ids that dtype cannot hold as they are are refused, naming them."""
+    ids = values.get_column(qq)
+    qrels_dtype, dtype = dtypes
+    if ids.dtype == dtype:
+        return values
+    try:
+        converted = ids.cast(dtype, strict=True)
+        same = (converted.cast(pl.String) == ids.cast(pl.String)).fill_null(value=True).all()
+    except (pl.exceptions.PolarsError, ValueError, TypeError):
+        same = False
+    if not same:
+        shown = ", ".join(repr(v) for v in ids.head(3).to_list())
+        msg = (
+            f"The qrels' query ids ({shown}, dtype {qrels_dtype}) cannot all be held by the run's "
+            f"query column {query!r} (dtype {dtype}), so the missing queries could not be stacked "
+            f"with the run's table. Hint: give both the same dtype first, e.g. "
+            f"pl.col({query!r}).cast(pl.String) on the run and the qrels."
+        )
+        raise InvalidDataError(msg)
+    return values.with_columns(converted)
 
 
 def validate(
@@ -257,7 +287,8 @@ def validate(
     exp gain that overflows.  With ``judgments`` (a frame from :func:`attach`), also that
     it holds the constants ``measures`` read.  Raises what ``evaluate`` raises
     (:class:`~irframe.exceptions.DuplicateRowsError`, ``InvalidDataError`` ...); a lazy
-    frame is read once for it.  Use it as ``frame.pipe(irframe.expr.validate, score="score")``.
+    frame is read once for it, by polars' streaming engine (its memory stays below that of
+    the aggregation that follows).  Use it as ``frame.pipe(irframe.expr.validate, score="score")``.
 
     Examples
     --------
@@ -281,7 +312,7 @@ def validate(
         score_col=score or "score", relevance_col=grade, order=order, by=by,  # type: ignore[arg-type]
     )  # fmt: skip
     if isinstance(result, pl.LazyFrame):
-        result.collect()
+        result.collect(engine="streaming")
     if judgments is not None:
         _check_attached(frame, asked, judgments)
     return frame
@@ -294,14 +325,6 @@ def _check_attached(frame: Any, measures: MeasureLike | Iterable[MeasureLike], j
     dtype = schema[judgments]
     have = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
     pairs = parse_measures(measures)
-    ctx = JudgmentsCtx()
-    for _, m in pairs:
-        ctx.value(m)
-    lacking = [k for k in (JUDGED, *ctx.attached) if k not in have]
+    lacking = [k for k in attached_constants(pairs) if k not in have]
     if lacking:
-        msg = (
-            f"The column {judgments!r} lacks the judgments' constants {lacking[:3]} that "
-            f"{[label for label, _ in pairs]} read: it was attached for other measures. Hint: "
-            "irframe.expr.attach(run, qrels, measures) with every measure the expression asks."
-        )
-        raise InvalidParameterError(msg)
+        raise lacking_constants_error(judgments, lacking, [label for label, _ in pairs])

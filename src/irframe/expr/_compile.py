@@ -37,6 +37,7 @@ __all__ = [
     "MAX_SCALAR_CUTOFFS",
     "JudgmentsCtx",
     "ListCtx",
+    "attached_constants",
     "compile_list",
     "key",
 ]
@@ -48,8 +49,23 @@ JUDGED = "__ir_judged"  # a constant: the query has judgments (True), else the s
 
 
 def key(m: Measure, name: str) -> str:
-    """The name of ``m``'s per-query constant ``name``: keyed by the canonical string."""
-    return f"__ir_{m}:{name}"
+    """The name of ``m``'s per-query constant ``name``: keyed by the canonical string, and
+    readable, as polars names a field an attached struct lacks (attached for other measures).
+
+    Examples
+    --------
+    >>> key(Measure("nDCG", 10), "ideal")
+    'ideal of nDCG@10 (attached for other measures? attach with every measure asked adds it)'
+    """
+    return f"{name} of {m} (attached for other measures? attach with every measure asked adds it)"
+
+
+def attached_constants(measures: Sequence[tuple[str, Measure]]) -> list[str]:
+    """The fields an attached judgments struct holds for ``measures`` (:func:`irframe.expr.attach`)."""
+    ctx = JudgmentsCtx()
+    for _, m in measures:
+        ctx.value(m)
+    return [JUDGED, *ctx.attached]
 
 
 def check_computable(measures: Sequence[tuple[str, Measure]]) -> None:

@@ -18,7 +18,9 @@ gone on this machine and the file's lock can be taken.  A temporary file of an o
 irframe (``.NAME.XXXX.tmp``, no PID) is removed when it is more than a day old.
 
 :func:`refuse_input_as_output` is the check of the functions that both read and write
-files: an output path that names one of the inputs is refused before anything is read.
+files: an output path that names one of the inputs, or that the next run would read as
+part of one (inside an input directory, matched by an input glob: :func:`would_read`), is
+refused before anything is read.
 
 Examples
 --------
@@ -51,6 +53,7 @@ __all__ = [
     "reclaim_temporaries",
     "refuse_input_as_output",
     "try_lock",
+    "would_read",
     "write_bytes",
     "write_text",
 ]
@@ -274,10 +277,33 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+_GLOB_CHARS = set("*?[")
+
+
+def would_read(output: str | os.PathLike[str], item: str | os.PathLike[str]) -> bool:
+    """Whether a later scan of input ``item`` (a directory or a glob) would read ``output``.
+
+    Examples
+    --------
+    >>> would_read("log/to_judge.parquet", "log/*.parquet"), would_read("out.parquet", "log/*.parquet")
+    (True, False)
+    """
+    import fnmatch
+
+    outs = (Path(os.path.abspath(output)), Path(output).resolve())  # (as written, links resolved)
+    text = str(item)
+    if _GLOB_CHARS & set(text) and not Path(item).exists():
+        pattern = os.path.abspath(text)
+        return any(fnmatch.fnmatchcase(str(out), pattern) for out in outs)
+    roots = (Path(os.path.abspath(item)), Path(item).resolve())
+    return any(root.is_dir() and root in out.parents for root in roots for out in outs)
+
+
 def refuse_input_as_output(
     output: str | os.PathLike[str], inputs: Mapping[str, object], where: str, parameter: str = "path"
 ) -> None:
-    """Refuse an ``output`` path that names one of ``inputs`` (``{role: path or other}``).
+    """Refuse an ``output`` path that names one of ``inputs`` (``{role: path or other}``),
+    or that a later read of one (a directory, a glob) would take in (:func:`would_read`).
 
     Inputs that are not paths (frames, streams) are skipped.  Two paths are the same file
     when they resolve to the same file (links included) or to the same name.
@@ -298,5 +324,13 @@ def refuse_input_as_output(
             msg = (
                 f"{where} would write its output ({parameter}={str(output)!r}) over its {role} input "
                 f"{str(value)!r}. Hint: write the output to another file."
+            )
+            raise InvalidParameterError(msg)
+        if would_read(out, given):
+            what = role if role == "input" else f"{role} input"
+            msg = (
+                f"{where} would write its output ({parameter}={str(output)!r}) where its {what} "
+                f"{str(value)!r} reads: the next run would read the result as part of the {role}. "
+                f"Hint: write the output outside {str(value)!r}."
             )
             raise InvalidParameterError(msg)

@@ -80,8 +80,17 @@ def _value(layout: Layout) -> pl.Expr:
     return pl.col(layout.text).cast(pl.Float64, strict=False).alias(VALUE)
 
 
-def _bad_value() -> pl.Expr:
-    return pl.col(VALUE).is_null() | pl.col(VALUE).is_nan()
+def _bad_value(layout: Layout) -> pl.Expr:
+    bad = pl.col(VALUE).is_null() | pl.col(VALUE).is_nan()
+    return bad | _two_readings(layout) if layout.what == "qrels" else bad
+
+
+def _two_readings(layout: Layout) -> pl.Expr:
+    """A grade in exponent notation whose value is not its integer prefix (``1e2``): trec_eval's
+    ``atol`` reads 1, a float reader 100; the file reads two ways (refused, naming the line)."""
+    text = pl.col(layout.text)
+    prefix = text.str.extract(r"^([+-]?[0-9]+)").cast(pl.Float64).fill_null(0.0)
+    return text.str.contains("[eE]") & (pl.col(VALUE) != prefix)
 
 
 def _delimiter(data: bytes) -> str | None:
@@ -133,7 +142,10 @@ def _fast(data: bytes, delimiter: str, layout: Layout, *, text: bool) -> pl.Data
             return None  # the general path names the line
     if value.is_nan().any():
         return None  # (NaN too: the general path names the line)
-    return df.select(*kept, value.alias(VALUE))
+    out = df.select(*kept, value.alias(VALUE))
+    if text and layout.what == "qrels" and out.select(_two_readings(layout).any()).item():
+        return None  # (the general path names the line)
+    return out
 
 
 def _line_starts(data: bytes, *, blank_heavy: bool) -> np.ndarray:
@@ -195,7 +207,7 @@ def _general(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
         .collect()
     )
     first = pl.col(layout.names[0])
-    bad = parsed.filter(first.is_null() | _bad_value())
+    bad = parsed.filter(first.is_null() | _bad_value(layout))
     if bad.height:
         row = bad.row(0, named=True)
         lineno, raw = line_at(batch, int(starts[row[_ROW]]))
@@ -205,6 +217,13 @@ def _general(batch: Batch, layout: Layout, name: str) -> pl.DataFrame:
             at = "exactly" if layout.exact else "at least"
             reason = f"expected {at} {layout.n_fields} whitespace-separated fields ({layout.layout})"
             reason += f", found {found}"
+        elif row[VALUE] is not None and row[VALUE] == row[VALUE]:  # a number, read two ways
+            prefix = re.match(r"[+-]?[0-9]+", row[layout.text])
+            reason = (
+                f"the {layout.label} {row[layout.text]!r} is in exponent notation: trec_eval reads its "
+                f"integer prefix ({prefix.group(0) if prefix else '0'}), a float reader {row[VALUE]:g}; "
+                "write the grade as an integer"
+            )
         else:
             reason = f"the {layout.label} {row[layout.text]!r} is not a number"
         more = bad.height - 1

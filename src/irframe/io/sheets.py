@@ -29,7 +29,7 @@ from typing import Any, Literal, TextIO
 
 import polars as pl
 
-from irframe.exceptions import InvalidParameterError
+from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.io._atomic import atomic_write
 from irframe.io._lines import raise_bad_line
 from irframe.io._parse import QRELS, WS
@@ -220,7 +220,10 @@ def read_judging_sheet(
 
     TSV and CSV columns are read as text (ids keep leading zeros; grades are parsed and
     checked by :func:`irframe.add_judgments`, empty fields are null); a qrels stub gives
-    ``query_id``, ``doc_id`` and ``grade_col`` (null where the ``?`` is left).
+    ``query_id``, ``doc_id`` and ``grade_col`` (null where the ``?`` is left).  Rows whose
+    every field is empty (the ``,,`` lines a spreadsheet saves after the last row) are
+    blank lines, not rows.  A text sheet read as one column whose name holds another
+    separator (``;``, a tab) is refused naming it.
 
     Examples
     --------
@@ -234,4 +237,22 @@ def read_judging_sheet(
         return _read_stub(path, grade_col)
     if fmt == "parquet":
         return pl.read_parquet(path)  # type: ignore[arg-type]
-    return pl.read_csv(path, separator="\t" if fmt == "tsv" else ",", infer_schema=False)  # type: ignore[arg-type]
+    separator = "\t" if fmt == "tsv" else ","
+    df = pl.read_csv(path, separator=separator, infer_schema=False)  # type: ignore[arg-type]
+    _refuse_other_separator(df, separator, str(name))
+    return df.filter(~pl.all_horizontal(pl.all().is_null() | (pl.all().str.strip_chars() == "")))
+
+
+def _refuse_other_separator(df: pl.DataFrame, separator: str, name: str) -> None:
+    """A sheet read as one column whose name holds ``;``, a tab or ``,``: another separator."""
+    if df.width != 1:
+        return
+    for other, said in ((";", "';'"), ("\t", "a tab"), (",", "','"), ("|", "'|'")):
+        if other != separator and other in df.columns[0]:
+            expected = "a tab" if separator == "\t" else repr(separator)
+            msg = (
+                f"{name}: the sheet's fields are separated by {said}, not {expected} (one column "
+                f"{df.columns[0]!r} was read). Hint: save it again as CSV with ',' or as TSV "
+                "(a spreadsheet in a locale with decimal commas writes ';')."
+            )
+            raise InvalidDataError(msg)

@@ -231,6 +231,10 @@ def load(
     # stdin and pipes (<(zcat run.gz)) are read once, up front; files are left to polars
     data = stdin if path == "-" else None if p.is_file() else p.read_bytes()
     fmt = None if path == "-" else detect_format(path)
+    if data is not None and data[:4] == b"PAR1":  # parquet's magic bytes: not a text file
+        where = "standard input" if path == "-" else repr(path)
+        msg = f"cannot read a parquet table from {where} (a pipe); give the parquet file's path instead"
+        raise OSError(msg)
     if fmt is not None and data is None:
         # the mapping applies to every table input that has the column
         present = scan_table(path, format=fmt, role=role).collect_schema().names() if mapping else []

@@ -68,10 +68,24 @@ def _is_one(path: Source) -> bool:
 
 def _format_of_files(path: Source) -> TableFormat | None:
     """The one table format of the files a directory or a list holds (None: unknown or several)."""
-    found = {detect_format(f) for f in expand_paths(path)}
+    files = expand_paths(path)
+    found = {detect_format(f) for f in files}
     if len(found) > 1 and None not in found:
         names = ", ".join(sorted(str(f) for f in found))
         msg = f"The files of {_shown(path)} are of several table formats ({names}). Hint: read each alone."
+        raise InvalidParameterError(msg)
+    known = sorted(str(f) for f in found if f is not None)
+    if None in found and len(known) == 1:  # a README beside the parquet files: name it
+        odd = [f.name for f in files if detect_format(f) is None]
+        shown = ", ".join(repr(n) for n in odd[:3]) + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
+        glob = f"*.{known[0]}"
+        if _is_one(path):
+            glob = os.path.join(os.fspath(path), glob)  # type: ignore[arg-type]
+        msg = (
+            f"The files of {_shown(path)} are {known[0]} files, but {shown} is not a {known[0]} file, "
+            f"and every file there would be read. Hint: move it out, or name the files with a glob, "
+            f"e.g. {glob!r}."
+        )
         raise InvalidParameterError(msg)
     return found.pop() if len(found) == 1 else None
 

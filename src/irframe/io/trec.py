@@ -33,9 +33,10 @@ Every place where these readers do not read a file as trec_eval 10.0 does, on pu
   trec_eval 10.0 (older trec_eval versions and other tools read it as data).
 * **A score that is not a number** (``1.5x``, ``high``, ``nan``) is an error; trec_eval's
   ``atof`` reads its numeric prefix, or 0.
-* **A grade written as a float** (``1e2``, ``2.0``) is read as its value, 100 and 2;
-  trec_eval's ``atol`` reads the integer prefix, 1 and 2.  A fractional grade (``0.5``)
-  is kept as a float rather than truncated to 0.
+* **A grade written as a float**: ``2.0`` is read as 2, as trec_eval's ``atol`` reads it;
+  a grade in exponent notation whose value is not its integer prefix (``1e2``: trec_eval
+  reads 1, a float reader 100) is an error naming it (the file reads two ways).  A
+  fractional grade (``0.5``) is kept as a float rather than truncated to 0.
 * **Odd bytes**: a NUL or control byte, text that is not UTF-8 and lines over 1 MiB are
   errors; trec_eval reads them as data (or stops at a NUL).
 * **A lone** ``\r`` ends a line; trec_eval reads it as whitespace inside one line.
@@ -119,6 +120,8 @@ def read_trec_run(
     ----------
     path_or_file : str, Path or file object
         A path, or an open text or binary file.  Gzip is detected from the content.
+        A JSON object ``{query_id: {doc_id: score}}`` (ranx's ``Run.save``) is read as
+        the run it is given as (its tag: the file's name).
     system : bool or str, default False
         Also return the run tag (the sixth field, per line) as a column named
         ``"system"`` (``True``) or with the given name.
@@ -166,11 +169,25 @@ def read_trec_run(
     tag_col = _system_name(system)
     _check_backend(backend, "read_trec_run")
     keep = ["query_id", "doc_id", VALUE, *(["_tag"] if tag_col is not None else [])]
-    with open_source(path_or_file) as src:
+    with open_source(path_or_file) as opened:
+        src, nested = json_nested(opened)
+        if nested is not None:  # ranx's Run.save: read as the run it is given as
+            return _out(_nested_run(nested, src.name, tag_col), backend)
         df = read_lines(src, RUN, keep).rename({VALUE: "score"})
     if tag_col is not None:
         df = df.rename({"_tag": tag_col})
     return _out(df, backend)
+
+
+def _nested_run(nested: dict[Any, Any], name: str, tag_col: str | None) -> pl.DataFrame:
+    """ranx's JSON run ``{query_id: {doc_id: score}}`` in the long format; the tag (which the
+    JSON has not) is the file's name."""
+    from irframe._input.peers import nested_frame
+
+    df = nested_frame(nested, "run", f"run in {name!r}").with_columns(pl.col("score").cast(pl.Float64))
+    if tag_col is None:
+        return df
+    return df.with_columns(pl.lit(strip_suffixes(name).removesuffix(".json")).alias(tag_col))
 
 
 @overload
@@ -615,9 +632,8 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
         msg = f"The qrels column {relevance_col!r} has null grades; TREC qrels cannot hold them."
         raise TrecFormatError(msg)
     if f["__r"].dtype.is_float():
-        exact = f["__r"].is_finite() & (f["__r"].abs() < 2.0**53)  # (1e20 is no Int64)
-        integral = ((f["__r"] == f["__r"].round(0)) & exact).all()
-        rel_text = rel.cast(pl.Int64).cast(pl.String) if integral else rel.cast(pl.String)
+        f = f.with_columns(_grade_text(f["__r"]))
+        rel_text = pl.col("__t")
     elif f["__r"].dtype == pl.Boolean:
         rel_text = rel.cast(pl.Int64).cast(pl.String)
     else:
@@ -625,6 +641,25 @@ def _qrels_lines(df: Any, query_col: str, doc_col: str, relevance_col: str) -> p
     return f.select(
         pl.concat_str([pl.col("__q"), pl.lit("0"), pl.col("__d"), rel_text], separator=" ").alias("line")
     )
+
+
+def _grade_text(grades: pl.Series) -> pl.Series:
+    """Float grades as TREC text that reads one way: whole numbers as integers (``2``, and
+    ``100000000000000000000`` for 1e20), others positionally (``0.00001``, never ``1e-05``:
+    the readers refuse a grade in exponent notation that trec_eval reads otherwise)."""
+    import numpy as np
+
+    whole = grades.is_finite() & (grades == grades.round(0)) & (grades.abs() < 2.0**53)
+    text = (
+        pl.select(pl.when(whole).then(grades.cast(pl.Int64, strict=False)).otherwise(None).cast(pl.String))
+        .to_series()
+        .fill_null(grades.cast(pl.String))
+    )
+    odd = text.str.contains("e").fill_null(value=False).arg_true()
+    if len(odd):
+        values = grades.gather(odd).to_list()
+        text = text.scatter(odd, [np.format_float_positional(v, trim="-") for v in values])
+    return text.alias("__t")
 
 
 def trec_qrels_text(

@@ -318,6 +318,7 @@ def trec_blocks(
     text_at: int | None = None,
     runid: bool = True,
     num_q: bool = True,
+    all_rows: bool = True,
 ) -> Iterator[str | pl.DataFrame]:
     """trec_eval's layout ``measure<TAB>query<TAB>value``, 4 decimals, one block per system,
     in blocks of whole lines made one at a time: the command line writes each
@@ -334,6 +335,7 @@ def trec_blocks(
     numbers); a query without text prints ``''``.  ``runid`` and ``num_q``: whether the
     ``all`` rows begin with those lines (trec_eval prints them when asked for, as
     ``-m official`` does); a ``num_q`` among the labels is printed there, from the query count.
+    ``all_rows=False``: no ``all`` rows at all (trec_eval's ``-n``).
     """
     import polars as pl
 
@@ -353,6 +355,8 @@ def trec_blocks(
                 found = _trec_query_lines(pq, labels, shown, counts, skip=skip, texts=mine, text_at=text_at)
                 fast = iter(["\n".join(found)])
             yield from (part for part in fast if len(part))
+        if not all_rows:
+            continue
         srow = block.row(0, named=True)
         lines = [f"{'runid':<22}\tall\t{system}"] if runid else []
         lines += [f"{'num_q':<22}\tall\t{srow['n_queries']}"] if num_q or "num_q" in shown else []

@@ -57,6 +57,8 @@ def from_ir_measures(obj: Any) -> Measure:
     ``gains`` are kept.  ``NumRet(rel=...)`` counts relevant retrieved documents
     (NumRelRet).  ``RBP(rel=r)`` is the binary RBP (its cwl-eval provider), ``RBP`` without
     ``rel`` the graded one on raw grades (its trectools provider): ``RBP(gain=linear)``.
+    The counts ir_measures sums over queries (``NumRet``, ``NumRel``) are refused: irframe's
+    count columns are means.
     Other parameters keep their names and are checked by irframe: one irframe does not
     declare raises, it is never dropped.
 
@@ -86,4 +88,21 @@ def from_ir_measures(obj: Any) -> Measure:
             "for the families irframe computes."
         )
         raise UnknownMeasureError(msg)
-    return Measure(family, cutoff, **params)  # (SDCG's max_rel is required: not set afterwards)
+    _refuse_summed(obj, family)
+    return Measure(family, cutoff, **params)
+
+
+def _refuse_summed(obj: object, family: str) -> None:
+    """ir_measures sums its counts over queries (NumRet, NumRel, NumRet(rel=...)); irframe's
+    count families average them (trec_eval's ``all`` row sums): the same object would give
+    another number under the same name, so it is refused, with both ways to the number."""
+    fam = registry()[family]
+    if fam.total != "sum" or fam.aggregate == "sum":
+        return
+    msg = (
+        f"ir_measures' {obj} is summed over the queries; irframe's {family} column is the mean "
+        f"per query, so the object would give another number. Hint: pass the string {family!r} "
+        f"(the mean), and for ir_measures' sum take evaluate(..., per_query=True)[{family!r}].sum(), "
+        "or irframe eval -f trec (its 'all' row sums the counts, as trec_eval's)."
+    )
+    raise UnknownMeasureError(msg)  # (SDCG's max_rel is required: not set afterwards)

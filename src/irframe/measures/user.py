@@ -119,6 +119,9 @@ def _check_dtype(name: str, m: Measure, dtype: pl.DataType) -> None:
 def _param(name: str, default: object) -> Param:
     if isinstance(default, Param):
         return default
+    if name == JUDGED_ONLY.name:  # the engine reads it as a bool: 'no' is False, 'maybe' an error
+        value = JUDGED_ONLY.convert(default, "define_measure(params={'judged_only': ...})")
+        return bool_param(name, bool(value), JUDGED_ONLY.doc)
     if isinstance(default, bool):
         return bool_param(name, default, f"{name} (default {default})")
     if isinstance(default, int | float):
