@@ -53,7 +53,7 @@ from irframe.measures import Measure, parse_measure
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from irframe._check.gate import CheckResult
+    from irframe._check.result import CheckResult
 
 __all__ = [
     "plot_at_k",

@@ -22,7 +22,7 @@ from irframe._report import page as H
 from irframe._report.notes import conventions
 
 if TYPE_CHECKING:
-    from irframe._check.gate import CheckResult
+    from irframe._check.result import CheckResult
 
 __all__ = ["html_page"]
 

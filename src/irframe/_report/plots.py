@@ -18,7 +18,7 @@ from irframe._report.notes import group_text
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from irframe._check.gate import CheckResult
+    from irframe._check.result import CheckResult
     from irframe._compare import ComparisonReport
 
 __all__ = ["GAIN", "LOSS", "TIE", "axes", "check_forest", "delta_bars", "plot_comparison"]
