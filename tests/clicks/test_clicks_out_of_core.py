@@ -19,7 +19,7 @@ import irframe
 import irframe.clicks as ic
 from click_sessions import generated_log
 from irframe._backends import parquet
-from irframe.exceptions import ClickLogWarning, DuplicateRowsError, InvalidDataError
+from irframe.exceptions import ClickLogWarning, DuplicateRowsError, InvalidDataError, InvalidParameterError
 
 EM_OPTS = {"iterations": 5}  # (the EM models' numbers are compared, not their convergence)
 
@@ -146,3 +146,51 @@ def test_bad_rows_are_named_as_in_memory(files: tuple[pl.DataFrame, Path], tmp_p
     with pytest.raises(InvalidDataError) as got_split:
         ic.click_model(two.lazy(), "cm", buckets=8)
     assert str(got_split.value) == str(want_split.value)
+
+
+def _bias(log: object, method: str, **kw: object) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClickLogWarning)  # (ctr on a non-randomized log: said either way)
+        out = ic.position_bias(log, method, n_bootstrap=30, **kw)  # type: ignore[arg-type]
+    return out.collect() if isinstance(out, pl.LazyFrame) else out  # type: ignore[no-any-return]
+
+
+def _assert_same_bias(got: pl.DataFrame, want: pl.DataFrame, tol: float = 1e-12) -> None:
+    assert got.select("position", "n").equals(want.select("position", "n"))
+    for c in ("theta", "ci_low", "ci_high"):  # the bootstrap's resamples too: the same query index
+        assert (got[c].is_null() == want[c].is_null()).all()
+        assert ((got[c] - want[c]).abs().max() or 0.0) <= tol, c
+
+
+@pytest.mark.parametrize(
+    "method",
+    [m if m in ("ctr", "pivot", "adjacent") else pytest.param(m, marks=pytest.mark.deep) for m in ic.METHODS],
+)
+def test_position_bias_in_buckets_equals_in_memory(
+    bundled: pl.DataFrame, files: tuple[pl.DataFrame, Path], method: str
+) -> None:
+    # allpairs: EM (to tol=1e-6) on float CTR sums that polars adds in no fixed order, so
+    # two in-memory runs already differ by ~1e-8: compared at the EM's tolerance
+    tol = 1e-6 if method == "allpairs" else 1e-12
+    _assert_same_bias(_bias(bundled.lazy(), method, buckets=6), _bias(bundled, method), tol)
+    log, path = files
+    _assert_same_bias(_bias(path / "*.parquet", method, buckets=5), _bias(log, method), tol)
+
+
+def test_position_bias_warns_as_in_memory(bundled: pl.DataFrame) -> None:
+    one_ranker = bundled.filter(pl.col("system") == "a")  # (each pair at one position: not randomized)
+    with pytest.warns(ClickLogWarning, match="does not look randomized"):
+        ic.position_bias(one_ranker.lazy(), "ctr", n_bootstrap=0, buckets=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ic.position_bias(bundled.lazy(), "ctr", n_bootstrap=0, buckets=3)  # (both rankers: no warning)
+
+
+def test_bad_out_of_core_parameters_name_the_function(bundled: pl.DataFrame) -> None:
+    with pytest.raises(InvalidParameterError, match=r"'memory_limit' parameter of click_model.*'4GB'"):
+        ic.click_model(bundled, "cm", memory_limit="lots")
+    with pytest.raises(InvalidParameterError, match="'buckets' parameter of position_bias"):
+        ic.position_bias(bundled, "pivot", buckets=0)
+    fit = ic.click_model(bundled, "cm", memory_limit="1GB")  # (a small log under a large limit: one pass)
+    assert fit.summary["n_buckets"] == 1
+    _assert_same(fit, ic.click_model(bundled, "cm"))

@@ -89,8 +89,9 @@ _UNITS = {
 }  # fmt: skip
 
 
-def parse_bytes(value: int | str) -> int:
-    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int.
+def parse_bytes(value: int | str, where: str = "evaluate_parquet") -> int:
+    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int
+    (the error names the ``memory_limit`` parameter of ``where``).
 
     Examples
     --------
@@ -104,7 +105,7 @@ def parse_bytes(value: int | str) -> int:
         if m and m.group(2).lower() in _UNITS and float(m.group(1)) > 0:
             return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     raise InvalidParameterError.for_value(
-        "memory_limit", "evaluate_parquet", "a positive size such as '4GB' or '512MiB'", value
+        "memory_limit", where, "a positive size such as '4GB' or '512MiB'", value
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from irframe._backends.parquet import Parquet, is_paths
+from irframe._backends.parquet import Parquet, is_paths, parse_bytes
 from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, read_log, warn_beyond
 from irframe._input.frames import Origin, to_lazy
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
@@ -65,8 +65,9 @@ def bucketed_log(
     """The log as a :class:`ClickLog` whose ``parts`` are its query buckets (valid inside
     the ``with`` block: they read the spill files)."""
     check_positive_int(max_position, "max_position", where, allow_none=True)
-    backend = Parquet("4GB" if memory_limit is None else memory_limit, buckets, tmp_dir=tmp_dir)
-    backend.where = where
+    check_positive_int(buckets, "buckets", where, allow_none=True)
+    limit = parse_bytes("4GB" if memory_limit is None else memory_limit, where)
+    backend = Parquet(limit, buckets, tmp_dir=tmp_dir)
     lf, origin = (backend.run_input(log), Origin("polars")) if is_paths(log) else to_lazy(log, "log")
     cols = log_columns(lf.collect_schema(), **columns, extra=None)
     with backend.session():
