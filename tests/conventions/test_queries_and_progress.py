@@ -67,6 +67,8 @@ def test_compare_takes_queries() -> None:
     runs = {name: G.runs.filter(pl.col("system") == name).drop("system") for name in ("bm25", "hybrid")}
     t = irframe.compare(runs, G.qrels, ["nDCG@10"], by="segment", queries=G.queries, n_permutations=200)
     ref = _reference()
+    overall = irframe.evaluate(G.runs, ["nDCG@10"], G.qrels, by="system")
+    ref.update({(s, None): v for s, v in overall.select("system", "nDCG@10").iter_rows()})  # overall
     for r in t.iter_rows(named=True):
         assert r["mean"] == pytest.approx(ref[("hybrid", r["segment"])], abs=1e-12)
         assert r["baseline_mean"] == pytest.approx(ref[("bm25", r["segment"])], abs=1e-12)

@@ -211,7 +211,8 @@ def test_duplicate_document_in_a_ranking() -> None:
     run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
     with pytest.raises(DuplicateRowsError, match=r"1 duplicate .*\('run', 'q1', 'a'\).*duplicates='first'"):
         irframe.pool(run, system_col=None)
-    p = irframe.pool(run, system_col=None, duplicates="first")
+    with pytest.warns(irframe.exceptions.DuplicatesWarning, match="dropped 1 of 3 run rows"):
+        p = irframe.pool(run, system_col=None, duplicates="first")
     assert p.to_judge.select("doc_id", "best_rank").rows() == [("a", 1), ("b", 2)]
 
 

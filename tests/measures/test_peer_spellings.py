@@ -97,6 +97,11 @@ def test_ranx_s_json_qrels_file() -> None:
     expected = [("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 3), ("q2", "d1", 1), ("q2", "d2", 2)]
     assert irframe.read_trec_qrels(path).rows() == expected
     assert irframe.read_trec_qrels(path).rows() == irframe.read_trec_qrels(path.with_suffix(".trec")).rows()
+    # and its run, given as a run (read_trec_run, as the refusal of a path as a run says)
+    run = irframe.read_trec_run(path.with_name("run.json"), system=True)
+    trec = irframe.read_trec_run(path.with_name("run.trec"))
+    assert sorted(run.drop("system").rows()) == sorted(trec.rows())
+    assert run["system"].unique().to_list() == ["run"]
 
 
 # --- the spellings the peers' own tests pin -------------------------------------------------

@@ -62,6 +62,36 @@ class Evaluate:
         self.evaluate(self.run, self.measures, self.qrels, per_query=True)
 
 
+class Small:
+    """Small inputs (issue 44): ``irframe.evaluate`` per query at 1e3 and 1e4 rows, 5 and 47
+    measures, and the floor beside it (``lean``: the five measures in one lazy polars query,
+    exact; with pandas in, its conversions included).  Target: polars in <= 1.5x the lean plan."""
+
+    params = ([1_000, 10_000], ["polars", "pandas"], ["5", "47", "lean"])
+    param_names: ClassVar = ["rows", "input", "measures"]
+
+    def setup(self, rows: int, kind: str, measures: str) -> None:
+        import polars as pl
+
+        warnings.simplefilter("ignore")
+        import irframe
+        import lean
+
+        run, qrels = _data(rows)
+        if kind == "polars":
+            run, qrels = pl.from_pandas(run), pl.from_pandas(qrels)
+        if measures == "lean":
+            plan = lean.lean if kind == "polars" else lean.lean_pandas
+            self.call = lambda: plan(run, qrels)
+        else:
+            chosen = _measures(measures)
+            self.call = lambda: irframe.evaluate(run, chosen, qrels, per_query=True, missing="drop")
+        self.call()  # warm-up: lazy imports, the compiled measures
+
+    def time_small(self, rows: int, kind: str, measures: str) -> None:
+        self.call()
+
+
 def _stages() -> tuple[Any, Any]:
     """The engine module and ``build(run, measures, qrels)`` at this commit.
 

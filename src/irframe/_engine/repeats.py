@@ -53,17 +53,17 @@ def count_repeats(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> Repeats:
     >>> count_repeats(run, ["q"], "d")
     Repeats(dropped=2, n_queries=1, n_rows=4, most=3)
     """
-    counts = run.group_by([*keys, doc]).len()
-    repeated = counts.filter(pl.col("len") > 1)
-    out = pl.collect_all([
-        counts.select(pl.col("len").sum().alias("rows")),
-        repeated.select((pl.col("len") - 1).sum().alias("dropped"), pl.col("len").max().alias("most")),
-        repeated.select(list(keys)).unique().select(pl.len()),
+    repeated = run.group_by([*keys, doc]).len().filter(pl.col("len") > 1)
+    rows, dup = pl.collect_all([
+        run.select(pl.len().alias("rows")),
+        repeated.select(
+            (pl.col("len") - 1).sum().alias("dropped"), pl.col("len").max().alias("most"),
+            pl.struct(list(keys)).n_unique().alias("queries"),
+        ),
     ])  # fmt: skip
-    rows, dup, queries = out
     return Repeats(
         dropped=int(dup.item(0, "dropped") or 0),
-        n_queries=int(queries.item()),
+        n_queries=int(dup.item(0, "queries") or 0) if dup.item(0, "dropped") else 0,
         n_rows=int(rows.item() or 0),
         most=int(dup.item(0, "most") or 1),
     )
@@ -97,17 +97,18 @@ def impression_column(run: pl.LazyFrame, keys: Sequence[str], doc: str, skip: Co
     candidates = _candidates(run.collect_schema(), {*skip, *keys, doc})
     if not candidates:
         return None
-    stats = [pl.struct([*keys, c, doc]).n_unique().alias(f"pairs{i}") for i, c in enumerate(candidates)] + [
-        pl.struct([*keys, c]).n_unique().alias(f"groups{i}") for i, c in enumerate(candidates)
-    ]
-    row = run.select(pl.len().alias("rows"), pl.struct(list(keys)).n_unique().alias("queries"), *stats)
-    got = row.collect().row(0, named=True)
-    for i, c in enumerate(candidates):
-        unique = got[f"pairs{i}"] == got["rows"]
-        groups = got[f"groups{i}"]
-        if unique and got["queries"] < groups <= got["rows"] / 2:
-            return c
-    return None
+    # first the rankings each column makes (a row id makes one per row: out at once), then,
+    # for the columns left, whether a document appears once per ranking (hashes: a hint)
+    groups = [pl.struct([*keys, c]).hash().n_unique().alias(c) for c in candidates]
+    counts = run.select(
+        pl.len().alias("__ir_rows"), pl.struct(list(keys)).hash().n_unique().alias("__ir_q"), *groups
+    )
+    got = counts.collect().row(0, named=True)
+    left = [c for c in candidates if got["__ir_q"] < got[c] <= got["__ir_rows"] / 2]
+    if not left:
+        return None
+    pairs = run.select(pl.struct([*keys, c, doc]).hash().n_unique().alias(c) for c in left).collect()
+    return next((c for c in left if pairs.item(0, c) == got["__ir_rows"]), None)
 
 
 def likely_cause(column: str | None, repeats: Repeats, query: str) -> str:

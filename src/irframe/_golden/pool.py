@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from irframe._engine.repeats import warn_dropped
 from irframe._golden._ids import examples, judgment_order
 from irframe._golden.ranked import coverage, ranked_top
 from irframe._input.frames import Origin, from_lazy, to_lazy
@@ -392,6 +393,9 @@ def pool(
         ]
     top = ranked_top(stacked, qrels_lf, opts, depth)
     q, d = opts.query_col, opts.doc_col
+    if opts.duplicates == "first":  # what the rule dropped, said as evaluate says it
+        roles = [c for c in (opts.rank_col, opts.score_col, opts.relevance_col) if c is not None]
+        warn_dropped(stacked, [SYSTEM, q], d, roles)
     pairs, q_cols, d_cols = _with_texts(
         _pairs(top, q, d), queries=queries, documents=documents, opts=opts,
         query_text_col=query_text_col, doc_text_col=doc_text_col,

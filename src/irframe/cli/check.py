@@ -54,6 +54,24 @@ def _add_gate_options(p: argparse.ArgumentParser) -> None:
     add_test_options(p, defaults=False)  # (the config may set them: None when not given)
 
 
+def _add_holes_options(p: argparse.ArgumentParser) -> None:
+    """The judgment holes options of ``irframe check``."""
+    p.add_argument(
+        "--holes", choices=("report", "fail", "ignore"), default="ignore",
+        help="judgment holes (unjudged documents in each run's top --holes-depth): a regression that "
+        "judging them could undo passes with a note ('report') or fails with it ('fail'); default: ignore",
+    )  # fmt: skip
+    p.add_argument(
+        "--holes-depth", type=int, default=10, metavar="K", help="top documents looked at (default: 10)"
+    )
+    p.add_argument(
+        "--holes-grade",
+        type=float,
+        metavar="G",
+        help="grade of a hole judged relevant (default: the highest)",
+    )
+
+
 def add_parser(sub: SubParsers) -> None:
     """Register ``irframe check``."""
     p = sub.add_parser(
@@ -118,20 +136,7 @@ def add_parser(sub: SubParsers) -> None:
         "--weights", metavar="COLUMN",
         help="weigh the queries by this column of --queries (or of the qrels): weighted means, tests, CIs",
     )  # fmt: skip
-    p.add_argument(
-        "--holes", choices=("report", "fail", "ignore"), default="ignore",
-        help="judgment holes (unjudged documents in each run's top --holes-depth): a regression that "
-        "judging them could undo passes with a note ('report') or fails with it ('fail'); default: ignore",
-    )  # fmt: skip
-    p.add_argument(
-        "--holes-depth", type=int, default=10, metavar="K", help="top documents looked at (default: 10)"
-    )
-    p.add_argument(
-        "--holes-grade",
-        type=float,
-        metavar="G",
-        help="grade of a hole judged relevant (default: the highest)",
-    )
+    _add_holes_options(p)
     _add_map(p)
     add_config_options(p)
     p.add_argument(

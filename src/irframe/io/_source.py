@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -154,6 +155,16 @@ def open_source(path_or_file: PathOrFile) -> Iterator[Source]:
     yield Source(_decompressed(path_or_file), _display_name(path_or_file))
 
 
+class _Failing:
+    """A reader whose first read raises what reading the source raised."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self._exc = exc
+
+    def read(self, n: int = -1, /) -> bytes:
+        raise self._exc
+
+
 _JSON_HEAD = 4096  # bytes read to tell a JSON object from TREC lines (whitespace first)
 
 
@@ -161,7 +172,10 @@ def json_nested(src: Source) -> tuple[Source, dict[Any, Any] | None]:
     """``src`` and, when its bytes are a JSON object (ranx's ``Qrels.save`` / ``Run.save``,
     ``{query_id: {doc_id: value}}``), that object; else None and a source that reads the
     same bytes from the start.  A TREC line never starts with ``{``."""
-    head = src.stream.read(_JSON_HEAD)
+    try:
+        head = src.stream.read(_JSON_HEAD)
+    except (EOFError, OSError, zlib.error) as exc:  # a bad gzip: the reader reports it, as before
+        return Source(_Failing(exc), src.name), None
     if not head.lstrip().startswith(b"{"):
         return Source(_Prefixed(head, src.stream), src.name), None
     import json

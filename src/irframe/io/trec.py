@@ -120,6 +120,8 @@ def read_trec_run(
     ----------
     path_or_file : str, Path or file object
         A path, or an open text or binary file.  Gzip is detected from the content.
+        A JSON object ``{query_id: {doc_id: score}}`` (ranx's ``Run.save``) is read as
+        the run it is given as (its tag: the file's name).
     system : bool or str, default False
         Also return the run tag (the sixth field, per line) as a column named
         ``"system"`` (``True``) or with the given name.
@@ -167,11 +169,25 @@ def read_trec_run(
     tag_col = _system_name(system)
     _check_backend(backend, "read_trec_run")
     keep = ["query_id", "doc_id", VALUE, *(["_tag"] if tag_col is not None else [])]
-    with open_source(path_or_file) as src:
+    with open_source(path_or_file) as opened:
+        src, nested = json_nested(opened)
+        if nested is not None:  # ranx's Run.save: read as the run it is given as
+            return _out(_nested_run(nested, src.name, tag_col), backend)
         df = read_lines(src, RUN, keep).rename({VALUE: "score"})
     if tag_col is not None:
         df = df.rename({"_tag": tag_col})
     return _out(df, backend)
+
+
+def _nested_run(nested: dict[Any, Any], name: str, tag_col: str | None) -> pl.DataFrame:
+    """ranx's JSON run ``{query_id: {doc_id: score}}`` in the long format; the tag (which the
+    JSON has not) is the file's name."""
+    from irframe._input.peers import nested_frame
+
+    df = nested_frame(nested, "run", f"run in {name!r}").with_columns(pl.col("score").cast(pl.Float64))
+    if tag_col is None:
+        return df
+    return df.with_columns(pl.lit(strip_suffixes(name).removesuffix(".json")).alias(tag_col))
 
 
 @overload
