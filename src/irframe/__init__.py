@@ -33,7 +33,8 @@ from irframe._namespaces import IrNamespace, ir
 if TYPE_CHECKING:
     from irframe import answers, clicks, datasets, expr
     from irframe._backends.parquet import evaluate_parquet
-    from irframe._check.gate import CheckResult, Snapshot, check, read_snapshot, snapshot
+    from irframe._check.gate import Snapshot, check, read_snapshot, snapshot
+    from irframe._check.result import CheckResult
     from irframe._compare import ComparisonReport, compare, compare_report, moved
     from irframe._golden.agreement import Agreement, agreement
     from irframe._golden.judgments import JudgmentMerge, add_judgments
@@ -131,7 +132,8 @@ __all__ = [
 # Every public name but the namespace loads on first use (PEP 562): the engine pulls in
 # polars, numpy and pyarrow, and `import irframe` (every CLI call) stays light.
 _HOMES: dict[str, tuple[str, ...]] = {
-    "irframe._check.gate": ("CheckResult", "Snapshot", "check", "read_snapshot", "snapshot"),
+    "irframe._check.gate": ("Snapshot", "check", "read_snapshot", "snapshot"),
+    "irframe._check.result": ("CheckResult",),
     "irframe._compare": ("ComparisonReport", "compare", "compare_report", "moved"),
     "irframe._golden.judgments": ("JudgmentMerge", "add_judgments"),
     "irframe._golden.pool": ("Pool", "pool"),

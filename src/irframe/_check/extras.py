@@ -32,7 +32,7 @@ from irframe._compare import LONG, group_pairs
 from irframe._compare.weighted import W
 
 if TYPE_CHECKING:
-    from irframe._check.gate import _Gate
+    from irframe._check.result import _Gate
 
 __all__ = ["POWER", "hole_note", "hole_rows", "pool_command", "power_lines"]
 

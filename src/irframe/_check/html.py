@@ -22,7 +22,7 @@ from irframe._report import page as H
 from irframe._report.notes import conventions
 
 if TYPE_CHECKING:
-    from irframe._check.gate import CheckResult
+    from irframe._check.result import CheckResult
 
 __all__ = ["html_page"]
 
@@ -83,12 +83,12 @@ def _moved(result: CheckResult) -> list[str]:
 
 
 def _plots(result: CheckResult) -> list[H.Plot]:
-    from irframe.plotting import delta_bars, plot_check
+    from irframe._report.plots import check_forest, delta_bars
 
     n = sum(1 for r in render.ordered_rows(result) if r["delta"] is not None)
     items: list[H.Plot] = [
         ("Every delta with its 95% CI (filled: significant after the correction; dark red: a regression)",
-         (7.5, 0.45 * n + 1.6), lambda ax: plot_check(result, ax=ax)),
+         (7.5, 0.45 * n + 1.6), lambda ax: check_forest(result, render.ordered_rows(result), ax=ax)),
     ]  # fmt: skip
     deltas = result._deltas
     if deltas is None or n == 0:

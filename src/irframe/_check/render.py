@@ -19,7 +19,7 @@ from irframe._report.docs import docs_text
 from irframe._report.notes import conventions, markers_footnote
 
 if TYPE_CHECKING:
-    from irframe._check.gate import CheckResult
+    from irframe._check.result import CheckResult
 
 __all__ = ["as_dict", "render_markdown", "render_text", "verdict"]
 

@@ -38,7 +38,7 @@ from irframe._input.runs import stack_runs
 from irframe.exceptions import EmptyInputError, InvalidDataError
 
 if TYPE_CHECKING:
-    from irframe._check.gate import _Gate
+    from irframe._check.result import _Gate
     from irframe._compare import Settings
     from irframe._input.options import Options
 

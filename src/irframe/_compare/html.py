@@ -175,7 +175,7 @@ def moved_table(report: ComparisonReport, n: int, k: int) -> list[str]:
 
 
 def _plots(report: ComparisonReport) -> list[H.Plot]:
-    from irframe.plotting import delta_bars, plot_comparison
+    from irframe._report.plots import delta_bars, plot_comparison
 
     n = report._table.height
     items: list[H.Plot] = [
