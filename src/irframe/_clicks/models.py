@@ -233,6 +233,9 @@ def click_judgments(
         An impression belongs to one query, so a bucket holds whole impressions.
     buckets : int, optional
         Force the number of buckets (out of core; ``1``: one pass over the scanned log).
+        A ``dask.dataframe.DataFrame`` log is shuffled into this many buckets (default: its
+        partitions), each checked and aggregated in a task of its own, the small per-bucket
+        tables reduced on the client: the same numbers, as pandas frames.
     tmp_dir : path, optional
         Where the bucket files go (default: the system temporary directory); removed at
         the end (see :func:`irframe.evaluate_parquet`).

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
 
-from irframe._backends.parquet import Parquet, is_paths, parse_bytes
 from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, read_log, warn_beyond
 from irframe._input.frames import Origin, to_lazy
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
+from irframe.exceptions import InvalidParameterError
 
 __all__ = ["bucketed_log", "open_log"]
 
@@ -64,6 +65,8 @@ def bucketed_log(
 ) -> Iterator[ClickLog]:
     """The log as a :class:`ClickLog` whose ``parts`` are its query buckets (valid inside
     the ``with`` block: they read the spill files)."""
+    from irframe._backends.parquet import Parquet, is_paths, parse_bytes  # (only out of core)
+
     check_positive_int(max_position, "max_position", where, allow_none=True)
     check_positive_int(buckets, "buckets", where, allow_none=True)
     limit = parse_bytes("4GB" if memory_limit is None else memory_limit, where)
@@ -90,6 +93,12 @@ def bucketed_log(
         yield clog
 
 
+def _is_dask_frame(log: Any) -> bool:
+    from irframe._backends.dask import is_dask_frame
+
+    return is_dask_frame(log)
+
+
 @contextlib.contextmanager
 def open_log(
     log: Any,
@@ -101,8 +110,19 @@ def open_log(
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Iterator[ClickLog]:
-    """The log in memory (:func:`~irframe._clicks.prepare.read_log`), or out of core
-    (:func:`bucketed_log`) when ``memory_limit`` or ``buckets`` is given."""
+    """The log in memory (:func:`~irframe._clicks.prepare.read_log`), out of core
+    (:func:`bucketed_log`) when ``memory_limit`` or ``buckets`` is given, or on Dask
+    (:func:`~irframe._clicks.ondask.dask_log`) for a dask frame."""
+    if "dask" in sys.modules and _is_dask_frame(log):
+        if memory_limit is not None:
+            raise InvalidParameterError.for_value(
+                "memory_limit", where, "None for a dask frame (its partitions are the buckets; "
+                "buckets= sets their number)", memory_limit,
+            )  # fmt: skip
+        from irframe._clicks.ondask import dask_log  # (dask imported only for a dask frame)
+
+        yield dask_log(log, where=where, columns=columns, max_position=max_position, buckets=buckets)
+        return
     if memory_limit is None and buckets is None:
         yield read_log(log, where=where, columns=columns, max_position=max_position)
         return

@@ -49,12 +49,17 @@ class ClickLog:
     n_rows_beyond_max_position: int
     parts: tuple[pl.LazyFrame, ...] = ()
     n_buckets: int = 0  # out of core: the number of hash buckets (0: in memory)
+    #: on a cluster: ``fn`` -> its table on each part (see :mod:`irframe._clicks.ondask`)
+    mapper: Callable[[Callable[[pl.LazyFrame], pl.LazyFrame]], list[pl.DataFrame]] | None = None
 
     def map(self, fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:
         """``fn`` (a per-query aggregation) collected on each part, the tables concatenated:
         on a log whose parts hold disjoint queries, the table of the whole log (its rows in
         bucket order: sort before reading them in order)."""
-        tables = [fn(part).collect() for part in self.parts or (self.rows,)]
+        if self.mapper is not None:
+            tables = self.mapper(fn)
+        else:
+            tables = [fn(part).collect() for part in self.parts or (self.rows,)]
         return tables[0] if len(tables) == 1 else pl.concat(tables, how="vertical_relaxed")
 
     def back(self, frame: pl.DataFrame | pl.LazyFrame) -> Any:
