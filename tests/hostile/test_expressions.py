@@ -43,6 +43,17 @@ def test_a_string_grade_is_refused_as_evaluate_refuses_it() -> None:
         assert str(got.value).startswith("The frame's relevance column 'relevance'")
 
 
+def test_the_grade_rule_is_one_rule_as_a_selector_and_as_a_predicate() -> None:
+    from irframe._input.columns import GRADE_DTYPES, _is_numeric
+
+    dtypes = [pl.Int8, pl.UInt64, pl.Float32, pl.Float64, pl.Decimal(10, 2), pl.Boolean, pl.Null, pl.String,
+              pl.Categorical(), pl.Date, pl.Datetime(), pl.Duration(), pl.Binary, pl.List(pl.Int64),
+              pl.Struct({"a": pl.Int64}), pl.Object]  # fmt: skip
+    schema = pl.Schema({f"c{i}": dt for i, dt in enumerate(dtypes)})
+    picked = set(pl.selectors.expand_selector(schema, GRADE_DTYPES))
+    assert {c for c, dt in schema.items() if _is_numeric(dt)} == picked
+
+
 def test_numeric_and_boolean_grades_are_read() -> None:
     # hand: ranking a, b, c; grades 1, 0, 2 -> P@2 = 1/2; as booleans True, False, True -> the same
     assert _table(LOG, ["P@2"])["P@2"].to_list() == [0.5]
