@@ -15,12 +15,22 @@ The floors are the unavoidable work, written with polars alone on the same frame
   the time of one EM iteration, compared with one pass of the sdbn floor.
 
 Rounds are interleaved (floor, irframe, floor, irframe...); the ratio is the median of the
-per-round ratios.  The log: ``rows / 10`` impressions of 10 results over 100,000 queries of
+per-round ratios.
+
+Out of core (``--out-of-core 1GB``): the same log written as parquet files of 5e6 rows (under
+``--dir``, default ``/tmp/irframe-clicks-ooc``; impression ids offset per file), then
+``click_judgments(dir, "sdbn", memory_limit=...)`` and ``position_bias(dir, "pivot",
+memory_limit=..., n_bootstrap=0)`` each in a fresh process, with the wall time, the process's peak
+RSS (VmHWM) and the number of buckets; with ``--compare``, also in memory (``pl.read_parquet``
+then the same call) in a fresh process, and the two results compared (max abs difference).
+
+The log: ``rows / 10`` impressions of 10 results over 100,000 queries of
 30 documents, each impression served by one of 3 noisy rankers (so documents move between
 positions), clicks from a position-based model.  The load average is reported with the
 numbers (2 shared cores: read the ratios, not the seconds).
 
     python benchmarks/clicks.py --rows 1e7 --repeats 3
+    python benchmarks/clicks.py --rows 1e7 --out-of-core 1GB --compare
 """
 
 from __future__ import annotations
@@ -28,8 +38,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -140,12 +153,89 @@ def run(rows: int, repeats: int) -> dict[str, Any]:
     return out
 
 
+OOC_DIR = Path("/tmp/irframe-clicks-ooc")
+CHUNK = 5_000_000
+
+
+def write_log(rows: int, base: Path = OOC_DIR) -> Path:
+    """:func:`make_log` in parquet files of ``CHUNK`` rows under ``<base>/rows-<n>/log`` (seeded
+    per file; kept for reuse)."""
+    out = base / f"rows-{rows:.0e}".replace("+", "") / "log"
+    if (out.parent / "done").exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    for c, start in enumerate(range(0, rows, CHUNK)):
+        part = make_log(min(CHUNK, rows - start), seed=c)
+        part = part.with_columns(pl.col("impression_id") + start // 10)
+        part.write_parquet(out / f"part-{c:05d}.parquet")
+    (out.parent / "done").write_text(str(rows))
+    return out
+
+
+def _child(path: str, kind: str, memory_limit: str, result: str) -> None:
+    """One call in this (fresh) process: a JSON line with its time, peak RSS and buckets."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClickLogWarning)
+        log: Any = path if memory_limit != "none" else pl.read_parquet(Path(path) / "*.parquet")
+        kw: dict[str, Any] = {} if memory_limit == "none" else {"memory_limit": memory_limit}
+        if kind == "sdbn":
+            fit = clicks.click_model(log, "sdbn", **kw)
+            out, buckets = fit.judgments, fit.summary.get("n_buckets", 0)
+        else:
+            out, buckets = clicks.position_bias(log, "pivot", n_bootstrap=0, **kw), None
+    seconds = time.perf_counter() - t0
+    out.write_parquet(result)
+    status = Path("/proc/self/status").read_text()
+    peak_kib = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))  # type: ignore[union-attr]
+    print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_kib / 1024, "buckets": buckets}))
+
+
+def _spawn(path: Path, kind: str, limit: str, result: Path) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", str(path), kind, limit, str(result)]
+    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def out_of_core(rows: int, limit: str, *, compare: bool) -> dict[str, Any]:
+    """Each kind out of core (and in memory with ``compare``), each in a fresh process."""
+    path = write_log(rows)
+    out: dict[str, Any] = {
+        "rows": rows,
+        "memory_limit": limit,
+        "load_before": _load(),
+        "polars": pl.__version__,
+    }
+    for kind in ("sdbn", "pivot"):
+        got = _spawn(path, kind, limit, path.parent / f"result-{kind}-ooc.parquet")
+        if compare:
+            got["in_memory"] = _spawn(path, kind, "none", path.parent / f"result-{kind}-mem.parquet")
+            a = pl.read_parquet(path.parent / f"result-{kind}-ooc.parquet")
+            b = pl.read_parquet(path.parent / f"result-{kind}-mem.parquet")
+            floats = [c for c in b.columns if b[c].dtype.is_float()]
+            same = a.drop(floats).equals(b.drop(floats))
+            got["max_abs_diff"] = (
+                max(float((a[c] - b[c]).abs().max() or 0.0) for c in floats) if same else None
+            )
+        out[kind] = got
+    out["load_after"] = _load()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rows", type=lambda s: int(float(s)), default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--out-of-core", metavar="LIMIT", help="out of core within LIMIT (e.g. 1GB)")
+    parser.add_argument("--compare", action="store_true", help="out of core: also in memory, compared")
+    if sys.argv[1:2] == ["--child"]:
+        _child(*sys.argv[2:6])
+        return
     args = parser.parse_args()
+    if args.out_of_core:
+        _report_out_of_core(out_of_core(args.rows, args.out_of_core, compare=args.compare), args.no_save)
+        return
     result = run(args.rows, args.repeats)
     for name in ("sdbn", "pivot", "em_iteration"):
         r = result[name]
@@ -159,6 +249,26 @@ def main() -> None:
         RESULTS.mkdir(exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         path = RESULTS / f"{stamp}-clicks-{args.rows:.0e}.json".replace("+", "")
+        path.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {path}")
+
+
+def _report_out_of_core(result: dict[str, Any], no_save: bool) -> None:
+    for kind in ("sdbn", "pivot"):
+        r = result[kind]
+        buckets = "" if r["buckets"] is None else f", {r['buckets']} buckets"
+        line = f"{kind:>6} out of core ({result['memory_limit']}{buckets}): "
+        line += f"{r['seconds']:.1f}s, peak RSS {r['peak_rss_mb']:.0f} MB"
+        if "in_memory" in r:
+            m = r["in_memory"]
+            line += f"; in memory {m['seconds']:.1f}s, peak RSS {m['peak_rss_mb']:.0f} MB"
+            line += f"; max |diff| {r['max_abs_diff']}"
+        print(line)
+    print(f"rows {result['rows']:.0e}; load {result['load_before']} -> {result['load_after']}")
+    if not no_save:
+        RESULTS.mkdir(exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        path = RESULTS / f"{stamp}-clicks-ooc-{result['rows']:.0e}.json".replace("+", "")
         path.write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {path}")
 

@@ -99,3 +99,24 @@ def test_warnings_go_to_stderr(log_files: tuple[Path, pl.DataFrame]) -> None:
     assert res.returncode == Exit.OK
     assert "irframe: warning: click_model:" in res.stderr
     assert "fewer than min_impressions=100000" in res.stderr
+
+
+@pytest.mark.parametrize("action", ["bias", "judgments"])
+def test_memory_limit_gives_the_in_memory_numbers(log_files: tuple[Path, pl.DataFrame], action: str) -> None:
+    folder = log_files[0]
+    base = (
+        "clicks",
+        action,
+        str(folder),
+        "--precision",
+        "15",
+        *(["--bootstrap", "20"] if action == "bias" else []),
+    )
+    in_memory, out_of_core = run_cli(*base), run_cli(*base, "--memory-limit", "1GB")
+    assert in_memory.returncode == Exit.OK, in_memory.stderr
+    assert out_of_core.returncode == Exit.OK, out_of_core.stderr
+    assert _read(out_of_core.stdout).equals(_read(in_memory.stdout))
+    bad = run_cli(*base, "--memory-limit", "lots")
+    assert bad.returncode == Exit.ERROR, bad.stderr
+    assert "memory_limit" in bad.stderr
+    assert "'4GB'" in bad.stderr

@@ -89,8 +89,9 @@ _UNITS = {
 }  # fmt: skip
 
 
-def parse_bytes(value: int | str) -> int:
-    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int.
+def parse_bytes(value: int | str, where: str = "evaluate_parquet") -> int:
+    """A memory size in bytes from ``4GB``, ``512MiB``, ``1.5G`` (binary) or an int
+    (the error names the ``memory_limit`` parameter of ``where``).
 
     Examples
     --------
@@ -104,7 +105,7 @@ def parse_bytes(value: int | str) -> int:
         if m and m.group(2).lower() in _UNITS and float(m.group(1)) > 0:
             return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     raise InvalidParameterError.for_value(
-        "memory_limit", "evaluate_parquet", "a positive size such as '4GB' or '512MiB'", value
+        "memory_limit", where, "a positive size such as '4GB' or '512MiB'", value
     )
 
 
@@ -147,7 +148,8 @@ def bucket_expr(column: str, buckets: int) -> pl.Expr:
     return pl.col(column).cast(pl.String).hash(seed=0) % buckets
 
 
-def _is_paths(source: Any) -> bool:
+def is_paths(source: Any) -> bool:
+    """Whether ``source`` names files (a path, a glob, a list of them) rather than a frame."""
     if isinstance(source, str | os.PathLike):
         return True
     return isinstance(source, list | tuple) and all(isinstance(s, str | os.PathLike) for s in source)
@@ -155,7 +157,7 @@ def _is_paths(source: Any) -> bool:
 
 def _scan(source: Any, role: str) -> pl.LazyFrame:
     """A lazy frame over ``source``; parquet files are checked (footers, schemas) first."""
-    if not _is_paths(source):
+    if not is_paths(source):
         return to_lazy(source, role)[0]
     files = expand_paths(source)
     check_parquet_files(files, role)
@@ -168,7 +170,7 @@ def _scan(source: Any, role: str) -> pl.LazyFrame:
 
 
 def _label(source: Any, role: str) -> str:
-    return f"the {role} {str(source)!r}" if _is_paths(source) else f"the {role}"
+    return f"the {role} {str(source)!r}" if is_paths(source) else f"the {role}"
 
 
 @contextmanager

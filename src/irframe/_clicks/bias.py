@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from irframe._clicks.harvest import Estimate, Floats, estimator
-from irframe._clicks.prepare import check_positive_int, read_log, warn
+from irframe._clicks.outofcore import open_log
+from irframe._clicks.prepare import ClickLog, check_positive_int, warn
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe._input.params import check_level, check_seed
 from irframe._resample import index_chunks
@@ -44,11 +46,15 @@ def _replicates(est: Estimate, n_bootstrap: int, seed: object) -> Floats:
     return np.vstack(out)
 
 
-def _randomized(rows: pl.LazyFrame) -> bool:
+def _randomized(log: ClickLog) -> bool:
     """Whether the log looks randomized: most pairs shown twice or more were shown at more
     than one position."""
-    per = rows.group_by(QUERY, DOC).agg(pl.len().alias("n"), pl.col(POSITION).n_unique().alias("k"))
-    got = per.filter(pl.col("n") > 1).select((pl.col("k") > 1).mean()).collect().item()
+    per = log.map(
+        lambda rows: rows.group_by(QUERY, DOC).agg(
+            pl.len().alias("n"), pl.col(POSITION).n_unique().alias("k")
+        )
+    )
+    got = per.filter(pl.col("n") > 1).select((pl.col("k") > 1).mean()).item()
     return got is not None and got >= 0.5
 
 
@@ -67,6 +73,9 @@ def position_bias(
     doc_col: str = DOC,
     position_col: str = POSITION,
     clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Estimate the examination probability of each position relative to position 1 (theta).
 
@@ -91,6 +100,10 @@ def position_bias(
         Rows below this position are left out first (counted, with a warning).
     impression_col, query_col, doc_col, position_col, clicked_col : str
         The log's column names.
+    memory_limit, buckets, tmp_dir
+        Out of core, as for :func:`irframe.clicks.click_judgments`: each method's per-query
+        statistics are taken bucket by bucket (buckets of whole queries), then reduced;
+        the same thetas, intervals and counts as in memory.
 
     Returns
     -------
@@ -138,15 +151,19 @@ def position_bias(
         "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
         "position_col": position_col, "clicked_col": clicked_col,
     }  # fmt: skip
-    clog = read_log(log, where=_WHERE, columns=columns, max_position=max_position)
-    if name == "ctr" and not _randomized(clog.rows):
+    with open_log(
+        log, where=_WHERE, columns=columns, max_position=max_position, memory_limit=memory_limit,
+        buckets=buckets, tmp_dir=tmp_dir,
+    ) as clog:  # fmt: skip
+        randomized = name != "ctr" or _randomized(clog)
+        est = estimator(clog, name, iterations=iterations, tol=tol)
+    if not randomized:
         warn(
             f"{_WHERE}(method='ctr'): the log does not look randomized (most (query, document) pairs "
             "shown more than once were always shown at the same position), so CTR by position mixes "
             "position bias with the ranker's quality. Hint: use method='pivot' or 'em' on a log of "
             "several rankers, or 'ctr' only on a randomized log."
         )
-    est = estimator(clog.rows, name, iterations=iterations, tol=tol)
     point = est.theta(np.ones((1, est.n_queries)))[0]
     if est.fits and not est.fits[0][1]:
         warn(

@@ -10,7 +10,7 @@ import polars as pl
 
 from irframe._clicks.dbn import Sessions, fit_dbn
 from irframe._clicks.em import Observations, fit_em, key_sums
-from irframe._clicks.prepare import CLICK
+from irframe._clicks.prepare import CLICK, ClickLog
 from irframe._input.logs import DOC, IMPRESSION, POSITION, QUERY
 
 __all__ = ["PREV", "EMTables", "fit_dbn_model", "fit_em_model", "with_previous_click"]
@@ -45,14 +45,17 @@ def _pairs(stats: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def fit_em_model(rows: pl.LazyFrame, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
-    """PBM (``model="pbm"``) or UBM (``"ubm"``) fitted by EM on the log's sufficient statistics."""
+def fit_em_model(log: ClickLog, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
+    """PBM (``model="pbm"``) or UBM (``"ubm"``) fitted by EM on the log's sufficient statistics
+    (summed per part of the log, then fitted in memory)."""
     ubm = model == "ubm"
-    if ubm:
-        rows = with_previous_click(rows)
     keys = [QUERY, DOC, POSITION, *([PREV] if ubm else [])]
-    grouped = rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
-    stats = grouped.collect().sort(keys)  # a fixed order: the same sums, bit for bit, on every run
+
+    def grouped(rows: pl.LazyFrame) -> pl.LazyFrame:
+        rows = with_previous_click(rows) if ubm else rows
+        return rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
+
+    stats = log.map(grouped).sort(keys)  # a fixed order: the same sums, bit for bit, on every run
     pairs = _pairs(stats)
     stats = stats.join(pairs.select(QUERY, DOC, PAIR_ID), on=[QUERY, DOC], maintain_order="left")
     top = int(stats[POSITION].max())  # type: ignore[arg-type]
@@ -79,18 +82,22 @@ def fit_em_model(rows: pl.LazyFrame, model: str, prior: tuple[float, float], ite
     return EMTables(pairs.with_columns(attr), positions, None, fit.iterations, fit.last_change)
 
 
-def _sessions(rows: pl.LazyFrame, pairs: pl.DataFrame) -> Sessions:
-    """The distinct sessions of the log (pairs in position order, clicks), with their counts."""
-    lists = (
+def _session_lists(rows: pl.LazyFrame, pairs: pl.DataFrame) -> pl.LazyFrame:
+    """The distinct sessions of ``rows`` (pairs in position order, clicks), with their counts."""
+    return (
         rows.join(pairs.lazy().select(QUERY, DOC, PAIR_ID), on=[QUERY, DOC])
         .sort(IMPRESSION, POSITION)
         .group_by(IMPRESSION, maintain_order=True)
         .agg(pl.col(PAIR_ID).cast(pl.Int64), pl.col(CLICK).cast(pl.Float64))
         .group_by([PAIR_ID, CLICK])
         .agg(pl.len().alias("weight"))
-        .collect()
-        .sort(PAIR_ID, CLICK)
     )
+
+
+def _sessions(log: ClickLog, pairs: pl.DataFrame) -> Sessions:
+    """The distinct sessions of the log as arrays (a session's pairs are one query's: the
+    parts' sessions are distinct)."""
+    lists = log.map(lambda rows: _session_lists(rows, pairs)).sort(PAIR_ID, CLICK)
     k = int(lists[PAIR_ID].list.len().max())  # type: ignore[arg-type]
     wide = lists.select(
         *[pl.col(PAIR_ID).list.get(i, null_on_oob=True).fill_null(-1).alias(f"p{i}") for i in range(k)],
@@ -101,11 +108,13 @@ def _sessions(rows: pl.LazyFrame, pairs: pl.DataFrame) -> Sessions:
     return Sessions(pair, click, lists["weight"].cast(pl.Float64).to_numpy())
 
 
-def fit_dbn_model(rows: pl.LazyFrame, prior: tuple[float, float], iterations: int) -> EMTables:
+def fit_dbn_model(log: ClickLog, prior: tuple[float, float], iterations: int) -> EMTables:
     """DBN fitted by EM on the log's distinct sessions."""
-    stats = rows.group_by([QUERY, DOC]).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
-    pairs = _pairs(stats.collect().sort(QUERY, DOC))
-    fit = fit_dbn(_sessions(rows, pairs), pairs.height, prior, iterations, None)
+    stats = log.map(
+        lambda rows: rows.group_by([QUERY, DOC]).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
+    )
+    pairs = _pairs(stats.sort(QUERY, DOC))
+    fit = fit_dbn(_sessions(log, pairs), pairs.height, prior, iterations, None)
     out = pairs.with_columns(
         pl.Series("attractiveness", fit.attractiveness), pl.Series("satisfaction", fit.satisfaction)
     )

@@ -18,7 +18,7 @@ import numpy.typing as npt
 import polars as pl
 
 from irframe._clicks.em import EMFit, Observations, fit_em
-from irframe._clicks.prepare import CLICK
+from irframe._clicks.prepare import CLICK, ClickLog
 from irframe._input.logs import DOC, POSITION, QUERY
 
 __all__ = ["Estimate", "estimator"]
@@ -26,6 +26,8 @@ __all__ = ["Estimate", "estimator"]
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 QUERY_IDX, K0 = "__ir_query_index", "__ir_k0"
+#: a per-query aggregation of the rows (with their query index), taken on the whole log
+Indexed = Callable[[Callable[[pl.LazyFrame], pl.LazyFrame]], pl.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -55,9 +57,11 @@ def _ratio(num: Floats, den: Floats) -> Floats:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _ctr(rows: pl.LazyFrame, n_q: int, top: int) -> Estimate:
-    per = (
-        rows.group_by(QUERY_IDX, POSITION).agg(pl.col(CLICK).sum().alias("c"), pl.len().alias("n")).collect()
+def _ctr(log: Indexed, n_q: int, top: int) -> Estimate:
+    per = log(
+        lambda rows: rows.group_by(QUERY_IDX, POSITION).agg(
+            pl.col(CLICK).sum().alias("c"), pl.len().alias("n")
+        )
     )
     clicks, shown = _dense(per, "c", n_q, top), _dense(per, "n", n_q, top)
 
@@ -73,7 +77,8 @@ def _cells(rows: pl.LazyFrame) -> pl.LazyFrame:
     return rows.group_by(QUERY_IDX, QUERY, DOC, POSITION).agg(pl.col(CLICK).mean().alias("c"))
 
 
-def _pivot(rows: pl.LazyFrame, n_q: int, top: int, adjacent: bool) -> Estimate:
+def _pivot_sets(rows: pl.LazyFrame, adjacent: bool) -> pl.LazyFrame:
+    """Per query and position: the sums of the intervention sets' CTRs at the reference and at k."""
     cells = _cells(rows)
     if adjacent:  # the (query, document) at k - 1 and at k; at 1, itself (ultr-bias-toolkit's (1, 1))
         shifted = cells.select(QUERY, DOC, (pl.col(POSITION) + 1).alias(POSITION), pl.col("c").alias("c0"))
@@ -82,13 +87,15 @@ def _pivot(rows: pl.LazyFrame, n_q: int, top: int, adjacent: bool) -> Estimate:
     else:  # the (query, document) at 1 and at k
         base = cells.filter(pl.col(POSITION) == 1).select(QUERY, DOC, pl.col("c").alias("c0"))
         on = [QUERY, DOC]
-    sets = (
+    return (
         cells.join(base, on=on)
         .group_by(QUERY_IDX, POSITION)
         .agg(pl.col("c0").sum(), pl.col("c").sum(), pl.len().alias("n"))
-        .collect()
-        .sort(QUERY_IDX, POSITION)
     )
+
+
+def _pivot(log: Indexed, n_q: int, top: int, adjacent: bool) -> Estimate:
+    sets = log(lambda rows: _pivot_sets(rows, adjacent)).sort(QUERY_IDX, POSITION)
     s0, s1, n = _dense(sets, "c0", n_q, top), _dense(sets, "c", n_q, top), _dense(sets, "n", n_q, top)
 
     def theta(w: Floats) -> Floats:
@@ -116,18 +123,21 @@ def _fit_theta(
     return _ratio(exam, np.repeat(exam[:, :1], exam.shape[1], axis=1))
 
 
-def _allpairs(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: float) -> Estimate:
+def _allpairs_sets(rows: pl.LazyFrame, top: int) -> pl.LazyFrame:
+    """Per query and pair of positions (k, k'): the sums of the pairs' CTRs at k."""
     cells = _cells(rows)
     other = cells.select(QUERY, DOC, pl.col(POSITION).alias(K0))
-    sets = (
+    return (
         cells.join(other, on=[QUERY, DOC])
         .filter(pl.col(POSITION) != pl.col(K0))
         .with_columns(((pl.col(POSITION) - 1) * top + pl.col(K0) - 1).alias("cell"))
         .group_by(QUERY_IDX, "cell")
         .agg(pl.col("c").sum(), (1 - pl.col("c")).sum().alias("not_c"), pl.len().alias("n"))
-        .collect()
-        .sort(QUERY_IDX, "cell")
     )
+
+
+def _allpairs(log: Indexed, n_q: int, top: int, iterations: int, tol: float) -> Estimate:
+    sets = log(lambda rows: _allpairs_sets(rows, top)).sort(QUERY_IDX, "cell")
     size = top * top
     c, nc = _dense(sets, "c", n_q, size, "cell"), _dense(sets, "not_c", n_q, size, "cell")
     n = _dense(sets, "n", n_q, size, "cell").sum(axis=0)
@@ -145,12 +155,14 @@ def _allpairs(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: floa
     return Estimate(top, per_position, n_q, theta, fits)
 
 
-def _em(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: float) -> Estimate:
+def _em(log: Indexed, n_q: int, top: int, iterations: int, tol: float) -> Estimate:
     stats = (
-        rows.group_by(QUERY_IDX, QUERY, DOC, POSITION)
-        .agg(pl.col(CLICK).sum().alias("c"), pl.len().alias("n"))
+        log(
+            lambda rows: rows.group_by(QUERY_IDX, QUERY, DOC, POSITION).agg(
+                pl.col(CLICK).sum().alias("c"), pl.len().alias("n")
+            )
+        )
         .with_columns(pl.struct(QUERY, DOC).rank("dense").cast(pl.Int64).alias("pair") - 1)
-        .collect()
         .sort(QUERY_IDX, QUERY, DOC, POSITION)
     )
     q = stats[QUERY_IDX].to_numpy()
@@ -174,17 +186,24 @@ def _em(rows: pl.LazyFrame, n_q: int, top: int, iterations: int, tol: float) -> 
     return Estimate(top, n, n_q, theta, fits)
 
 
-def estimator(rows: pl.LazyFrame, method: str, *, iterations: int, tol: float) -> Estimate:
-    """The ``method``'s per-query statistics of the canonical log ``rows``."""
+def estimator(log: ClickLog, method: str, *, iterations: int, tol: float) -> Estimate:
+    """The ``method``'s per-query statistics of the canonical log, each a per-query aggregation
+    taken on every part of the log (:meth:`~irframe._clicks.prepare.ClickLog.map`)."""
     # sorted: the same query index (so the same bootstrap resamples for a seed) on every run
-    queries = rows.select(QUERY).unique().collect().sort(QUERY).with_row_index(QUERY_IDX)
-    rows = rows.join(queries.lazy().with_columns(pl.col(QUERY_IDX).cast(pl.Int64)), on=QUERY)
-    top = int(rows.select(pl.col(POSITION).max()).collect().item())
+    found = log.map(lambda rows: rows.select(QUERY).unique())
+    queries = (
+        found.unique().sort(QUERY).with_row_index(QUERY_IDX).with_columns(pl.col(QUERY_IDX).cast(pl.Int64))
+    )
+    top = int(log.map(lambda rows: rows.select(pl.col(POSITION).max()))[POSITION].max())  # type: ignore[arg-type]
     n_q = queries.height
+
+    def indexed(fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:
+        return log.map(lambda rows: fn(rows.join(queries.lazy(), on=QUERY)))
+
     if method == "ctr":
-        return _ctr(rows, n_q, top)
+        return _ctr(indexed, n_q, top)
     if method in ("pivot", "adjacent"):
-        return _pivot(rows, n_q, top, adjacent=method == "adjacent")
+        return _pivot(indexed, n_q, top, adjacent=method == "adjacent")
     if method == "allpairs":
-        return _allpairs(rows, n_q, top, iterations, tol)
-    return _em(rows, n_q, top, iterations, tol)
+        return _allpairs(indexed, n_q, top, iterations, tol)
+    return _em(indexed, n_q, top, iterations, tol)

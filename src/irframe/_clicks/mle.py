@@ -13,7 +13,10 @@ import polars as pl
 from irframe._clicks.prepare import CLICK
 from irframe._input.logs import DOC, IMPRESSION, POSITION, QUERY
 
-__all__ = ["FIRST", "LAST", "beta_mean", "coec", "counts", "mle_model", "with_click_position"]
+__all__ = [
+    "FIRST", "LAST", "beta_mean", "coec", "continuation", "counts", "ctr_sums", "dcm_sums", "mle_pairs",
+    "position_ctr", "with_click_position",
+]  # fmt: skip
 
 FIRST, LAST = "__ir_first_click", "__ir_last_click"
 PAIR = [QUERY, DOC]
@@ -43,11 +46,22 @@ def counts() -> list[pl.Expr]:
     return [pl.len().alias("n_impressions"), pl.col(CLICK).sum().alias("n_clicks")]
 
 
-def coec(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """Clicks over expected clicks per pair: clicks / sum of CTR(position) over its rows."""
-    ctr = rows.group_by(POSITION).agg(pl.col(CLICK).mean().alias("__ir_ctr"))
+def ctr_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """Per position: its clicked rows and its rows (a per-bucket sum, see :func:`position_ctr`)."""
+    return rows.group_by(POSITION).agg(pl.col(CLICK).sum().alias("__ir_clicks"), pl.len().alias("__ir_rows"))
+
+
+def position_ctr(sums: pl.DataFrame) -> pl.DataFrame:
+    """The CTR of each position over the whole log, from the :func:`ctr_sums` of its parts."""
+    total = sums.group_by(POSITION).agg(pl.col("__ir_clicks", "__ir_rows").sum())
+    return total.select(POSITION, (pl.col("__ir_clicks") / pl.col("__ir_rows")).alias("__ir_ctr"))
+
+
+def coec(rows: pl.LazyFrame, ctr: pl.DataFrame) -> pl.LazyFrame:
+    """Clicks over expected clicks per pair: clicks / sum of CTR(position) over its rows
+    (``ctr``: :func:`position_ctr` of the whole log)."""
     return (
-        rows.join(ctr, on=POSITION, how="left")
+        rows.join(ctr.lazy(), on=POSITION, how="left")
         .group_by(PAIR)
         .agg(*counts(), pl.col("__ir_ctr").sum().alias("expected_clicks"))
         .with_columns((pl.col("n_clicks") / pl.col("expected_clicks")).alias("coec"))
@@ -55,21 +69,23 @@ def coec(rows: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def mle_model(
-    rows: pl.LazyFrame, model: str, prior: tuple[float, float]
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """(per-pair parameters, per-position parameters or None) of ``cm``, ``dcm`` or ``sdbn``.
+def _counted(rows: pl.LazyFrame, edge: str) -> pl.LazyFrame:
+    """``rows`` with 0/1 columns: seen (at or above ``edge``), seen and clicked, the last click.
 
-    The counts are columns first (0/1 per row), then plain sums: a ``group_by`` of sums is
-    polars' fast path, filters inside the aggregation are not.
+    The counts are columns first, then plain sums: a ``group_by`` of sums is polars' fast
+    path, filters inside the aggregation are not.
     """
-    edge = FIRST if model == "cm" else LAST
     click = pl.col(CLICK)
     seen = _upto(edge).cast(pl.Int64)
     last = ((pl.col(POSITION) == pl.col(edge)).fill_null(value=False) & (click == 1)).cast(pl.Int64)
-    rows = with_click_position(rows, edge).with_columns(
+    return with_click_position(rows, edge).with_columns(
         seen.alias("__ir_seen"), (click * seen).alias("__ir_seen_click"), last.alias("__ir_last")
     )
+
+
+def mle_pairs(rows: pl.LazyFrame, model: str, prior: tuple[float, float]) -> pl.LazyFrame:
+    """The per-pair parameters of ``cm``, ``dcm`` or ``sdbn`` (a per-query aggregation)."""
+    rows = _counted(rows, FIRST if model == "cm" else LAST)
     sums = [pl.col("__ir_seen", "__ir_seen_click", "__ir_last").sum()]
     attr = beta_mean(pl.col("__ir_seen_click"), pl.col("__ir_seen"), prior).alias("attractiveness")
     pairs = rows.group_by(PAIR).agg(*counts(), *sums)
@@ -80,9 +96,17 @@ def mle_model(
         )
     else:
         pairs = pairs.with_columns(attr).with_columns(pl.col("attractiveness").alias("relevance"))
-    pairs = pairs.drop("__ir_seen", "__ir_seen_click", "__ir_last")
-    if model != "dcm":
-        return pairs, None
-    positions = rows.group_by(POSITION).agg(click.sum().alias("n_clicks"), pl.col("__ir_last").sum())
+    return pairs.drop("__ir_seen", "__ir_seen_click", "__ir_last")
+
+
+def dcm_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """Per position: DCM's clicked rows and last clicks (a per-bucket sum, see :func:`continuation`)."""
+    rows = _counted(rows, LAST)
+    return rows.group_by(POSITION).agg(pl.col(CLICK).sum().alias("n_clicks"), pl.col("__ir_last").sum())
+
+
+def continuation(sums: pl.DataFrame, prior: tuple[float, float]) -> pl.DataFrame:
+    """DCM's continuation per position from the :func:`dcm_sums` of the log's parts."""
+    positions = sums.group_by(POSITION).agg(pl.col("n_clicks", "__ir_last").sum())
     cont = beta_mean(pl.col("n_clicks") - pl.col("__ir_last"), pl.col("n_clicks"), prior)
-    return pairs, positions.with_columns(cont.alias("continuation")).drop("__ir_last")
+    return positions.with_columns(cont.alias("continuation")).drop("__ir_last")

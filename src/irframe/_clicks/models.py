@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
 
 from irframe._clicks.fits import PAIR_ID, EMTables, fit_dbn_model, fit_em_model
-from irframe._clicks.mle import coec, mle_model
-from irframe._clicks.prepare import ClickLog, check_positive_int, check_prior, read_log, warn
+from irframe._clicks.mle import coec, continuation, ctr_sums, dcm_sums, mle_pairs, position_ctr
+from irframe._clicks.outofcore import open_log
+from irframe._clicks.prepare import ClickLog, check_positive_int, check_prior, warn
 from irframe._input.columns import natural_sorted
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe.exceptions import InvalidParameterError, closest
@@ -45,7 +47,7 @@ class ClickModel:
         ``n_rows``, ``n_impressions``, ``n_impressions_without_clicks``,
         ``n_rows_beyond_max_position``, ``n_pairs``, ``n_pairs_below_min_impressions`` (left
         out of ``judgments``), and for the EM models ``iterations`` and ``last_change`` (the
-        largest change of a parameter in the last iteration).
+        largest change of a parameter in the last iteration); out of core ``n_buckets``.
     """
 
     model: str
@@ -68,15 +70,17 @@ def _check_model(model: object) -> str:
 
 
 def _fit(log: ClickLog, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
-    rows = log.rows
+    """The model's tables; every aggregation runs on each part of the log (:meth:`ClickLog.map`)."""
     if model == "coec":
-        return EMTables(coec(rows).collect(), None, None, 0, 0.0)
+        ctr = position_ctr(log.map(ctr_sums))
+        return EMTables(log.map(lambda rows: coec(rows, ctr)), None, None, 0, 0.0)
     if model in ("cm", "dcm", "sdbn"):
-        pairs, positions = mle_model(rows, model, prior)
-        return EMTables(pairs.collect(), None if positions is None else positions.collect(), None, 0, 0.0)
+        pairs = log.map(lambda rows: mle_pairs(rows, model, prior))
+        positions = continuation(log.map(dcm_sums), prior) if model == "dcm" else None
+        return EMTables(pairs, positions, None, 0, 0.0)
     if model == "dbn":
-        return fit_dbn_model(rows, prior, iterations)
-    return fit_em_model(rows, model, prior, iterations)
+        return fit_dbn_model(log, prior, iterations)
+    return fit_em_model(log, model, prior, iterations)
 
 
 def _relevance(pairs: pl.DataFrame, model: str) -> pl.Expr:
@@ -101,6 +105,9 @@ def click_model(
     doc_col: str = DOC,
     position_col: str = POSITION,
     clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> ClickModel:
     """Fit a click model on an impression log: per-pair judgments and the model's parameters.
 
@@ -126,8 +133,11 @@ def click_model(
         "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
         "position_col": position_col, "clicked_col": clicked_col,
     }  # fmt: skip
-    clog = read_log(log, where=where, columns=columns, max_position=max_position)
-    tables = _fit(clog, name, alpha_beta, iterations)
+    with open_log(
+        log, where=where, columns=columns, max_position=max_position, memory_limit=memory_limit,
+        buckets=buckets, tmp_dir=tmp_dir,
+    ) as clog:  # fmt: skip
+        tables = _fit(clog, name, alpha_beta, iterations)
     pairs = tables.pairs.with_columns(_relevance(tables.pairs, name).cast(pl.Float64).alias("relevance"))
     kept = pairs.filter(pl.col("n_impressions") >= min_impressions)
     left_out = pairs.height - kept.height
@@ -182,12 +192,15 @@ def click_judgments(
     doc_col: str = DOC,
     position_col: str = POSITION,
     clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Turn an impression log into judgments (qrels) with a click model.
 
     Parameters
     ----------
-    log : pandas.DataFrame, polars.DataFrame or polars.LazyFrame
+    log : pandas.DataFrame, polars.DataFrame or polars.LazyFrame (or parquet paths out of core)
         One row per (impression, shown document): an impression id, the query, the document,
         its 1-based position and whether it was clicked (0/1, a bool or a count: a row is
         clicked when the value is > 0).  Checked as :mod:`irframe._input.logs` says.
@@ -210,6 +223,22 @@ def click_judgments(
         with a warning giving their count.
     impression_col, query_col, doc_col, position_col, clicked_col : str
         The log's column names.
+    memory_limit : int or str, optional
+        Out of core (``"2GB"``, ``"512MiB"``, bytes): the log (then also parquet files, a
+        glob or a directory) is written once into hash buckets of its query id, as many as
+        ``memory_limit`` needs (:func:`irframe.outofcore.choose_buckets`), and each model's
+        per-query counts are taken bucket by bucket and added up (the EM models fit their
+        summed sufficient statistics, DBN its distinct sessions, in memory).  The same
+        numbers as in memory; ``summary["n_buckets"]`` says how many buckets were used.
+        An impression belongs to one query, so a bucket holds whole impressions.
+    buckets : int, optional
+        Force the number of buckets (out of core; ``1``: one pass over the scanned log).
+        A ``dask.dataframe.DataFrame`` log is shuffled into this many buckets (default: its
+        partitions), each checked and aggregated in a task of its own, the small per-bucket
+        tables reduced on the client: the same numbers, as pandas frames.
+    tmp_dir : path, optional
+        Where the bucket files go (default: the system temporary directory); removed at
+        the end (see :func:`irframe.evaluate_parquet`).
 
     Returns
     -------
@@ -276,4 +305,5 @@ def click_judgments(
         log, model, prior=prior, iterations=iterations, tol=tol, min_impressions=min_impressions,
         max_position=max_position, impression_col=impression_col, query_col=query_col,
         doc_col=doc_col, position_col=position_col, clicked_col=clicked_col,
+        memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir,
     ).judgments  # fmt: skip

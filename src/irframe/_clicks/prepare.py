@@ -7,7 +7,7 @@ Every estimator of :mod:`irframe.clicks` starts here, so the column options, the
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,16 @@ from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.logs import POSITION, LogColumns, canonical_log, check_log, is_click, log_columns
 from irframe.exceptions import ClickLogWarning, InvalidParameterError
 
-__all__ = ["CLICK", "ClickLog", "check_positive_int", "check_prior", "read_log", "warn"]
+__all__ = [
+    "CLICK",
+    "ClickLog",
+    "check_positive_int",
+    "check_prior",
+    "cut_log",
+    "read_log",
+    "warn",
+    "warn_beyond",
+]
 
 #: the canonical log's 0/1 click column (``clicked > 0``, see :func:`irframe._input.logs.is_click`)
 CLICK = "__ir_click"
@@ -25,7 +34,11 @@ CLICK = "__ir_click"
 
 @dataclass(frozen=True)
 class ClickLog:
-    """The canonical log (lazy) with what was read and left out on the way."""
+    """The canonical log (lazy) with what was read and left out on the way.
+
+    ``parts``: the log out of core, as buckets of whole queries (each a canonical lazy
+    frame, see :mod:`irframe._clicks.outofcore`); empty in memory (one part: ``rows``).
+    """
 
     rows: pl.LazyFrame
     cols: LogColumns
@@ -34,6 +47,20 @@ class ClickLog:
     n_impressions: int
     n_impressions_without_clicks: int
     n_rows_beyond_max_position: int
+    parts: tuple[pl.LazyFrame, ...] = ()
+    n_buckets: int = 0  # out of core: the number of hash buckets (0: in memory)
+    #: on a cluster: ``fn`` -> its table on each part (see :mod:`irframe._clicks.ondask`)
+    mapper: Callable[[Callable[[pl.LazyFrame], pl.LazyFrame]], list[pl.DataFrame]] | None = None
+
+    def map(self, fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:
+        """``fn`` (a per-query aggregation) collected on each part, the tables concatenated:
+        on a log whose parts hold disjoint queries, the table of the whole log (its rows in
+        bucket order: sort before reading them in order)."""
+        if self.mapper is not None:
+            tables = self.mapper(fn)
+        else:
+            tables = [fn(part).collect() for part in self.parts or (self.rows,)]
+        return tables[0] if len(tables) == 1 else pl.concat(tables, how="vertical_relaxed")
 
     def back(self, frame: pl.DataFrame | pl.LazyFrame) -> Any:
         """``frame`` as the caller's frame type."""
@@ -41,18 +68,19 @@ class ClickLog:
 
     @property
     def summary(self) -> dict[str, int]:
-        """The counts, as a result's summary shows them."""
-        return {
+        """The counts, as a result's summary shows them (out of core: and ``n_buckets``)."""
+        counts = {
             "n_rows": self.n_rows,
             "n_impressions": self.n_impressions,
             "n_impressions_without_clicks": self.n_impressions_without_clicks,
             "n_rows_beyond_max_position": self.n_rows_beyond_max_position,
         }
+        return counts | ({"n_buckets": self.n_buckets} if self.n_buckets else {})
 
 
-def warn(message: str) -> None:
+def warn(message: str, stacklevel: int = 4) -> None:
     """A :class:`~irframe.exceptions.ClickLogWarning` pointing at the caller of the public function."""
-    warnings.warn(message, ClickLogWarning, stacklevel=4)
+    warnings.warn(message, ClickLogWarning, stacklevel=stacklevel)
 
 
 def check_positive_int(value: object, name: str, where: str, *, allow_none: bool = False) -> int | None:
@@ -88,17 +116,30 @@ def read_log(
     check_positive_int(max_position, "max_position", where, allow_none=True)
     lf, origin = to_lazy(log, "log")
     cols = log_columns(lf.collect_schema(), **columns, extra=extra)
-    rows = canonical_log(lf, cols)
+    clog = cut_log(canonical_log(lf, cols), cols, origin, max_position)
+    warn_beyond(where, clog, max_position)
+    return clog
+
+
+def warn_beyond(where: str, clog: ClickLog, max_position: int | None) -> None:
+    """The warning counting the rows ``max_position`` left out (none: no warning)."""
+    if clog.n_rows_beyond_max_position:
+        warn(
+            f"{where}: {clog.n_rows_beyond_max_position} of {clog.n_rows} log rows are beyond "
+            f"max_position={max_position} and were left out (as if never shown). Hint: "
+            "max_position=None keeps every position.",
+            stacklevel=5,
+        )
+
+
+def cut_log(rows: pl.LazyFrame, cols: LogColumns, origin: Origin, max_position: int | None) -> ClickLog:
+    """The canonical ``rows`` checked (:func:`~irframe._input.logs.check_log`), counted and cut
+    at ``max_position``, with the 0/1 click column; no warning (see :func:`warn_beyond`)."""
     counts = check_log(rows, cols).row(0, named=True)
     beyond = 0
     if max_position is not None:
         beyond = int(rows.filter(pl.col(POSITION) > max_position).select(pl.len()).collect().item())
         rows = rows.filter(pl.col(POSITION) <= max_position)
-        if beyond:
-            warn(
-                f"{where}: {beyond} of {counts['n_rows']} log rows are beyond max_position={max_position} "
-                "and were left out (as if never shown). Hint: max_position=None keeps every position."
-            )
     return ClickLog(
         rows.with_columns(is_click().alias(CLICK)),
         cols,

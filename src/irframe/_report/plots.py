@@ -160,36 +160,10 @@ def _forest(rows: Sequence[_Row], *, xlabel: str, title: str, ax: Axes | None) -
 
 
 def check_forest(result: CheckResult, ordered: Iterable[dict[str, Any]], *, ax: Axes | None = None) -> Axes:
-    """Forest plot of a check: each (measure[, segment]) delta with its 95% CI, filled when
-    significant after the correction, regressions in dark red, the regressions first.
-
-    Parameters
-    ----------
-    result : CheckResult
-        From :func:`irframe.check`.
-    ordered : iterable of dict
-        Its table's rows in the report's order (``irframe._check.render.ordered_rows``).
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import irframe
-    >>> from irframe.datasets import golden
-    >>> g = golden()
-    >>> run = lambda name: g.runs.filter(system=name).drop("system")
-    >>> from irframe._check.render import ordered_rows
-    >>> result = irframe.check(run("dense"), g.qrels, baseline=run("bm25"))
-    >>> ax = check_forest(result, ordered_rows(result))
-    >>> [t.get_text() for t in ax.get_yticklabels()]
-    ['R@100 (regression)', 'nDCG@10', 'RR']
-    """
+    """:func:`irframe.plotting.plot_check`'s figure (its example draws it): each (measure[,
+    segment]) delta of ``result`` with its 95% CI, filled when significant after the
+    correction, regressions in dark red; ``ordered``: the table's rows in the report's order
+    (``irframe._check.render.ordered_rows``)."""
     rows: list[_Row] = []
     for r in ordered:
         if r["delta"] is None:

@@ -53,6 +53,15 @@ def _shared(p: argparse.ArgumentParser) -> None:
     _add_precision(p)
 
 
+def _memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="read the log out of core within SIZE (e.g. 2GB), bucket by bucket of whole queries (the "
+        "same numbers); default: the log is read into memory",
+    )
+
+
 def add_parser(sub: SubParsers) -> None:
     """Register ``irframe clicks`` and its ``bias``, ``judgments`` and ``counterfactual`` actions."""
     p = sub.add_parser(
@@ -66,6 +75,7 @@ def add_parser(sub: SubParsers) -> None:
         description="Position bias (theta by position) with a bootstrap interval over queries.",
     )  # fmt: skip
     _shared(b)
+    _memory(b)
     b.add_argument("--method", choices=("pivot", "adjacent", "allpairs", "em", "ctr"), default="pivot")
     b.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap resamples (0: none)")
     b.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
@@ -76,6 +86,7 @@ def add_parser(sub: SubParsers) -> None:
         description="Per (query, document) relevance from a click model, with its parameters and counts.",
     )  # fmt: skip
     _shared(j)
+    _memory(j)
     j.add_argument("--model", choices=("coec", "cm", "dcm", "sdbn", "pbm", "ubm", "dbn"), default="sdbn")
     j.add_argument("--prior", type=float, nargs=2, default=(1.0, 1.0), metavar=("ALPHA", "BETA"))
     j.add_argument("--iterations", type=int, default=50, help="EM iterations (pbm, ubm, dbn; default 50)")
@@ -174,7 +185,7 @@ def cmd_bias(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ClickLogWarning)
         out = clicks.position_bias(
             _log(args.log), args.method, n_bootstrap=args.bootstrap, ci=args.level, seed=args.seed,
-            **_columns(args),
+            memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
@@ -192,7 +203,7 @@ def cmd_judgments(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ClickLogWarning)
         out = clicks.click_judgments(
             _log(args.log), args.model, prior=tuple(args.prior), iterations=args.iterations,
-            min_impressions=args.min_impressions, **_columns(args),
+            min_impressions=args.min_impressions, memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
