@@ -240,17 +240,32 @@ def _may_overflow(df: pl.DataFrame, rows: str) -> bool:
     return float(grade) + 1.0 + math.log2(max(float(n), 1.0)) >= 1023.0  # type: ignore[arg-type]
 
 
+def _null_key_message(plan: Plan, col: str, n: int, in_run: pl.DataFrame, nulls: pl.DataFrame) -> str:
+    """Null query ids, or a ``by`` column without a value for some run queries: nulls in the
+    run's own column, or a query attribute (from the queries table or the qrels) whose table
+    lacks those queries or spells their ids otherwise (1 against 'q01': then it lacks all)."""
+    if col == plan.cols.query:
+        return (
+            f"{n} run rows have a null in {col!r}. "
+            "Hint: drop them (df.drop_nulls(...)/df.dropna(subset=...)) or fill the ids."
+        )
+    ids = _keys_of(nulls.select(plan.cols.query).unique(), [plan.cols.query])
+    which = "any run query" if nulls.height == in_run.height else f"{len(ids)} run queries"
+    return (
+        f"by={col!r} has no value for {which} ({n} run rows; e.g. queries {_examples(ids)}). When the "
+        "column comes from a queries table (or the qrels), those query ids are not in it, or are "
+        "spelled or typed otherwise there (1 against 'q01'). Hint: give that table the run's query "
+        "ids, spelled and typed alike, with a value for every query; or fill or drop the null rows."
+    )
+
+
 def _check_run_rows(plan: Plan, df: pl.DataFrame, in_run: pl.DataFrame) -> None:
     keys = list(plan.keys)
     null_keys = in_run.filter(pl.any_horizontal(pl.col(keys).is_null()))
     if null_keys.height:
         n = int(null_keys.get_column(N_ROWS).sum())
         cols_with_null = [c for c in keys if null_keys.get_column(c).null_count()]
-        msg = (
-            f"{n} run rows have a null in {cols_with_null[0]!r}. "
-            "Hint: drop them (df.drop_nulls(...)/df.dropna(subset=...)) or fill the ids."
-        )
-        raise InvalidDataError(msg)
+        raise InvalidDataError(_null_key_message(plan, cols_with_null[0], n, in_run, null_keys))
     bad_doc = in_run.filter(pl.col(N_NULLDOC) > 0)
     if bad_doc.height:
         msg = (
