@@ -194,6 +194,21 @@ class InvalidParameterError(IrFrameError):
         msg = f"The {name!r} parameter of {where} must be {expected}. Got {got!r} instead."
         return cls(msg)
 
+    @classmethod
+    def not_one_of(cls, name: str, where: str, choices: Sequence[str], got: object) -> InvalidParameterError:
+        """``got`` is none of ``choices``: say which are, and the nearest spelling.
+
+        Examples
+        --------
+        >>> print(InvalidParameterError.not_one_of("method", "position_bias", ["pivot", "em"], "pivt"))
+        The 'method' parameter of position_bias must be one of ['pivot', 'em']. Got 'pivt' instead. Hint: did you mean 'pivot'?
+        """  # noqa: E501
+        near = closest(str(got), choices)
+        hint = f" Hint: did you mean {near[0]!r}?" if near else ""
+        return cls(
+            f"The {name!r} parameter of {where} must be one of {list(choices)}. Got {got!r} instead.{hint}"
+        )
+
 
 class UnknownMeasureError(IrFrameError):
     """A measure name or parameter is not known."""

@@ -14,7 +14,7 @@ from irframe._clicks.prepare import ClickLog, check_positive_int, warn
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe._input.params import check_level, check_seed
 from irframe._resample import index_chunks
-from irframe.exceptions import InvalidParameterError, closest
+from irframe.exceptions import InvalidParameterError
 
 __all__ = ["METHODS", "Method", "position_bias"]
 
@@ -25,13 +25,7 @@ _WHERE = "position_bias"
 
 def _check_method(method: object) -> str:
     if method not in METHODS:
-        near = closest(str(method), METHODS)
-        hint = f" Hint: did you mean {near[0]!r}?" if near else ""
-        msg = (
-            f"The 'method' parameter of {_WHERE} must be one of {list(METHODS)}. "
-            f"Got {method!r} instead.{hint}"
-        )
-        raise InvalidParameterError(msg)
+        raise InvalidParameterError.not_one_of("method", _WHERE, METHODS, method)
     return str(method)
 
 

@@ -16,7 +16,7 @@ from irframe._input.keys import QUERY_KEY, SYSTEM
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._input.runs import stack_runs
-from irframe.exceptions import InvalidParameterError, closest
+from irframe.exceptions import InvalidParameterError
 
 __all__ = ["ESTIMATORS", "counterfactual"]
 
@@ -26,13 +26,7 @@ _WHERE = "counterfactual"
 
 def _check_estimator(estimator: object, runs: object, propensities: object) -> str:
     if estimator not in ESTIMATORS:
-        near = closest(str(estimator), ESTIMATORS)
-        hint = f" Hint: did you mean {near[0]!r}?" if near else ""
-        msg = (
-            f"The 'estimator' parameter of {_WHERE} must be one of {list(ESTIMATORS)}. "
-            f"Got {estimator!r} instead.{hint}"
-        )
-        raise InvalidParameterError(msg)
+        raise InvalidParameterError.not_one_of("estimator", _WHERE, ESTIMATORS, estimator)
     if estimator == "ips" and (runs is None or propensities is None):
         msg = (
             f"{_WHERE}(estimator='ips') needs the new ranking(s) (runs=) and the position bias "

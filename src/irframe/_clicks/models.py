@@ -14,7 +14,7 @@ from irframe._clicks.outofcore import open_log
 from irframe._clicks.prepare import ClickLog, check_positive_int, check_prior, warn
 from irframe._input.columns import natural_sorted
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
-from irframe.exceptions import InvalidParameterError, closest
+from irframe.exceptions import InvalidParameterError
 
 __all__ = ["MODELS", "ClickModel", "ModelName", "click_judgments", "click_model"]
 
@@ -59,13 +59,7 @@ class ClickModel:
 
 def _check_model(model: object) -> str:
     if model not in MODELS:
-        near = closest(str(model), MODELS)
-        hint = f" Hint: did you mean {near[0]!r}?" if near else ""
-        msg = (
-            f"The 'model' parameter of click_model must be one of {list(MODELS)}. "
-            f"Got {model!r} instead.{hint}"
-        )
-        raise InvalidParameterError(msg)
+        raise InvalidParameterError.not_one_of("model", "click_model", MODELS, model)
     return str(model)
 
 
