@@ -229,7 +229,10 @@ def click_judgments(
         Force the number of buckets (out of core; ``1``: one pass over the scanned log).
         A ``dask.dataframe.DataFrame`` log is shuffled into this many buckets (default: its
         partitions), each checked and aggregated in a task of its own, the small per-bucket
-        tables reduced on the client: the same numbers, as pandas frames.
+        tables reduced on the client: the same numbers, as pandas frames.  A
+        ``pyspark.sql.DataFrame`` log likewise: ``repartition(buckets, query id)`` (default:
+        the session's default parallelism), one job per aggregation whose tasks send their
+        small tables to the driver (:mod:`irframe._clicks.onspark`); pandas frames back.
     tmp_dir : path, optional
         Where the bucket files go (default: the system temporary directory); removed at
         the end (see :func:`irframe.evaluate_parquet`).
