@@ -1,11 +1,17 @@
-"""Text, Markdown and plain-data views of a :class:`irframe._check.gate.CheckResult`.
+"""The check report (:class:`irframe.CheckResult`): text, Markdown, plain data and one HTML page.
 
 The verdict comes first (with the judgment holes' notes when holes are looked at), then
 the deltas (with CIs, corrected p-values and markers) overall and per segment, the
 regressions first, the legend, the footnote on the markers and the CIs, the measures'
 conventions and the power of the gate (one line per measure), then the queries that
-moved most with their text and the top documents of each side with their grades.  The
-HTML page is :mod:`irframe._check.html`.
+moved most with their text and the top documents of each side with their grades.
+
+The HTML page (``irframe check -f html``, :meth:`irframe.CheckResult.html_page`) has the
+same blocks top to bottom, with the plots (the forest plot of every delta, the per-query
+changes on the measure the moved queries are listed for) before the moved queries (both
+sides' top documents, grades shown, unjudged marked); its blocks are
+:mod:`irframe._report.page`'s.  The renderers read the result; they compute nothing but
+formatting, and import nothing of :mod:`irframe._check` (no import cycle).
 """
 
 from __future__ import annotations
@@ -14,14 +20,17 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from irframe._escape import html, markdown, terminal
+from irframe._report import page as H
 from irframe._report.docs import docs_text
 from irframe._report.notes import conventions, markers_footnote
 
 if TYPE_CHECKING:
     from irframe._check.result import CheckResult
 
-__all__ = ["as_dict", "render_markdown", "render_text", "verdict"]
+__all__ = ["as_dict", "hole_note", "html_page", "render_markdown", "render_text", "verdict"]
 
 _MARKS = {"unicode": {"better": "▲", "worse": "▽", "regression": "▼", "possible hole": "▼?"},
           "ascii": {"better": "^", "worse": "v", "regression": "v!", "possible hole": "v?"}}  # fmt: skip
@@ -70,13 +79,6 @@ def _context(result: CheckResult) -> str:
     )
 
 
-def ordered_rows(result: CheckResult) -> list[dict[str, Any]]:
-    """The comparison table's rows as the report lists them: the regressions first, then
-    the others, each in the table's order (overall, then the segments)."""
-    rows = list(result._table.iter_rows(named=True))
-    return [r for r in rows if r["regression"]] + [r for r in rows if not r["regression"]]
-
-
 def footnote(result: CheckResult) -> str:
     """Which test the markers follow, and why a CI and a p-value can disagree."""
     gate = result.gate
@@ -91,7 +93,7 @@ def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[s
     if holes:
         header[-1:-1] = ["holes", "if judged"]
     rows = []
-    for r in ordered_rows(result):
+    for r in result._ordered_rows():
         mark = _MARKS[style].get(r["status"], "")
         ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
         wtl = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
@@ -107,11 +109,23 @@ def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[s
     return header, rows
 
 
+def hole_note(row: Mapping[str, Any], command: str) -> str:
+    """The note of a possible hole: how many documents to judge first, and the command."""
+    where = "" if row["group"] == "all" else f" [{row['group']}]"
+    low, high = row["delta_low"], row["delta_high"]
+    return (
+        f"{row['measure']}{where} {row['delta']:+.4f} is possibly a judgment hole (judged, it could be "
+        f"{low:+.4f} to {high:+.4f}): judge {row['n_to_judge']} documents first (`{command}`)."
+    )
+
+
 def _hole_notes(result: CheckResult) -> list[str]:
     """The notes of the rows that are possibly judgment holes."""
-    from irframe._check.extras import hole_note, hole_rows
-
-    return [hole_note(r, result.pool_command or "irframe pool ...") for r in hole_rows(result._table)]
+    table = result._table
+    if "possible_hole" not in table.columns:
+        return []
+    command = result.pool_command or "irframe pool ..."
+    return [hole_note(r, command) for r in table.filter(pl.col("possible_hole")).iter_rows(named=True)]
 
 
 def _legend(result: CheckResult, style: str) -> str:
@@ -251,3 +265,112 @@ def as_dict(result: CheckResult) -> dict[str, Any]:
         out["holes"] = {"mode": result.holes_mode, "depth": result.holes_depth,
                         "pool_command": result.pool_command, "notes": _hole_notes(result)}  # fmt: skip
     return out
+
+
+# --- the HTML page ------------------------------------------------------------------------
+_ROW_CLASS = {"regression": "regression", "possible hole": "hole"}
+
+
+def _deltas(result: CheckResult) -> list[str]:
+    """The comparisons: overall, then per segment (with their group), regressions first."""
+    header, rows = _delta_rows(result, "unicode")
+    classes = [_ROW_CLASS.get(r["status"], "") for r in result._ordered_rows()]
+    numeric = range(2, len(header) - 1)
+    overall = [(row[1:], css) for row, css in zip(rows, classes, strict=True) if row[0] == "all"]
+    segments = [(row, css) for row, css in zip(rows, classes, strict=True) if row[0] != "all"]
+    out = [
+        H.section(
+            "Overall",
+            H.table(header[1:], [r for r, _ in overall], numeric=range(1, len(header) - 2),
+                    row_classes=[c for _, c in overall]),
+        )
+    ]  # fmt: skip
+    if segments:
+        out.append(
+            H.section(
+                "Per segment",
+                H.table(
+                    header, [r for r, _ in segments], numeric=numeric, row_classes=[c for _, c in segments]
+                ),
+            )
+        )
+    return out
+
+
+def _moved(result: CheckResult) -> list[str]:
+    """The queries that moved most, with both sides' documents (or the candidate's)."""
+    df = result._moved
+    if df.height == 0:
+        return []
+    names = {"query_id": "query", "value": "candidate", "baseline_docs": "baseline top docs",
+             "candidate_docs": "candidate top docs"}  # fmt: skip
+    header = [names.get(c, c) for c in df.columns]
+    numeric = [i for i, c in enumerate(df.columns) if c in ("baseline", "value", "delta")]
+    raw = [i for i, c in enumerate(df.columns) if c.endswith("_docs")]
+    rows: list[list[H.Cell]] = []
+    for r in df.iter_rows(named=True):
+        cells: list[H.Cell] = []
+        for c in df.columns:
+            v = r[c]
+            if c.endswith("_docs"):
+                cells.append(H.docs_cell(v))
+            elif isinstance(v, float):
+                cells.append(f"{v:+.4f}" if c == "delta" else f"{v:.4f}")
+            else:
+                cells.append("-" if v is None else str(v))
+        rows.append(cells)
+    intro = H.paragraph(f"Largest |delta| first; each document with its grade, {H.UNJUDGED_TEXT}.", "muted")
+    title = _moved_title(result).rstrip(":")
+    return [H.section(title, intro, H.table(header, rows, numeric=numeric, raw=raw))]
+
+
+def _plots(result: CheckResult) -> list[H.Plot]:
+    from irframe._report.plots import check_forest, delta_bars
+
+    n = sum(1 for r in result._ordered_rows() if r["delta"] is not None)
+    items: list[H.Plot] = [
+        ("Every delta with its 95% CI (filled: significant after the correction; dark red: a regression)",
+         (7.5, 0.45 * n + 1.6), lambda ax: check_forest(result, result._ordered_rows(), ax=ax)),
+    ]  # fmt: skip
+    deltas = result._deltas
+    if deltas is None or n == 0:
+        return items
+    from irframe._input.columns import natural_key
+
+    part = deltas.filter(pl.col("measure") == result.moved_measure)
+    qids, values = part.get_column("query_id").to_list(), part.get_column("delta").to_list()
+    order = sorted(range(len(qids)), key=lambda i: natural_key(qids[i]))  # ties: natural query order
+    names = (result.candidate, result.baseline, result.moved_measure)
+    width = max(7.5, 0.16 * len(qids) + 2)
+
+    def draw(ax: Any) -> Any:
+        return delta_bars([values[i] for i in order], [qids[i] for i in order], names=names, ax=ax)
+
+    items.append((f"Per-query change on {result.moved_measure}", (width, 4.0), draw))
+    return items
+
+
+def html_page(result: CheckResult) -> str:
+    """The whole page (see the module's docstring)."""
+    import irframe
+
+    state = "pass" if result.passed else "fail"
+    title = f"irframe check: {result.candidate} vs {result.baseline}"
+    body = [f"<h1>{H.esc(title)}</h1>", H.paragraph(verdict(result), f"verdict {state}")]
+    body.append(H.paragraph(_context(result), "muted"))
+    notes = [*_hole_notes(result), *result.notes, *conventions(result.measures)]
+    body += [H.paragraph(f"Note: {note}", "note") for note in notes]
+    body += _deltas(result)
+    body += [
+        H.paragraph(_legend(result, "unicode"), "foot"),
+        H.paragraph(footnote(result), "foot"),
+    ]
+    if result.power:
+        items = "".join(
+            f"<li>{H.esc(line['sentence'][:1].upper() + line['sentence'][1:])}.</li>" for line in result.power
+        )
+        body.append(H.section("Power of the gate", f"<ul>{items}</ul>"))
+    body.append(H.section("Plots", H.plots(_plots(result), "chk")))
+    body += _moved(result)
+    body.append(H.paragraph(f"Made by irframe {irframe.__version__}; the page needs no network.", "foot"))
+    return H.page(title, "\n".join(body))
