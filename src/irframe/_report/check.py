@@ -17,7 +17,7 @@ formatting, and import nothing of :mod:`irframe._check` (no import cycle).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -26,6 +26,7 @@ from irframe._escape import html, markdown, terminal
 from irframe._report import page as H
 from irframe._report.docs import docs_text
 from irframe._report.notes import conventions, markers_footnote
+from irframe._report.tables import ci_text, markdown_table, num, p_text, text_table
 
 if TYPE_CHECKING:
     from irframe._check.result import CheckResult
@@ -34,18 +35,6 @@ __all__ = ["as_dict", "hole_note", "html_page", "render_markdown", "render_text"
 
 _MARKS = {"unicode": {"better": "▲", "worse": "▽", "regression": "▼", "possible hole": "▼?"},
           "ascii": {"better": "^", "worse": "v", "regression": "v!", "possible hole": "v?"}}  # fmt: skip
-
-
-def _num(x: float | None, sign: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.4f}" if sign else f"{x:.4f}"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _n_queries(result: CheckResult) -> int:
@@ -65,9 +54,9 @@ def verdict(result: CheckResult) -> str:
     items = []
     for r in rows:
         where = "" if r["group"] == "all" else f" [{r['group']}]"
-        p = f", p_adj {_p(r['p_adjusted'])}" if r["p_adjusted"] is not None else ""
+        p = f", p_adj {p_text(r['p_adjusted'])}" if r["p_adjusted"] is not None else ""
         hole = " (possibly a judgment hole)" if r.get("possible_hole") else ""
-        items.append(f"{r['measure']}{where} {_num(r['delta'], sign=True)}{p}{hole}")
+        items.append(f"{r['measure']}{where} {num(r['delta'], sign=True)}{p}{hole}")
     n = len(items)
     return f"FAIL: {n} regression{'s' * (n != 1)}: " + "; ".join(items) + "."
 
@@ -95,16 +84,15 @@ def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[s
     rows = []
     for r in result._ordered_rows():
         mark = _MARKS[style].get(r["status"], "")
-        ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        ci = ci_text(r["ci_low"], r["ci_high"])
         wtl = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
         cells = [
-            r["group"], r["measure"], _num(r["baseline_mean"]), _num(r["mean"]),
-            _num(r["delta"], sign=True) + mark, ci, _p(r["p_value"]), _p(r["p_adjusted"]), wtl,
+            r["group"], r["measure"], num(r["baseline_mean"]), num(r["mean"]),
+            num(r["delta"], sign=True) + mark, ci, p_text(r["p_value"]), p_text(r["p_adjusted"]), wtl,
             str(r["n_queries"]), r["status"].upper() if r["status"] == "regression" else r["status"],
         ]  # fmt: skip
         if holes:
-            judged = "-" if r["delta_low"] is None else f"[{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]"
-            cells[-1:-1] = [str(r["n_to_judge"]), judged]
+            cells[-1:-1] = [str(r["n_to_judge"]), ci_text(r["delta_low"], r["delta_high"])]
         rows.append(cells)
     return header, rows
 
@@ -159,23 +147,9 @@ def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
             if c.endswith("_docs"):  # the documents: a list of {doc_id, grade}
                 cells.append(docs_text(v))
                 continue
-            cells.append(_num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
+            cells.append(num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
         rows.append(cells)
     return header, rows
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
-    header = [terminal(h) for h in header]
-    rows = [[terminal(c) for c in r] for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=True)]
-    lines = []
-    for cells in [list(header), *rows]:
-        parts = [
-            c.rjust(w) if i in numeric else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        lines.append("  ".join(parts).rstrip())
-    return "\n".join(lines)
 
 
 def _moved_title(result: CheckResult) -> str:
@@ -189,20 +163,17 @@ def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     parts = [terminal(verdict(result)), terminal(_context(result))]
     parts += [f"Note: {terminal(n)}" for n in [*_hole_notes(result), *result.notes]]
     header, rows = _delta_rows(result, style)
-    parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])})]
+    parts += [
+        "",
+        text_table(header, rows, rule=False, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])}),
+    ]
     parts += [terminal(_legend(result, style)), terminal(footnote(result))]
     parts += [*(f"Note: {terminal(n)}" for n in conventions(result.measures)), *map(terminal, _power(result))]
     if result._moved.height:
         mh, mr = _moved_rows(result)
         numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
-        parts += ["", terminal(_moved_title(result)), _text_table(mh, mr, numeric)]
+        parts += ["", terminal(_moved_title(result)), text_table(mh, mr, numeric=numeric, rule=False)]
     return "\n".join(parts)
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(markdown(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(markdown(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def render_markdown(result: CheckResult) -> str:
@@ -217,14 +188,14 @@ def render_markdown(result: CheckResult) -> str:
     notes = [*_hole_notes(result), *result.notes]
     parts += ["", *[f"> {markdown(n)}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
-    parts += ["", _md_table(header, rows), ""]
+    parts += ["", markdown_table(header, rows), ""]
     parts += [markdown(_legend(result, "unicode")), "", markdown(footnote(result))]
     parts += [x for n in conventions(result.measures) for x in ("", f"Note: {markdown(n)}")]
     parts += ["", *[f"- {markdown(line)}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
-        parts += ["", f"<details><summary>{html(_moved_title(result))}</summary>", "", _md_table(mh, mr), "",
-                  "</details>"]  # fmt: skip
+        summary = f"<details><summary>{html(_moved_title(result))}</summary>"
+        parts += ["", summary, "", markdown_table(mh, mr), "", "</details>"]
     return "\n".join(parts)
 
 
@@ -315,7 +286,7 @@ def _moved(result: CheckResult) -> list[str]:
             if c.endswith("_docs"):
                 cells.append(H.docs_cell(v))
             elif isinstance(v, float):
-                cells.append(f"{v:+.4f}" if c == "delta" else f"{v:.4f}")
+                cells.append(num(v, sign=c == "delta"))
             else:
                 cells.append("-" if v is None else str(v))
         rows.append(cells)

@@ -27,6 +27,7 @@ from irframe._escape import html, latex, markdown, terminal
 from irframe._report import page as H
 from irframe._report.notes import conventions as _conventions
 from irframe._report.notes import group_text, markers_footnote
+from irframe._report.tables import ci_text, markdown_table, num, p_text, text_table
 
 if TYPE_CHECKING:
     from irframe._compare.report import ComparisonReport, Moved
@@ -176,7 +177,7 @@ def _system_cells(report: ComparisonReport, sub: pl.DataFrame, system: str, styl
             continue
         rel = r["rel_delta"]
         rel_s = f" ({rel:+.1%})" if rel is not None else ""
-        cells.append(f"{_fmt(r['mean'])}{_marker(report, r, style)}{rel_s}")
+        cells.append(f"{num(r['mean'])}{_marker(report, r, style)}{rel_s}")
     return cells
 
 
@@ -198,10 +199,10 @@ def _wide_rows(report: ComparisonReport, style: str) -> tuple[list[str], list[li
         if report.baseline is None:
             for system in report.systems:
                 means = _means_of(report, system, cond)
-                rows.append([*keys, system, *[_fmt(means.get(m)) for m in report.measures]])
+                rows.append([*keys, system, *[num(means.get(m)) for m in report.measures]])
             continue
         base_map = _means_of(report, report.baseline, cond)
-        rows.append([*keys, report.baseline, *[_fmt(base_map.get(m)) for m in report.measures]])
+        rows.append([*keys, report.baseline, *[num(base_map.get(m)) for m in report.measures]])
         sub = report._table.filter(cond)
         rows += [
             [*keys, system, *_system_cells(report, sub, system, style)]
@@ -218,22 +219,18 @@ def _detail_rows(report: ComparisonReport, style: str = "unicode") -> tuple[list
               "p_adj", "d_z", "W/T/L", "n"]  # fmt: skip
     rows = []
     for r in report._table.to_dicts():
-        ci = (
-            f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
-            if r["ci_low"] is not None and r["ci_high"] is not None
-            else "-"
-        )
+        ci = ci_text(r["ci_low"], r["ci_high"])
         rows.append(
             [
                 r["measure"],
                 r["system"],
                 *([r["baseline"]] if vs else []),
                 *[group_text(r[b]) for b in report.by],
-                _fmt(r["mean"]),
-                f"{r['delta']:+.4f}" if r["delta"] is not None else "-",
+                num(r["mean"]),
+                num(r["delta"], sign=True),
                 ci,
-                _fmt_p(r["p_value"]),
-                _fmt_p(r["p_adjusted"]) + _marker(report, r, style),
+                p_text(r["p_value"]),
+                p_text(r["p_adjusted"]) + _marker(report, r, style),
                 f"{r['effect_size']:+.2f}" if r["effect_size"] is not None else "-",
                 f"{r['wins']}/{r['ties']}/{r['losses']}",
                 str(r["n_queries"]),
@@ -247,12 +244,12 @@ def to_text(report: ComparisonReport, *, ascii: bool = False, details: bool = Tr
     """Aligned plain-text tables for the terminal (``ascii=True``: no Unicode markers)."""
     style = "ascii" if ascii else "unicode"
     header, rows = _wide_rows(report, style)
-    parts = [_text_table(header, rows), "", _wrap(terminal(legend(report, style)))]
+    parts = [text_table(header, rows), "", _wrap(terminal(legend(report, style)))]
     if details:
         dh, dr = _detail_rows(report)
         if ascii:
             dr = [[c.translate(_ASCII) for c in row] for row in dr]
-        parts += ["", _text_table(dh, dr)]
+        parts += ["", text_table(dh, dr)]
     parts += ["", _wrap(terminal(method_text(report))), "", _wrap(terminal(footnote(report)))]
     parts += [_wrap(terminal(f"Note: {note}")) for note in _conventions(report.measures)]
     return "\n".join(parts)
@@ -265,9 +262,9 @@ def to_markdown(report: ComparisonReport, *, details: bool | None = None) -> str
     (where the first table shows the means without markers).
     """
     header, rows = _wide_rows(report, "unicode")
-    out = [_md_table(header, rows)]
+    out = [markdown_table(header, rows, right_from=1)]
     if details or (details is None and report.baseline is None):
-        out += ["", _md_table(*_detail_rows(report))]
+        out += ["", markdown_table(*_detail_rows(report), right_from=1)]
     out += [
         "",
         markdown(legend(report, "unicode") + " " + method_text(report)),
@@ -287,8 +284,8 @@ def fragment(report: ComparisonReport) -> str:
     return "\n".join(
         [
             '<div class="irframe-comparison">',
-            _html_table(header, rows, caption="Means"),
-            _html_table(dh, dr, caption="Comparisons"),
+            H.table(header, rows, caption="Means"),
+            H.table(dh, dr, caption="Comparisons"),
             f"<p>{html(legend(report, 'unicode'))}</p>",
             f"<p>{html(method_text(report))}</p>",
             f"<p>{html(footnote(report))}</p>",
@@ -360,45 +357,6 @@ def unreachable_note(resamples: pl.Series | None, family: int, alpha: float, cor
     )
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    header = [terminal(h) for h in header]
-    rows = [[terminal(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) for w, c in zip(widths, cells, strict=True)).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
-
-
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str) -> str:
-    def cells(tag: str, values: Sequence[str]) -> str:
-        return "".join(f"<{tag}>{html(v)}</{tag}>" for v in values)
-
-    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
-    return (
-        f"<table><caption>{html(caption)}</caption>"
-        f"<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
-    )
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(markdown(h) for h in header) + " |"]
-    lines.append("|" + "|".join(":---" if i == 0 else "---:" for i in range(len(header))) + "|")
-    lines += ["| " + " | ".join(markdown(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def _tex(text: str) -> str:
     """Text (a name, a value, the legend) as LaTeX, the significance markers as math."""
     out = latex(text)
@@ -451,8 +409,8 @@ def headline(report: ComparisonReport) -> str:
         vs = "" if report.baseline is not None else f" than {r['baseline']}"
         where = "".join(f" [{b} = {r[b]}]" for b in report.by if r[b] is not None)  # (null: overall)
         how = "better" if r["delta"] > 0 else "worse"
-        p_adj = "<0.001" if r["p_adjusted"] < 0.001 else f"{r['p_adjusted']:.3f}"
-        items.append(f"{r['system']} {how}{vs} on {r['measure']}{where} ({r['delta']:+.4f}, p_adj {p_adj})")
+        delta, p_adj = num(r["delta"], sign=True), p_text(r["p_adjusted"])
+        items.append(f"{r['system']} {how}{vs} on {r['measure']}{where} ({delta}, p_adj {p_adj})")
     n = f"{found.height} of {report.family_size} comparisons"
     return f"{n} significant after {corr}: " + "; ".join(items) + "."
 
@@ -493,7 +451,7 @@ def _holes(summary: pl.DataFrame | None) -> list[str]:
     """Per system: the queries looked at, the unjudged documents in their top k, Judged@k."""
     if summary is None:
         return []
-    rows = [[str(r[0]), str(r[1]), str(r[2]), str(r[3]), f"{r[4]:.4f}"] for r in summary.rows()]
+    rows = [[str(r[0]), str(r[1]), str(r[2]), str(r[3]), num(r[4])] for r in summary.rows()]
     header = ["system", *summary.columns[1:]]
     text = "Unjudged documents in each system's top documents (holes=True); see the holes table for the ids."
     return [H.section("Judgment holes", H.paragraph(text), H.table(header, rows, numeric=range(1, 5)))]
@@ -508,7 +466,7 @@ def _moved_tables(report: ComparisonReport, moved: Moved, k: int) -> list[str]:
         rows: list[list[H.Cell]] = []
         for q, *by, base, value, delta in part.rows():
             cells: list[H.Cell] = [q, *([texts.get(q, "-")] if texts else []), *(str(v) for v in by)]
-            cells += [f"{base:.4f}", f"{value:.4f}", f"{delta:+.4f}"]
+            cells += [num(base), num(value), num(delta, sign=True)]
             if docs is not None:
                 cells += [H.docs_cell(d) for d in docs.get(q, (None, None))]
             rows.append(cells)
