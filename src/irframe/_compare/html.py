@@ -151,7 +151,7 @@ def moved_table(report: ComparisonReport, n: int, k: int) -> list[str]:
         if k > 0:
             runs = {"b": src.runs.filter(pl.col(_SYS) == report.baseline),
                     "s": src.runs.filter(pl.col(_SYS) == system)}  # fmt: skip
-            docs = top_documents(runs, src.qrels, qids, k=k, opts=src.opts)
+            docs = top_documents(runs, src.qrels, qids, k=k, opts=src.opts, where="compare_report")
         found = {} if docs is None else {r[0]: (r[1], r[2]) for r in docs.rows()}
         header = ["query", *(["text"] if texts else []), *report.by, report.baseline or "", system, "delta"]
         header += [f"{report.baseline} top {k}", f"{system} top {k}"] if docs is not None else []
