@@ -62,6 +62,7 @@ def bucketed_log(
     memory_limit: int | str | None,
     buckets: int | None,
     tmp_dir: str | os.PathLike[str] | None,
+    extra: Mapping[str, str | None] | None = None,
 ) -> Iterator[ClickLog]:
     """The log as a :class:`ClickLog` whose ``parts`` are its query buckets (valid inside
     the ``with`` block: they read the spill files)."""
@@ -72,7 +73,7 @@ def bucketed_log(
     limit = parse_bytes("4GB" if memory_limit is None else memory_limit, where)
     backend = Parquet(limit, buckets, tmp_dir=tmp_dir)
     lf, origin = (backend.run_input(log), Origin("polars")) if is_paths(log) else to_lazy(log, "log")
-    cols = log_columns(lf.collect_schema(), **columns, extra=None)
+    cols = log_columns(lf.collect_schema(), **columns, extra=extra)
     with backend.session():
         placed = backend.colocate(lf, None, cols.query, cols.query)
         parts = _parts(lf, placed, cols, origin, max_position)
@@ -109,6 +110,7 @@ def open_log(
     memory_limit: int | str | None = None,
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
+    extra: Mapping[str, str | None] | None = None,
 ) -> Iterator[ClickLog]:
     """The log in memory (:func:`~irframe._clicks.prepare.read_log`), out of core
     (:func:`bucketed_log`) when ``memory_limit`` or ``buckets`` is given, or on Dask
@@ -121,13 +123,15 @@ def open_log(
             )  # fmt: skip
         from irframe._clicks.ondask import dask_log  # (dask imported only for a dask frame)
 
-        yield dask_log(log, where=where, columns=columns, max_position=max_position, buckets=buckets)
+        yield dask_log(
+            log, where=where, columns=columns, max_position=max_position, buckets=buckets, extra=extra
+        )
         return
     if memory_limit is None and buckets is None:
-        yield read_log(log, where=where, columns=columns, max_position=max_position)
+        yield read_log(log, where=where, columns=columns, max_position=max_position, extra=extra)
         return
     with bucketed_log(
         log, where=where, columns=columns, max_position=max_position, memory_limit=memory_limit,
-        buckets=buckets, tmp_dir=tmp_dir,
+        buckets=buckets, tmp_dir=tmp_dir, extra=extra,
     ) as clog:  # fmt: skip
         yield clog

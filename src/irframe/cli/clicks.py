@@ -106,6 +106,7 @@ def _add_counterfactual(actions: Any) -> None:
         ),
     )  # fmt: skip
     _shared(c)
+    _memory(c)
     c.add_argument(
         "--run",
         type=_mapping,
@@ -238,7 +239,7 @@ def cmd_counterfactual(args: argparse.Namespace) -> int:
         out = clicks.counterfactual(
             log, runs, args.measure or ["DCG@10", "Clicks@10"], propensities=theta, clip=args.clip,
             estimator=args.estimator, per_query=args.per_query, n_bootstrap=args.bootstrap, ci=args.level,
-            seed=args.seed, **columns,
+            seed=args.seed, memory_limit=args.memory_limit, **columns,
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
@@ -251,4 +252,6 @@ def _propensities(args: argparse.Namespace, log: Any, columns: dict[str, Any]) -
 
     if args.propensities:
         return read_table(args.propensities)
-    return clicks.position_bias(log, args.bias_method, n_bootstrap=0, **columns).collect()
+    return clicks.position_bias(
+        log, args.bias_method, n_bootstrap=0, memory_limit=args.memory_limit, **columns
+    ).collect()
