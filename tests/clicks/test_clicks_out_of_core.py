@@ -272,3 +272,8 @@ def test_slate_estimators_in_buckets_equal_in_memory(estimator: str) -> None:
     )
     with pytest.raises(InvalidDataError, match=r"'pscore' has 2\.0 at impression 7"):
         ic.counterfactual(bad.lazy(), estimator="sips", buckets=4)
+
+
+def test_opensearch_coec_in_buckets_equals_in_memory(bundled: pl.DataFrame) -> None:
+    got = _fit(bundled.lazy(), "coec", buckets=4, coec_expected="best_position")
+    _assert_same(got, _fit(bundled, "coec", coec_expected="best_position"))

@@ -100,6 +100,21 @@ def _is_dask_frame(log: Any) -> bool:
     return is_dask_frame(log)
 
 
+def _is_spark_frame(log: Any) -> bool:
+    from irframe._backends.spark import is_spark_frame
+
+    return is_spark_frame(log)
+
+
+def _no_memory_limit(memory_limit: object, where: str, what: str) -> None:
+    """A cluster's frame has no ``memory_limit``: its partitions are the buckets."""
+    if memory_limit is not None:
+        raise InvalidParameterError.for_value(
+            "memory_limit", where, f"None for {what} (its partitions are the buckets; buckets= sets "
+            "their number)", memory_limit,
+        )  # fmt: skip
+
+
 @contextlib.contextmanager
 def open_log(
     log: Any,
@@ -114,18 +129,24 @@ def open_log(
 ) -> Iterator[ClickLog]:
     """The log in memory (:func:`~irframe._clicks.prepare.read_log`), out of core
     (:func:`bucketed_log`) when ``memory_limit`` or ``buckets`` is given, or on Dask
-    (:func:`~irframe._clicks.ondask.dask_log`) for a dask frame."""
+    (:func:`~irframe._clicks.ondask.dask_log`) for a dask frame, on Spark
+    (:func:`~irframe._clicks.onspark.spark_log`) for a Spark frame."""
     if "dask" in sys.modules and _is_dask_frame(log):
-        if memory_limit is not None:
-            raise InvalidParameterError.for_value(
-                "memory_limit", where, "None for a dask frame (its partitions are the buckets; "
-                "buckets= sets their number)", memory_limit,
-            )  # fmt: skip
+        _no_memory_limit(memory_limit, where, "a dask frame")
         from irframe._clicks.ondask import dask_log  # (dask imported only for a dask frame)
 
         yield dask_log(
             log, where=where, columns=columns, max_position=max_position, buckets=buckets, extra=extra
         )
+        return
+    if "pyspark" in sys.modules and _is_spark_frame(log):
+        _no_memory_limit(memory_limit, where, "a Spark frame")
+        from irframe._clicks.onspark import spark_log  # (pyspark imported only for a Spark frame)
+
+        with spark_log(
+            log, where=where, columns=columns, max_position=max_position, buckets=buckets, extra=extra
+        ) as clog:  # fmt: skip
+            yield clog
         return
     if memory_limit is None and buckets is None:
         yield read_log(log, where=where, columns=columns, max_position=max_position, extra=extra)

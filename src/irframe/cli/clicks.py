@@ -93,6 +93,10 @@ def add_parser(sub: SubParsers) -> None:
     j.add_argument(
         "--min-impressions", type=int, default=1, metavar="N", help="leave out pairs shown fewer times"
     )
+    j.add_argument(
+        "--coec-expected", choices=("rows", "best_position"), default="rows",
+        help="coec: expected clicks over the pair's rows (default), or at its best position (OpenSearch's)",
+    )  # fmt: skip
     j.set_defaults(func=cmd_judgments)
     _add_counterfactual(actions)
 
@@ -204,7 +208,8 @@ def cmd_judgments(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ClickLogWarning)
         out = clicks.click_judgments(
             _log(args.log), args.model, prior=tuple(args.prior), iterations=args.iterations,
-            min_impressions=args.min_impressions, memory_limit=args.memory_limit, **_columns(args),
+            min_impressions=args.min_impressions, coec_expected=args.coec_expected,
+            memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
