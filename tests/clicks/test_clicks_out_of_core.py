@@ -310,14 +310,14 @@ def test_opensearch_coec_in_buckets_equals_in_memory(bundled: pl.DataFrame) -> N
     _assert_same(got, _fit(bundled, "coec", coec_expected="best_position"))
 
 
-@pytest.mark.parametrize(("call", "reads"), [("sdbn", 2), ("pbm", 2), ("coec", 3), ("pivot", 3), ("ips", 2)])
-def test_each_bucket_is_read_once_per_aggregation(
+@pytest.mark.parametrize(("call", "reads"), [("sdbn", 3), ("pbm", 3), ("coec", 4), ("pivot", 4), ("ips", 3)])
+def test_how_often_each_bucket_is_read(
     clicks_data: irframe.datasets.ClickData, monkeypatch: pytest.MonkeyPatch, call: str, reads: int
 ) -> None:
-    """A bucket's files are read once for the row-count probe (their metadata; counted here
-    because the counter sits under the scan), then once per aggregation: the first one checks
-    the bucket in memory as it aggregates it (sdbn, pbm, IPS: one aggregation; coec: the
-    whole log's CTR, then the pairs; pivot: the queries, then the intervention sets)."""
+    """A bucket's files are read for the row-count probe (their metadata; counted here because
+    the counter sits under the scan), the check, then once per aggregation (sdbn, pbm, IPS: one
+    aggregation, IPS's in one scan; coec: the whole log's CTR, then the pairs; pivot: the
+    queries and the deepest position in one pass, then the intervention sets)."""
     seen: collections.Counter[str] = collections.Counter()
     real = parquet._scan_files
 

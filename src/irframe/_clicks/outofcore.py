@@ -15,13 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl
 
-from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, cut_rows, read_log, warn_beyond
+from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, read_log, warn_beyond
 from irframe._input.frames import Origin, to_lazy
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
 from irframe.exceptions import InvalidParameterError
@@ -29,66 +28,28 @@ from irframe.exceptions import InvalidParameterError
 __all__ = ["bucketed_log", "open_log"]
 
 
-def _buckets(lf: pl.LazyFrame, placed: Any, cols: LogColumns) -> list[pl.LazyFrame]:
-    """Each non-empty bucket as a canonical lazy frame (its row count: the files' metadata);
-    an empty log raises its error here."""
+def _parts(
+    lf: pl.LazyFrame, placed: Any, cols: LogColumns, origin: Origin, cut: int | None
+) -> list[ClickLog]:
+    """Each non-empty bucket, checked and cut (the whole log when every bucket is empty:
+    its check raises the empty log's error)."""
     parts = []
     for b in range(placed.n):
         found = placed.inputs(b)
         if found is None or not found[0].select(pl.len()).collect().item():
             continue
-        parts.append(canonical_log(found[0], cols))
-    if not parts:
-        check_log(canonical_log(lf, cols), cols)
-    return parts
+        parts.append(cut_log(canonical_log(found[0], cols), cols, origin, cut))
+    return parts or [cut_log(canonical_log(lf, cols), cols, origin, cut)]
 
 
-def _check_split_impressions(lf: pl.LazyFrame, cols: LogColumns, found: int) -> None:
+def _check_split_impressions(lf: pl.LazyFrame, cols: LogColumns, parts: list[ClickLog]) -> None:
     """An impression whose rows show several queries may fall in several buckets, where
     no bucket sees it whole: counted over the whole log (one streaming column), and then
     named by the whole log's check."""
+    found = sum(p.n_impressions for p in parts)
     distinct = lf.select(pl.col(cols.impression).n_unique()).collect(engine="streaming").item()
     if found != distinct:
         check_log(canonical_log(lf, cols), cols)
-
-
-_COUNTS = ("n_rows", "n_impressions", "n_impressions_without_clicks", "n_rows_beyond_max_position")
-Aggregation = Callable[[pl.LazyFrame], pl.LazyFrame]
-
-
-@dataclass
-class _Buckets:
-    """The mapper of a bucketed log: each aggregation reads each bucket once (into memory:
-    a bucket is sized to fit), the first one also checks and counts it there."""
-
-    lf: pl.LazyFrame
-    parts: list[pl.LazyFrame]
-    where: str
-    max_position: int | None
-    clog: ClickLog | None = None
-    checked: bool = False
-
-    def __call__(self, fn: Aggregation) -> list[pl.DataFrame]:
-        clog = self.clog
-        if clog is None:  # (set by bucketed_log before any map)
-            msg = "the bucketed log's mapper has no log"
-            raise RuntimeError(msg)
-        tables, checked = [], []
-        for part in self.parts:
-            rows = part.collect().lazy()  # the bucket, read once for this aggregation
-            if not self.checked:  # the first aggregation: the bucket checked as the in-memory log is
-                checked.append(cut_log(rows, clog.cols, clog.origin, self.max_position))
-                tables.append(fn(checked[-1].rows).collect())
-            else:
-                tables.append(fn(cut_rows(rows, self.max_position)).collect())
-        if not self.checked:
-            self.checked = True
-            for name in _COUNTS:
-                setattr(clog, name, sum(getattr(p, name) for p in checked))
-            if len(self.parts) > 1:
-                _check_split_impressions(self.lf, clog.cols, clog.n_impressions)
-            warn_beyond(self.where, clog, self.max_position, stacklevel=7)
-        return tables
 
 
 @contextlib.contextmanager
@@ -103,9 +64,8 @@ def bucketed_log(
     tmp_dir: str | os.PathLike[str] | None,
     extra: Mapping[str, str | None] | None = None,
 ) -> Iterator[ClickLog]:
-    """The log as a :class:`ClickLog` whose ``mapper`` runs an aggregation bucket by bucket
-    (valid inside the ``with`` block: it reads the spill files); its counts are filled in
-    by its first aggregation, which checks each bucket."""
+    """The log as a :class:`ClickLog` whose ``parts`` are its query buckets (valid inside
+    the ``with`` block: they read the spill files)."""
     from irframe._backends.parquet import Parquet, is_paths, parse_bytes  # (only out of core)
 
     check_positive_int(max_position, "max_position", where, allow_none=True)
@@ -116,11 +76,22 @@ def bucketed_log(
     cols = log_columns(lf.collect_schema(), **columns, extra=extra)
     with backend.session():
         placed = backend.colocate(lf, None, cols.query, cols.query)
-        parts = _buckets(lf, placed, cols)
-        mapper = _Buckets(lf, parts, where, max_position)
-        rows = pl.concat([cut_rows(p, max_position) for p in parts])  # (lazily: the buckets' rows)
-        mapper.clog = ClickLog(rows, cols, origin, 0, 0, 0, 0, n_buckets=placed.n, mapper=mapper)
-        yield mapper.clog
+        parts = _parts(lf, placed, cols, origin, max_position)
+        if placed.n > 1:
+            _check_split_impressions(lf, cols, parts)
+        clog = ClickLog(
+            pl.concat([p.rows for p in parts]),  # (the buckets' checked rows, lazily)
+            cols,
+            origin,
+            sum(p.n_rows for p in parts),
+            sum(p.n_impressions for p in parts),
+            sum(p.n_impressions_without_clicks for p in parts),
+            sum(p.n_rows_beyond_max_position for p in parts),
+            tuple(p.rows for p in parts),
+            placed.n,
+        )
+        warn_beyond(where, clog, max_position)
+        yield clog
 
 
 def _is_dask_frame(log: Any) -> bool:

@@ -33,15 +33,12 @@ __all__ = [
 CLICK = "__ir_click"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClickLog:
     """The canonical log (lazy) with what was read and left out on the way.
 
-    ``parts``: the log as parts of whole queries (each a canonical lazy frame); empty in
-    memory (one part: ``rows``).  Out of core and on a cluster, ``mapper`` runs an
-    aggregation on each bucket instead (:mod:`irframe._clicks.outofcore`, ``ondask``,
-    ``onspark``); out of core the buckets are checked by the first aggregation, which reads
-    each bucket once for both, and fills in the counts (so they are read after a ``map``).
+    ``parts``: the log out of core, as buckets of whole queries (each a canonical lazy
+    frame, see :mod:`irframe._clicks.outofcore`); empty in memory (one part: ``rows``).
     """
 
     rows: pl.LazyFrame
@@ -53,7 +50,7 @@ class ClickLog:
     n_rows_beyond_max_position: int
     parts: tuple[pl.LazyFrame, ...] = ()
     n_buckets: int = 0  # out of core: the number of hash buckets (0: in memory)
-    #: out of core or on a cluster: ``fn`` -> its table on each bucket
+    #: on a cluster: ``fn`` -> its table on each part (see :mod:`irframe._clicks.ondask`)
     mapper: Callable[[Callable[[pl.LazyFrame], pl.LazyFrame]], list[pl.DataFrame]] | None = None
 
     def map(self, fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:
@@ -125,14 +122,14 @@ def read_log(
     return clog
 
 
-def warn_beyond(where: str, clog: ClickLog, max_position: int | None, stacklevel: int = 5) -> None:
+def warn_beyond(where: str, clog: ClickLog, max_position: int | None) -> None:
     """The warning counting the rows ``max_position`` left out (none: no warning)."""
     if clog.n_rows_beyond_max_position:
         warn(
             f"{where}: {clog.n_rows_beyond_max_position} of {clog.n_rows} log rows are beyond "
             f"max_position={max_position} and were left out (as if never shown). Hint: "
             "max_position=None keeps every position.",
-            stacklevel=stacklevel,
+            stacklevel=5,
         )
 
 
