@@ -229,12 +229,14 @@ def test_duplicates_first_with_repeats_counts_them_once() -> None:
         counted.append(real(*args))
         return counted[-1]
 
-    with pytest.MonkeyPatch.context() as mp, pytest.warns(irframe.exceptions.DuplicatesWarning) as warned:
+    with pytest.MonkeyPatch.context() as mp:
         mp.setattr(strategy, "count_repeats", spy)
         mp.setattr("irframe._engine.repeats.count_repeats", spy)
-        _, executor, got = _queries_and_executor(run, qrels, "first")
+        with pytest.warns(irframe.exceptions.DuplicatesWarning) as warned:
+            _, executor, got = _queries_and_executor(run, qrels, "first")
     assert executor == "general"
-    assert len(counted) == 1 and counted[0].dropped == 1
+    assert len(counted) == 1
+    assert counted[0].dropped == 1
     assert "dropped 1 of 6 run rows" in str(warned[0].message)
     # hand: q1 ranks a, b, c (the second b dropped): c at rank 3 of R=1 -> AP 1/3, P@2 0
     assert got.rows() == [("q1", 1 / 3, 0.0), ("q2", 0.25, 0.5)]

@@ -57,7 +57,7 @@ def _evaluated(
     log_rules(plan, opts, run_lf, n_rows)
     if opts.duplicates == "first" and n_rows is not None:  # (a lazy run: counted at INFO)
         known = plan.repeats
-        if known is None and opts.depth is None:  # every row kept: none dropped (no second pass)
+        if known is None and opts.depth is None and isinstance(table, pl.DataFrame):  # none dropped?
             known = kept_every_row(table.get_column(N_ROWS), n_rows)
         warn_dropped(run_lf, plan.cols.keys, plan.cols.doc, roles(plan.cols), repeats=known)
     if div is not None:
