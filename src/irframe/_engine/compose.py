@@ -35,10 +35,11 @@ import polars as pl
 from irframe._engine import diversity, ties
 from irframe._engine.buckets import collect_in_memory, run_input
 from irframe._engine.checks import checked
+from irframe._engine.compiler import N_ROWS
 from irframe._engine.entry import build
 from irframe._engine.facts import log_plan, log_rules
 from irframe._engine.plan import Plan
-from irframe._engine.repeats import roles, warn_dropped
+from irframe._engine.repeats import kept_every_row, roles, warn_dropped
 from irframe._input import weights
 from irframe._input.frames import Origin, in_memory_rows, to_lazy
 from irframe._input.options import Options
@@ -130,7 +131,10 @@ def evaluate(
         )
     log_rules(main, main_opts, run_lf, n_rows)
     if main_opts.duplicates == "first" and n_rows is not None:  # (a lazy run: counted at INFO)
-        warn_dropped(run_lf, main.cols.keys, main.cols.doc, roles(main.cols))
+        known = main.repeats
+        if known is None and main_opts.depth is None and isinstance(table, pl.DataFrame):  # none dropped?
+            known = kept_every_row(table.get_column(N_ROWS), n_rows)
+        warn_dropped(run_lf, main.cols.keys, main.cols.doc, roles(main.cols), repeats=known)
     composed, table = attach(parts, main, table.lazy(), run_lf) if _beside(parts) else (main, table)
     if opts.weights is not None:
         found = weights.weights_for(run_lf, given_qrels, queries, opts)
