@@ -15,6 +15,7 @@ import polars as pl
 from irframe._compare import Settings, check_choice
 from irframe._exit import Exit
 from irframe._input.columns import natural_key
+from irframe._report.notes import correction_name
 from irframe.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -106,10 +107,9 @@ class _Gate:
         drop = f"a drop larger than {self.max_drop:g}"
         if self.fail_on == "any-drop":
             return f"fails on {drop} (any drop)"
-        corr = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
         return (
             f"fails on {drop} with p_adj < {self.alpha:g} ({self.test} test, "
-            f"{corr[self.correction]} correction over the table)"
+            f"{correction_name(self.correction)} correction over the table)"
         )
 
 

@@ -172,10 +172,9 @@ class ComparisonReport:
     def footnote(self) -> str:
         """Which test the markers follow, and why a CI and a p-value can disagree (every
         format prints it: :func:`irframe._report.notes.markers_footnote`)."""
-        from irframe._report.notes import markers_footnote
+        from irframe._report.compare import footnote
 
-        return markers_footnote(test=self.test, correction=self.correction, alpha=self.alpha,
-                                ci=self.ci, ci_method=self.ci_method)  # fmt: skip
+        return footnote(self)
 
     def conventions(self) -> list[str]:
         """The measures' conventions a peer reads differently (nDCG's gain), one sentence each."""
