@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from irframe._escape import markdown, terminal
+from irframe._report.notes import correction_name
 from irframe._report.page import Plot, esc, page, paragraph, plots, section, table
 from irframe._report.tables import markdown_table, num, p_text, text_table
 
@@ -31,8 +32,6 @@ __all__ = [
     "interleaving_markdown",
     "interleaving_text",
 ]
-
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def _num(v: Any) -> str:
@@ -99,7 +98,7 @@ def _ab_notes(control: str, unit: str, correction: str, level: float, notes: Seq
         "a ratio of per-unit sums, its variance the delta method over units (ddof=1), the test Welch's t "
         "with Welch-Satterthwaite degrees of freedom (tea-tasting's RatioOfMeans); the lift's interval is "
         "computed on the log scale.",
-        f"{_CORRECTIONS.get(correction, correction)} correction over the {{n}} comparisons of the table; "
+        f"{correction_name(correction)} correction over the {{n}} comparisons of the table; "
         f"▲/▼: p_adj < {1 - level:.3g}. {round(level * 100)}% intervals, uncorrected.",
         *notes,
     ]
