@@ -11,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from irframe._distributions import t_quantile
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
@@ -18,7 +19,7 @@ from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
 from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
-from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
+from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, welch_row
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
 
