@@ -25,8 +25,10 @@ from typing import Any
 import pytest
 
 import irframe
+from irframe import clicks, online
 from irframe._backends.registry import backend_named
-from irframe._compare.movers import MovedOptions
+from irframe._clicks.models import ClickModelOptions
+from irframe._compare.movers import MovedOptions, moved_frame
 from irframe._compare.table import CompareOptions
 from irframe._input.options import Options
 from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions
@@ -129,8 +131,9 @@ def test_the_column_options_are_evaluates() -> None:
     [
         (CompareOptions, (irframe.compare, irframe.compare_report)),
         (MovedOptions, (irframe.moved,)),
+        (ClickModelOptions, (clicks.click_judgments, clicks.click_model)),
     ],
-    ids=["compare", "moved"],
+    ids=["compare", "moved", "click_model"],
 )
 def test_the_overloads_typed_dicts_are_the_keyword_options(
     typed_dict: type, functions: tuple[Callable[..., Any], ...]
@@ -139,6 +142,25 @@ def test_the_overloads_typed_dicts_are_the_keyword_options(
     through ``df.ir`` too) are the keyword options their signatures show."""
     for fn in functions:
         _same_options(typed_dict, _keyword_only(fn), fn.__name__)
+
+
+@pytest.mark.parametrize(
+    ("source", "sibling"),
+    [
+        (online.compare, online.compare_report),
+        (clicks.click_judgments, clicks.click_model),
+        (irframe.moved, moved_frame),
+    ],
+    ids=["online.compare_report", "clicks.click_model", "moved_frame"],
+)
+def test_a_sibling_shows_and_takes_the_one_keyword_list(
+    source: Callable[..., Any], sibling: Callable[..., Any]
+) -> None:
+    """A function taking another's options as ``**options`` shows them (its signature is the
+    source's list, defaults included) and refuses a name the source does not take."""
+    assert _keyword_only(sibling) == _keyword_only(source)
+    with pytest.raises(TypeError, match=rf"{source.__name__}\(\) got an unexpected keyword argument 'nope'"):
+        sibling(None, "m", nope=1)
 
 
 _SHORTCUTS = ("ndcg", "precision", "recall", "mrr", "ap", "rprec", "bpref", "success", "judged")

@@ -28,6 +28,7 @@ from irframe._engine.plan import at_depth, best_ranked
 from irframe._input.columns import RunColumns, natural_order, resolve_run
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
+from irframe._input.params import keywords_of, shows_keywords_of, with_defaults
 from irframe._input.runs import Stack, stack_runs
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
 from irframe.functions import ColumnOptions, with_column_options
@@ -131,6 +132,9 @@ class MovedOptions(ColumnOptions, total=False):
     missing: Missing
 
 
+_OWN = set(MovedOptions.__annotations__) - set(ColumnOptions.__annotations__)  # moved's, not evaluate's
+
+
 @overload
 def moved(
     runs: Mapping[str, FrameT], qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
@@ -212,37 +216,13 @@ def moved(
     >>> m.explode("system_docs").unnest("system_docs").select("query_id", "doc_id", "grade").rows()[:2]
     [('q1', 'a', 2), ('q1', 'x', None)]
     """
-    out, origin = _moved(
-        runs,
-        qrels,
-        measure,
-        baseline=baseline,
-        system=system,
-        n=n,
-        queries=queries,
-        text_col=text_col,
-        docs_top=docs_top,
-        system_col=system_col,
-        missing=missing,
-        **column_kwargs,
-    )
+    out, origin = _moved(runs, qrels, measure, {**keywords_of(moved, locals()), **column_kwargs})
     return from_lazy(out, origin)
 
 
+@shows_keywords_of(moved)
 def moved_frame(
-    runs: Any,
-    qrels: Any = None,
-    measure: MeasureLike = "nDCG@10",
-    *,
-    baseline: str | None = None,
-    system: str | Sequence[str] | None = None,
-    n: int | None = 20,
-    queries: Any = None,
-    text_col: str = "text",
-    docs_top: int = 3,
-    system_col: str = "system",
-    missing: Missing = "zero",
-    **column_kwargs: Any,
+    runs: Any, qrels: Any = None, measure: MeasureLike = "nDCG@10", **options: Any
 ) -> pl.DataFrame:
     """:func:`moved` as a polars DataFrame, whatever the runs' frame type (for plots).
 
@@ -257,21 +237,7 @@ def moved_frame(
     >>> moved_frame(runs, qrels, "P@1", docs_top=0).rows()
     [('new', 'q1', 0.0, 1.0, 1.0)]
     """
-    out, _ = _moved(
-        runs,
-        qrels,
-        measure,
-        baseline=baseline,
-        system=system,
-        n=n,
-        queries=queries,
-        text_col=text_col,
-        docs_top=docs_top,
-        system_col=system_col,
-        missing=missing,
-        **column_kwargs,
-    )
-    return out
+    return _moved(runs, qrels, measure, with_defaults(moved, options))[0]
 
 
 def _check_moved_args(measure: MeasureLike, n: object, docs_top: object) -> str:
@@ -436,22 +402,15 @@ def top_documents(
 
 
 def _moved(
-    runs: Any,
-    qrels: Any = None,
-    measure: MeasureLike = "nDCG@10",
-    *,
-    baseline: str | None = None,
-    system: str | Sequence[str] | None = None,
-    n: int | None = 20,
-    queries: Any = None,
-    text_col: str = "text",
-    docs_top: int = 3,
-    system_col: str = "system",
-    missing: Missing = "zero",
-    **column_kwargs: Any,
+    runs: Any, qrels: Any, measure: MeasureLike, options: Mapping[str, Any]
 ) -> tuple[pl.DataFrame, Origin]:
-    """:func:`moved` as a polars DataFrame, with the origin of the runs."""
+    """:func:`moved` as a polars DataFrame, with the origin of the runs; ``options``: its
+    keyword options (its signature is their one list), the column options among them."""
     where = "moved"
+    column_kwargs = {k: v for k, v in options.items() if k not in _OWN}
+    baseline, system, n, queries = (options[k] for k in ("baseline", "system", "n", "queries"))
+    text_col, docs_top, system_col = (options[k] for k in ("text_col", "docs_top", "system_col"))
+    missing = options["missing"]
     label = _check_moved_args(measure, n, docs_top)
     stacked = stack_runs(runs, system_col, where, at_least=2)
     opts = _resolve_columns(stacked, qrels, Options.build(where, missing=missing, **column_kwargs), where)

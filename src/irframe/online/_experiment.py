@@ -14,7 +14,14 @@ import polars as pl
 from irframe._distributions import t_quantile
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
-from irframe._input.params import check_level, check_resamples, check_seed
+from irframe._input.params import (
+    check_level,
+    check_resamples,
+    check_seed,
+    keywords_of,
+    shows_keywords_of,
+    with_defaults,
+)
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
 from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
@@ -234,29 +241,18 @@ def compare(
     >>> out.select("arm", "control_value", "treatment_value", "diff").rows()
     [('B', 0.75, 0.75, 0.0)]
     """
-    out, olog, _ = _ab_table(
-        log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
-        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
-    )  # fmt: skip
+    out, olog, _ = _ab_table(log, metrics, keywords_of(compare, locals()))
     return to_caller(out, olog)
 
 
 def _ab_table(
-    log: Any,
-    metrics: str | Sequence[str],
-    *,
-    arm: str = "arm",
-    control: Any = None,
-    unit: str = "user_id",
-    by: str | Sequence[str] | None = None,
-    level: float = 0.95,
-    correction: str = "holm",
-    expected_split: Mapping[Any, float] | None = None,
-    srm_alpha: float = 0.001,
-    columns: Mapping[str, str] | None = None,
+    log: Any, metrics: str | Sequence[str], options: Mapping[str, Any]
 ) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
-    """compare's table (polars), the log read, and the facts its report prints."""
+    """compare's table (polars), the log read, and the facts its report prints; ``options``:
+    every keyword option of :func:`compare` (its signature is their one list)."""
     where = "irframe.online.compare"
+    arm, control, unit, by = options["arm"], options["control"], options["unit"], options["by"]
+    level, correction = options["level"], options["correction"]
     ms = parse_metrics(metrics, where)
     level = check_level(level, "level", where)
     if not isinstance(correction, str) or correction.lower() not in CORRECTIONS:
@@ -264,7 +260,7 @@ def _ab_table(
             "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
         )
     olog = read_online_log(
-        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
+        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=options["columns"], check=False
     )
     tables = group_tables(olog, ms, [*olog.by, ARM])
     arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
@@ -272,7 +268,10 @@ def _ab_table(
         msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
         raise InvalidParameterError(msg)
     stats = tables.stats.with_columns(delta_columns())
-    srm = _srm(tables.units, olog.by, arms=arms, expected=expected_split, alpha=srm_alpha, where=where)
+    srm_alpha = options["srm_alpha"]
+    srm = _srm(
+        tables.units, olog.by, arms=arms, expected=options["expected_split"], alpha=srm_alpha, where=where
+    )
     out = _comparisons(stats, olog.by, control, level)
     out = (
         out.join(srm, on=list(olog.by), how="left", nulls_equal=True)
@@ -323,6 +322,7 @@ class ABReport:
         return self.to_text()
 
 
+@shows_keywords_of(compare)
 def compare_report(log: Any, metrics: str | Sequence[str], **options: Any) -> ABReport:
     """:func:`compare` as a report: the same keywords, the table and its text, Markdown and HTML.
 
@@ -341,7 +341,7 @@ def compare_report(log: Any, metrics: str | Sequence[str], **options: Any) -> AB
     >>> print(report.to_text().splitlines()[0])
     irframe online compare
     """
-    out, olog, facts = _ab_table(log, metrics, **options)
+    out, olog, facts = _ab_table(log, metrics, with_defaults(compare, options))
     return ABReport(from_lazy(out, eager_origin(olog.origin)), olog.by, facts, out)
 
 
