@@ -31,7 +31,8 @@ from irframe._clicks.models import ClickModelOptions
 from irframe._compare.movers import MovedOptions, moved_frame
 from irframe._compare.table import CompareOptions
 from irframe._input.options import Options
-from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions
+from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions, options_of
+from irframe.online._experiment import ABOptions
 
 FIELDS = {f.name: f.default for f in dataclasses.fields(Options)}
 # module, function, the optional dependency it needs, its backend
@@ -130,10 +131,11 @@ def test_the_column_options_are_evaluates() -> None:
     ("typed_dict", "functions"),
     [
         (CompareOptions, (irframe.compare, irframe.compare_report)),
-        (MovedOptions, (irframe.moved,)),
-        (ClickModelOptions, (clicks.click_judgments, clicks.click_model)),
+        (MovedOptions, (irframe.moved, moved_frame)),
+        (ABOptions, (online.compare, online.compare_report)),
+        (ClickModelOptions, (clicks.click_model, clicks.click_judgments)),
     ],
-    ids=["compare", "moved", "click_model"],
+    ids=["compare", "moved", "online.compare", "click_model"],
 )
 def test_the_overloads_typed_dicts_are_the_keyword_options(
     typed_dict: type, functions: tuple[Callable[..., Any], ...]
@@ -144,23 +146,28 @@ def test_the_overloads_typed_dicts_are_the_keyword_options(
         _same_options(typed_dict, _keyword_only(fn), fn.__name__)
 
 
-@pytest.mark.parametrize(
-    ("source", "sibling"),
-    [
-        (online.compare, online.compare_report),
-        (clicks.click_judgments, clicks.click_model),
-        (irframe.moved, moved_frame),
-    ],
-    ids=["online.compare_report", "clicks.click_model", "moved_frame"],
-)
-def test_a_sibling_shows_and_takes_the_one_keyword_list(
-    source: Callable[..., Any], sibling: Callable[..., Any]
-) -> None:
-    """A function taking another's options as ``**options`` shows them (its signature is the
-    source's list, defaults included) and refuses a name the source does not take."""
-    assert _keyword_only(sibling) == _keyword_only(source)
-    with pytest.raises(TypeError, match=rf"{source.__name__}\(\) got an unexpected keyword argument 'nope'"):
-        sibling(None, "m", nope=1)
+def test_a_wrapper_shows_the_keywords_of_what_it_wraps() -> None:
+    """``compare`` and ``moved_frame`` take their keywords as ``**options`` (one list:
+    ``compare_report``'s, ``moved``'s implementation's) and show exactly that list, with its
+    defaults and annotations; a wrapper whose positional parameters differ is refused."""
+    pairs = (
+        (irframe.compare, irframe.compare_report), (moved_frame, irframe.moved),
+        (online.compare, online.compare_report), (clicks.click_judgments, clicks.click_model),
+    )  # fmt: skip
+    for wrapper, source in pairs:
+        assert list(inspect.signature(wrapper).parameters.values()) == list(
+            inspect.signature(source).parameters.values()
+        )
+    assert inspect.signature(moved_frame).return_annotation == "pl.DataFrame"
+
+    def full(run: Any, qrels: Any = None, *, top: int = 3) -> int:
+        return top
+
+    def other(frame: Any, **options: Any) -> int:
+        return full(frame, **options)
+
+    with pytest.raises(TypeError, match="does not take the positional parameters of full"):
+        options_of(full)(other)
 
 
 _SHORTCUTS = ("ndcg", "precision", "recall", "mrr", "ap", "rprec", "bpref", "success", "judged")

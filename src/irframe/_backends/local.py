@@ -9,8 +9,9 @@ import polars as pl
 
 from irframe import _engine as engine
 from irframe._engine import diversity, ties
+from irframe._engine.compiler import N_ROWS
 from irframe._engine.facts import log_plan, log_rules
-from irframe._engine.repeats import roles, warn_dropped
+from irframe._engine.repeats import kept_every_row, roles, warn_dropped
 from irframe._input import weights
 from irframe._input.frames import Origin, from_lazy, in_memory_rows, to_lazy
 from irframe._input.options import Options
@@ -55,7 +56,10 @@ def _evaluated(
         )
     log_rules(plan, opts, run_lf, n_rows)
     if opts.duplicates == "first" and n_rows is not None:  # (a lazy run: counted at INFO)
-        warn_dropped(run_lf, plan.cols.keys, plan.cols.doc, roles(plan.cols))
+        known = plan.repeats
+        if known is None and opts.depth is None and isinstance(table, pl.DataFrame):  # none dropped?
+            known = kept_every_row(table.get_column(N_ROWS), n_rows)
+        warn_dropped(run_lf, plan.cols.keys, plan.cols.doc, roles(plan.cols), repeats=known)
     if div is not None:
         plan, table = diversity.attach(plan, table.lazy(), div, run_lf, opts)
     if tied is not None:

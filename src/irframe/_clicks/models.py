@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -15,8 +14,8 @@ from irframe._clicks.outofcore import open_log
 from irframe._clicks.prepare import ClickLog, check_positive_int, check_prior, warn
 from irframe._input.columns import natural_sorted
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
-from irframe._input.params import keywords_of, shows_keywords_of, with_defaults
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import options_of
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -108,19 +107,40 @@ def _relevance(pairs: pl.DataFrame, model: str) -> pl.Expr:
     return pl.col("attractiveness")
 
 
-def _click_model(log: Any, model: object, o: Mapping[str, Any]) -> ClickModel:
-    """:func:`click_model` with every keyword option of :func:`click_judgments` in ``o``."""
-    prior, iterations, tol, min_impressions = o["prior"], o["iterations"], o["tol"], o["min_impressions"]
+def _click_model(
+    log: Any,
+    model: ModelName = "sdbn",
+    *,
+    prior: tuple[float, float] = (1.0, 1.0),
+    iterations: int = 50,
+    tol: float = 1e-6,
+    min_impressions: int = 1,
+    max_position: int | None = None,
+    coec_expected: CoecExpected = "rows",
+    impression_col: str = IMPRESSION,
+    query_col: str = QUERY,
+    doc_col: str = DOC,
+    position_col: str = POSITION,
+    clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+) -> ClickModel:
+    """:func:`click_model`: the one list of its and :func:`click_judgments`' keyword options
+    (both show it: :func:`irframe.functions.options_of`)."""
     where = "click_model"
     name = _check_model(model)
     alpha_beta = check_prior(prior, where)
-    best_position = _check_coec_expected(o["coec_expected"], name)
+    best_position = _check_coec_expected(coec_expected, name)
     check_positive_int(iterations, "iterations", where)
     check_positive_int(min_impressions, "min_impressions", where)
-    columns = {k: o[k] for k in ("impression_col", "query_col", "doc_col", "position_col", "clicked_col")}
+    columns = {
+        "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
+        "position_col": position_col, "clicked_col": clicked_col,
+    }  # fmt: skip
     with open_log(
-        log, where=where, columns=columns, max_position=o["max_position"], memory_limit=o["memory_limit"],
-        buckets=o["buckets"], tmp_dir=o["tmp_dir"],
+        log, where=where, columns=columns, max_position=max_position, memory_limit=memory_limit,
+        buckets=buckets, tmp_dir=tmp_dir,
     ) as clog:  # fmt: skip
         tables = _fit(clog, name, alpha_beta, iterations, best_position=best_position)
     pairs = tables.pairs.with_columns(_relevance(tables.pairs, name).cast(pl.Float64).alias("relevance"))
@@ -138,6 +158,46 @@ def _click_model(log: Any, model: object, o: Mapping[str, Any]) -> ClickModel:
             "Hint: raise iterations."
         )
     return _result(clog, name, kept, tables=tables, left_out=left_out, n_pairs=pairs.height)
+
+
+class ClickModelOptions(TypedDict, total=False):
+    """The keyword options of :func:`click_model` and :func:`click_judgments`, for the type
+    checkers (``tests/meta/test_signatures.py`` keeps them equal to ``_click_model``'s)."""
+
+    prior: tuple[float, float]
+    iterations: int
+    tol: float
+    min_impressions: int
+    max_position: int | None
+    coec_expected: CoecExpected
+    impression_col: str
+    query_col: str
+    doc_col: str
+    position_col: str
+    clicked_col: str
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+@options_of(_click_model)
+def click_model(log: Any, model: ModelName = "sdbn", **options: Unpack[ClickModelOptions]) -> ClickModel:
+    """Fit a click model on an impression log: per-pair judgments and the model's parameters.
+
+    Parameters and the models are those of :func:`click_judgments`, which returns this
+    result's ``judgments``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2], "query_id": "q",
+    ...                     "doc_id": ["a", "b", "b", "a"], "position": [1, 2, 1, 2],
+    ...                     "clicked": [0, 1, 1, 0]})
+    >>> fit = click_model(log, "dcm")
+    >>> fit.positions.select("position", "continuation").rows()
+    [(1, 0.3333333333333333), (2, 0.3333333333333333)]
+    """
+    return _click_model(log, model, **options)
 
 
 def _result(
@@ -163,46 +223,8 @@ def _result(
     )
 
 
-class ClickModelOptions(TypedDict, total=False):
-    """The keyword options of :func:`click_judgments` and :func:`click_model`, for the type
-    checkers (``click_model``'s ``**options``; ``tests/meta/test_signatures.py`` keeps them
-    equal to ``click_judgments``' keyword-only parameters, their one list)."""
-
-    prior: tuple[float, float]
-    iterations: int
-    tol: float
-    min_impressions: int
-    max_position: int | None
-    coec_expected: CoecExpected
-    impression_col: str
-    query_col: str
-    doc_col: str
-    position_col: str
-    clicked_col: str
-    memory_limit: int | str | None
-    buckets: int | None
-    tmp_dir: str | os.PathLike[str] | None
-
-
-def click_judgments(
-    log: Any,
-    model: ModelName = "sdbn",
-    *,
-    prior: tuple[float, float] = (1.0, 1.0),
-    iterations: int = 50,
-    tol: float = 1e-6,
-    min_impressions: int = 1,
-    max_position: int | None = None,
-    coec_expected: CoecExpected = "rows",
-    impression_col: str = IMPRESSION,
-    query_col: str = QUERY,
-    doc_col: str = DOC,
-    position_col: str = POSITION,
-    clicked_col: str = CLICKED,
-    memory_limit: int | str | None = None,
-    buckets: int | None = None,
-    tmp_dir: str | os.PathLike[str] | None = None,
-) -> Any:
+@options_of(_click_model)
+def click_judgments(log: Any, model: ModelName = "sdbn", **options: Unpack[ClickModelOptions]) -> Any:
     """Turn an impression log into judgments (qrels) with a click model.
 
     Parameters
@@ -323,24 +345,4 @@ def click_judgments(
     │ b      ┆ 0.5625    ┆ 0.75           ┆ 0.75         │
     └────────┴───────────┴────────────────┴──────────────┘
     """
-    return _click_model(log, model, keywords_of(click_judgments, locals())).judgments
-
-
-@shows_keywords_of(click_judgments)
-def click_model(log: Any, model: ModelName = "sdbn", **options: Unpack[ClickModelOptions]) -> ClickModel:
-    """Fit a click model on an impression log: per-pair judgments and the model's parameters.
-
-    Parameters and the models are those of :func:`click_judgments`, which returns this
-    result's ``judgments``.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2], "query_id": "q",
-    ...                     "doc_id": ["a", "b", "b", "a"], "position": [1, 2, 1, 2],
-    ...                     "clicked": [0, 1, 1, 0]})
-    >>> fit = click_model(log, "dcm")
-    >>> fit.positions.select("position", "continuation").rows()
-    [(1, 0.3333333333333333), (2, 0.3333333333333333)]
-    """
-    return _click_model(log, model, with_defaults(click_judgments, options))
+    return _click_model(log, model, **options).judgments

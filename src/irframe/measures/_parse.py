@@ -337,9 +337,27 @@ def _parse_text(text: str) -> Measure:
         return Measure.parsed(fam.name, None, {**params, fam.at_param: m["k"]}, text)
     cutoff = _cutoff(text, _written_cutoff(params, m["k"], text))
     if fam.cutoff == "required" and cutoff is None:
-        msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1)."
+        msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1).{_trec_defaults_hint(text)}"
         raise InvalidParameterError(msg)
     return Measure.parsed(fam.name, cutoff, params, text)
+
+
+def _trec_defaults_hint(text: str) -> str:
+    """For a bare trec_eval name (``P``): what trec_eval's ``-m P`` means and how to ask for it.
+
+    Examples
+    --------
+    >>> print(_trec_defaults_hint("P")[:80])
+     trec_eval's -m P means its default cutoffs (P_5 ... P_1000): write 'P.5,10,15,2
+    """
+    names = trec_bases().get(text)
+    if not names:
+        return ""
+    values = ",".join(n[len(text) + 1 :] for n in names)
+    return (
+        f" trec_eval's -m {text} means its default cutoffs ({names[0]} ... {names[-1]}): write "
+        f"'{text}.{values}' (as the command line's -m {text} does); ir_measures refuses a bare {text} too."
+    )
 
 
 def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
