@@ -25,6 +25,8 @@ from irframe.measures._base import (
 from irframe.measures._peers import dcg_as_gain, from_ir_measures, is_ir_measures
 
 __all__ = [
+    "Measures",
+    "Parsed",
     "parse_measure",
     "parse_measures",
     "to_trec_name",
@@ -360,7 +362,19 @@ def _trec_defaults_hint(text: str) -> str:
     )
 
 
-def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
+class Parsed(list[tuple[str, Measure]]):
+    """Measures parsed once: the ``(label, Measure)`` pairs of :func:`parse_measures`, handed
+    down whole to the steps of one call (:func:`parse_measures` returns it as it is; a
+    list, as it always was, that no step changes)."""
+
+    __slots__ = ()
+
+
+# what a step that parses measures takes: the caller's, or parsed already
+Measures = str | Measure | Iterable[str | Measure] | Parsed
+
+
+def parse_measures(measures: Measures) -> Parsed:
     """Parse one or many measures into ``(label, Measure)`` pairs.
 
     The label is the caller's own spelling (the output column name); a ``Measure``
@@ -374,6 +388,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
     >>> parse_measures(["P.5,10", "ndcg_cut.10"])  # trec_eval's -m syntax
     [('P_5', P@5), ('P_10', P@10), ('ndcg_cut_10', nDCG(gain=linear)@10)]
     """
+    if isinstance(measures, Parsed):
+        return measures
     items: Sequence[str | Measure]
     single = isinstance(measures, str | Measure) or is_ir_measures(measures)
     items = [measures] if single else list(measures)  # type: ignore[list-item]
@@ -392,4 +408,4 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
         else:
             m = parse_measure(item)
             out.setdefault(str(m), m)
-    return list(out.items())
+    return Parsed(out.items())
