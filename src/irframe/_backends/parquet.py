@@ -55,20 +55,19 @@ __all__ = ["Parquet", "bucket_expr", "choose_buckets", "evaluate_options", "pars
 
 
 BUCKET = "__irframe_bucket"
-# Model of the peak memory, measured on synthetic logs (benchmarks/outofcore.py):
-# ~0.5 GB for the interpreter, polars and its thread pools, plus ~3x one bucket's in-memory
-# size (the joined rows, the per-query lists and their exploded copy); the bucketing pass
-# needs ~5 MB more per bucket (one open parquet writer each).
+# Model of the peak memory, measured on synthetic logs (benchmarks/outofcore.py; decisions.md,
+# parquet-memory-model): a base for the interpreter, polars and its thread pools, plus a
+# multiple of one bucket's in-memory size (the joined rows, the per-query lists and their
+# exploded copy); the bucketing pass needs one open parquet writer per bucket more.
 _BASE_BYTES = 512 * 2**20
 _EXPANSION = 3.0
 _WRITER_BYTES = 5 * 2**20
 _MIN_BUCKET_BYTES = 16 * 2**20
-# Buckets of ~64 MB are also the fastest: on 1e8 rows (3.8 GB in memory) 64 buckets took
-# 81 s and 0.85 GB, 8 buckets 181 s and 1.8 GB (the per-query sort and explode stay in cache).
+# Buckets of this size are also the fastest (the per-query sort and explode stay in cache:
+# benchmarks/results/decisions.md, parquet-fast-buckets).
 _FAST_BUCKET_BYTES = 64 * 2**20
-# Every bucket holding a query costs a pass (~10 ms; empty ones are skipped since 2026-11-30,
-# before which 200000 buckets on 5 rows took 11 minutes). The automatic choice stays far
-# below (1 TB under a 600 MB limit: ~32500).
+# Every bucket holding a query costs a pass (empty ones are skipped); the automatic choice
+# stays far below this (benchmarks/results/decisions.md, max-buckets).
 MAX_BUCKETS = 65536
 # A bucket's output (per-query rows, or sums) is kept in memory up to this size, and
 # written next to the bucket files above it: the means' sums stay in memory, in bucket

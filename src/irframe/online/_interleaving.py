@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from irframe._distributions import binomial_two_sided
 from irframe._input.frames import from_lazy
 from irframe._input.logs import IMPRESSION, QUERY
 from irframe._input.params import check_level, check_resamples, check_seed
@@ -19,7 +20,6 @@ from irframe.online._credit import balanced_credit, probabilistic_credit, team_c
 from irframe.online._interleave import METHODS
 from irframe.online._log import eager_origin, read_online_log
 from irframe.online._runs import Rankings, read_rankings
-from irframe.online._stats import binomial_two_sided
 from irframe.stats import CORRECTIONS, adjust_p_values
 
 __all__ = ["InterleavingResult", "interleaving"]
