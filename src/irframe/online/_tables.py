@@ -16,7 +16,7 @@ from typing import Literal
 import polars as pl
 
 from irframe._input.columns import natural_order
-from irframe._input.logs import IMPRESSION, POSITION, check_impressions, impression_checks
+from irframe._input.logs import IMPRESSION, POSITION, check_impressions, clean_sorted_log, impression_checks
 from irframe.exceptions import InvalidDataError
 from irframe.online._dask import dask_rows, per_partition
 from irframe.online._log import (
@@ -37,6 +37,7 @@ _ALL = "_all"
 _SUMS = ("_sx", "_sy", "_sxx", "_syy", "_sxy")
 _CHK = "_chk_"
 _SESSION_FAMILIES = ("Reformulation", "SuccessfulSession")
+_TIMES = (IMPRESSION, "session_id", "timestamp", "_ttfc")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,12 @@ def _engine(olog: OnlineLog) -> Literal["auto", "streaming"]:
 def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str]) -> pl.DataFrame:
     """One pass over the log: the impression table, the log's checks and the experiment's
     (:func:`irframe._input.logs.impression_checks`, :func:`attribute_checks`) run on it."""
+    if _clean_sorted(olog, keep):
+        # every check proved on the rows: the impression table without them, on sorted keys
+        lf = olog.lf.with_columns(pl.col(IMPRESSION).set_sorted())
+        imp = impression_table(lf, metrics, keep).collect()
+        check_times(imp.lazy().select(c for c in _TIMES if c in imp.columns))
+        return imp
     checks = [*impression_checks(_CHK), *attribute_checks(keep)]
     if olog.dask is None:
         imp = impression_table(olog.lf, metrics, keep, checks).collect(engine=_engine(olog))
@@ -94,9 +101,22 @@ def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequenc
     if imp.get_column(UNIT).null_count():
         msg = f"The log's unit column {olog.names.get('unit')!r} has nulls; every impression needs its unit."
         raise InvalidDataError(msg)
-    times = [c for c in (IMPRESSION, "session_id", "timestamp", "_ttfc") if c in imp.columns]
-    check_times(imp.lazy().select(times))
+    check_times(imp.lazy().select(c for c in _TIMES if c in imp.columns))
     return imp
+
+
+def _clean_sorted(olog: OnlineLog, keep: Sequence[str]) -> bool:
+    """Whether an in-memory log is sorted by (impression, position) and passes every check of
+    the general path (:func:`irframe._input.logs.clean_sorted_log`, one row-wise pass, with
+    the unit, arm, segments and session constant within an impression and the unit never
+    null).  Then the impression table needs no per-impression checks: no ``n_unique``, no
+    hashes; a log that is not sorted (or has a problem) takes the general path, which names it."""
+    if olog.dask is not None or _engine(olog) != "auto":
+        return False
+    proof = clean_sorted_log(olog.lf.collect_schema(), keep)
+    if proof is None:
+        return False
+    return bool(olog.lf.select(proof & pl.col(UNIT).is_not_null().all()).collect().item())
 
 
 def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
