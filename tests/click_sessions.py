@@ -110,3 +110,26 @@ def simulated_log(
     )
     truth = {(f"q{i}", f"d{j}"): float(rel[i, j]) for i in range(n_queries) for j in range(n_docs)}
     return log, truth
+
+
+def slate_log(seed: int, n: int = 200, slots: int = 3, n_queries: int = 1) -> pl.DataFrame:
+    """``n`` random slates of ``slots`` rows with obp's propensity columns (slate, item at its
+    position, cascade: cumulative) of a logging and an evaluation policy, over ``n_queries``
+    queries (``q``: one query; else ``q0``, ``q1``... by impression)."""
+    rng = np.random.default_rng(seed)
+    slate_b, slate_e = rng.uniform(0.05, 1.0, n), rng.uniform(0.0, 1.0, n)
+    item_b, item_e = rng.uniform(0.05, 1.0, (n, slots)), rng.uniform(0.0, 1.0, (n, slots))
+    casc_b, casc_e = np.cumprod(item_b, axis=1), np.cumprod(item_e, axis=1)
+    impressions = np.repeat(np.arange(n), slots)
+    queries = ["q"] * (n * slots) if n_queries == 1 else [f"q{i % n_queries}" for i in impressions]
+    return pl.DataFrame(
+        {
+            "impression_id": impressions, "query_id": queries,
+            "doc_id": [f"d{i}" for i in rng.integers(0, 9, n * slots)],
+            "position": np.tile(np.arange(1, slots + 1), n),
+            "clicked": rng.integers(0, 2, n * slots), "pscore": np.repeat(slate_b, slots),
+            "evaluation_policy_pscore": np.repeat(slate_e, slots), "pscore_item_position": item_b.ravel(),
+            "evaluation_policy_pscore_item_position": item_e.ravel(), "pscore_cascade": casc_b.ravel(),
+            "evaluation_policy_pscore_cascade": casc_e.ravel(),
+        }
+    )  # fmt: skip

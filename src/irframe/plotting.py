@@ -250,9 +250,7 @@ def plot_check(result: CheckResult, *, ax: Axes | None = None) -> Axes:
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['R@100 (regression)', 'nDCG@10', 'RR']
     """
-    from irframe._check.render import ordered_rows
-
-    return check_forest(result, ordered_rows(result), ax=ax)
+    return check_forest(result, result._ordered_rows(), ax=ax)
 
 
 def plot_power_curve(curve: Any, *, target: float = 0.8, ax: Axes | None = None) -> Axes:

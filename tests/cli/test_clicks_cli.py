@@ -101,17 +101,17 @@ def test_warnings_go_to_stderr(log_files: tuple[Path, pl.DataFrame]) -> None:
     assert "fewer than min_impressions=100000" in res.stderr
 
 
-@pytest.mark.parametrize("action", ["bias", "judgments"])
-def test_memory_limit_gives_the_in_memory_numbers(log_files: tuple[Path, pl.DataFrame], action: str) -> None:
-    folder = log_files[0]
-    base = (
-        "clicks",
-        action,
-        str(folder),
-        "--precision",
-        "15",
-        *(["--bootstrap", "20"] if action == "bias" else []),
-    )
+@pytest.mark.parametrize("action", ["bias", "judgments", "counterfactual"])
+def test_memory_limit_gives_the_in_memory_numbers(
+    log_files: tuple[Path, pl.DataFrame], action: str, tmp_path: Path
+) -> None:
+    folder, log = log_files
+    extra = {"bias": ["--bootstrap", "20"], "judgments": []}.get(action)
+    if extra is None:  # counterfactual: theta estimated from the log (out of core too), then IPS
+        run = log.group_by("query_id", "doc_id").agg(pl.col("clicked").mean().alias("score"))
+        run.write_csv(tmp_path / "run.tsv", separator="\t")
+        extra = ["--run", f"new={tmp_path / 'run.tsv'}", "--bias-method", "em", "--bootstrap", "20"]
+    base = ("clicks", action, str(folder), "--precision", "15", *extra)
     in_memory, out_of_core = run_cli(*base), run_cli(*base, "--memory-limit", "1GB")
     assert in_memory.returncode == Exit.OK, in_memory.stderr
     assert out_of_core.returncode == Exit.OK, out_of_core.stderr

@@ -40,6 +40,44 @@ def test_coec_by_hand() -> None:
     assert _rel("coec") == pytest.approx({"a": 1 / (5 / 3), "b": 2.0, "c": 0.0}, abs=1e-12)
 
 
+def test_opensearch_best_position_coec_by_hand() -> None:
+    """OpenSearch Search Relevance Workbench's COEC: CTR(the pair's best position) x its rows."""
+    log = pl.DataFrame(
+        {
+            "impression_id": [4, 4, 5, 5, 6, 6, 7, 7],
+            "query_id": "r",
+            "doc_id": ["x", "w", "x", "w", "y", "x", "y", "w"],
+            "position": [1, 2, 1, 2, 1, 2, 1, 2],
+            "clicked": [0, 1, 1, 0, 0, 0, 0, 1],
+        }
+    )
+    # CTR: position 1 1/4 (x in impression 5), position 2 2/4 (w in 4 and 7)
+    # x: shown at 1, 1, 2 (best 1), 1 click: 1 / (1/4 x 3) = 4/3 (rows: 1 / (1/4 + 1/4 + 1/2) = 1)
+    # w: shown at 2, 2, 2 (best 2), 2 clicks: 2 / (1/2 x 3) = 4/3;  y: best 1, no click: 0
+    fit = ic.click_model(log, "coec", coec_expected="best_position")
+    got = fit.judgments.select("doc_id", "best_position", "expected_clicks", "coec", "relevance").rows()
+    assert got == [
+        ("w", 2, pytest.approx(3 / 2), pytest.approx(4 / 3), pytest.approx(4 / 3)),
+        ("x", 1, pytest.approx(3 / 4), pytest.approx(4 / 3), pytest.approx(4 / 3)),
+        ("y", 1, pytest.approx(2 / 4), 0.0, 0.0),
+    ]
+    rows = dict(ic.click_judgments(log, "coec").select("doc_id", "relevance").rows())
+    assert rows == pytest.approx({"w": 4 / 3, "x": 1.0, "y": 0.0})
+    # best position never clicked in the whole log (CTR 0): expected 0, COEC 0 as OpenSearch's,
+    # though b was clicked at position 2 (rows: 1 / (1/2 + 0) = 2)
+    zero = pl.DataFrame(
+        {"impression_id": [1, 1, 2, 2], "query_id": "q", "doc_id": ["a", "b", "b", "a"],
+         "position": [1, 2, 1, 2], "clicked": [0, 1, 0, 0]}
+    )  # fmt: skip
+    best = ic.click_judgments(zero, "coec", coec_expected="best_position")
+    assert best.select("doc_id", "expected_clicks", "coec").rows() == [("a", 0.0, 0.0), ("b", 0.0, 0.0)]
+    assert ic.click_judgments(zero, "coec")["coec"].to_list() == [0.0, 2.0]
+    with pytest.raises(InvalidParameterError, match="'coec_expected' parameter of click_model"):
+        ic.click_judgments(zero, "sdbn", coec_expected="best_position")
+    with pytest.raises(InvalidParameterError, match="did you mean 'best_position'"):
+        ic.click_judgments(zero, "coec", coec_expected="best_postion")  # type: ignore[arg-type]
+
+
 def test_cascade_by_hand() -> None:
     # rows at or above the first click: a 0/2, b 2/3, c 0/1; Beta(1, 1): (1 + k) / (2 + n)
     assert _rel("cm") == pytest.approx({"a": 1 / 4, "b": 3 / 5, "c": 1 / 3}, abs=1e-12)

@@ -17,7 +17,7 @@ import pytest
 
 import irframe
 import irframe.clicks as ic
-from click_sessions import generated_log
+from click_sessions import generated_log, slate_log
 from irframe._backends import parquet
 from irframe.exceptions import ClickLogWarning, DuplicateRowsError, InvalidDataError, InvalidParameterError
 
@@ -194,3 +194,86 @@ def test_bad_out_of_core_parameters_name_the_function(bundled: pl.DataFrame) -> 
     fit = ic.click_model(bundled, "cm", memory_limit="1GB")  # (a small log under a large limit: one pass)
     assert fit.summary["n_buckets"] == 1
     _assert_same(fit, ic.click_model(bundled, "cm"))
+
+
+def _frame(f: object) -> pl.DataFrame:
+    if isinstance(f, pl.LazyFrame):
+        return f.collect()
+    return pl.from_pandas(f) if isinstance(f, pd.DataFrame) else f  # type: ignore[return-value]
+
+
+def assert_same_table(got: object, want: object, tol: float = 1e-12) -> None:
+    """The same columns, keys and counts exactly, floats to ``tol`` (nulls where the other has them)."""
+    g, w = _frame(got), _frame(want)
+    assert g.columns == w.columns
+    floats = [c for c in w.columns if w[c].dtype.is_float()]
+    assert g.drop(floats).equals(w.drop(floats))
+    for c in floats:
+        assert (g[c].is_null() == w[c].is_null()).all(), c
+        assert ((g[c] - w[c]).abs().max() or 0.0) <= tol, c
+
+
+@pytest.fixture(scope="module")
+def clicks_data() -> irframe.datasets.ClickData:
+    return irframe.datasets.click_log()
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_counterfactual_in_buckets_equals_in_memory(
+    clicks_data: irframe.datasets.ClickData, per_query: bool, tmp_path: Path
+) -> None:
+    """IPS of three rankings (compared, bootstrapped, clipped) bucket by bucket: the in-memory
+    numbers (themselves checked by hand and on simulations in test_counterfactual.py)."""
+    log, runs, theta = clicks_data.log, clicks_data.runs, clicks_data.theta
+    kw = {"propensities": theta, "clip": 5.0, "per_query": per_query, "n_bootstrap": 50}
+    want = ic.counterfactual(log, runs, ["DCG@5", "Clicks@3"], **kw)  # type: ignore[arg-type]
+    got = ic.counterfactual(log.lazy(), runs, ["DCG@5", "Clicks@3"], buckets=5, tmp_dir=tmp_path, **kw)  # type: ignore[arg-type]
+    assert_same_table(got, want)
+    assert list(tmp_path.iterdir()) == []
+    n_systems = runs["system"].n_unique()
+    assert _frame(want).height == n_systems * (60 if per_query else 2)
+
+
+def test_counterfactual_parquet_files_and_errors(files: tuple[pl.DataFrame, Path]) -> None:
+    log, path = files
+    run = (
+        log.select("query_id", "doc_id")
+        .unique()
+        .with_columns(pl.col("doc_id").rank("ordinal").over("query_id").alias("rank"))
+    )
+    theta = dict.fromkeys(range(1, 10), 0.5) | {1: 1.0}
+    want = ic.counterfactual(log, run, ["DCG@10"], propensities=theta, n_bootstrap=20)
+    assert_same_table(
+        ic.counterfactual(path, run, ["DCG@10"], propensities=theta, n_bootstrap=20, buckets=6), want
+    )
+    short = {k: v for k, v in theta.items() if k != 9}  # (clicks at position 9: not covered)
+    with pytest.raises(InvalidDataError, match=r"position\(s\) \[9\]") as got_error:
+        ic.counterfactual(path, run, ["DCG@10"], propensities=short, buckets=6)
+    with pytest.raises(InvalidDataError) as want_error:
+        ic.counterfactual(log, run, ["DCG@10"], propensities=short)
+    assert str(got_error.value) == str(want_error.value)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        "sips",
+        "sniips",
+        *(pytest.param(e, marks=pytest.mark.deep) for e in ("iips", "rips", "snsips", "snrips")),
+    ],
+)
+def test_slate_estimators_in_buckets_equal_in_memory(estimator: str) -> None:
+    log = slate_log(3, n=300, n_queries=11)
+    want = ic.counterfactual(log, estimator=estimator, n_bootstrap=50)  # type: ignore[arg-type]
+    got = ic.counterfactual(log.lazy(), estimator=estimator, n_bootstrap=50, buckets=4)  # type: ignore[arg-type]
+    assert_same_table(got, want)
+    bad = log.with_columns(
+        pl.when(pl.col("impression_id") == 7).then(2.0).otherwise(pl.col("pscore")).alias("pscore")
+    )
+    with pytest.raises(InvalidDataError, match=r"'pscore' has 2\.0 at impression 7"):
+        ic.counterfactual(bad.lazy(), estimator="sips", buckets=4)
+
+
+def test_opensearch_coec_in_buckets_equals_in_memory(bundled: pl.DataFrame) -> None:
+    got = _fit(bundled.lazy(), "coec", buckets=4, coec_expected="best_position")
+    _assert_same(got, _fit(bundled, "coec", coec_expected="best_position"))

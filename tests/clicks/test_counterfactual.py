@@ -11,7 +11,7 @@ import pytest
 
 import irframe.clicks as ic
 from click_oracles import obp_slate_value
-from click_sessions import simulated_log
+from click_sessions import simulated_log, slate_log
 from irframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
@@ -124,27 +124,9 @@ def test_errors_name_the_fix() -> None:
         ic.counterfactual(LOG, estimator="sipps")  # type: ignore[arg-type]
 
 
-def _slate_log(seed: int, n: int = 200, slots: int = 3) -> pl.DataFrame:
-    rng = np.random.default_rng(seed)
-    slate_b, slate_e = rng.uniform(0.05, 1.0, n), rng.uniform(0.0, 1.0, n)
-    item_b, item_e = rng.uniform(0.05, 1.0, (n, slots)), rng.uniform(0.0, 1.0, (n, slots))
-    casc_b, casc_e = np.cumprod(item_b, axis=1), np.cumprod(item_e, axis=1)
-    return pl.DataFrame(
-        {
-            "impression_id": np.repeat(np.arange(n), slots), "query_id": "q",
-            "doc_id": [f"d{i}" for i in rng.integers(0, 9, n * slots)],
-            "position": np.tile(np.arange(1, slots + 1), n),
-            "clicked": rng.integers(0, 2, n * slots), "pscore": np.repeat(slate_b, slots),
-            "evaluation_policy_pscore": np.repeat(slate_e, slots), "pscore_item_position": item_b.ravel(),
-            "evaluation_policy_pscore_item_position": item_e.ravel(), "pscore_cascade": casc_b.ravel(),
-            "evaluation_policy_pscore_cascade": casc_e.ravel(),
-        }
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("estimator", ["sips", "iips", "rips", "snsips", "sniips", "snrips"])
 def test_slate_estimators_equal_obp(estimator: str) -> None:
-    log = _slate_log(1)
+    log = slate_log(1)
     kind = {"sips": "", "iips": "_item_position", "rips": "_cascade"}[estimator.removeprefix("sn")]
     expected = obp_slate_value(
         log["impression_id"].to_list(), log["clicked"].cast(pl.Float64).to_list(),
@@ -158,18 +140,18 @@ def test_slate_estimators_equal_obp(estimator: str) -> None:
 
 
 def test_slate_propensities_checked() -> None:
-    log = _slate_log(2, n=5).with_columns(
+    log = slate_log(2, n=5).with_columns(
         pl.when(pl.col("impression_id") == 3).then(0.0).otherwise(pl.col("pscore")).alias("pscore")
     )
     with pytest.raises(InvalidDataError, match=r"'pscore' has 0\.0 at impression 3"):
         ic.counterfactual(log, estimator="sips")
-    bad = _slate_log(2, n=5).with_columns(pl.col("pscore_item_position").alias("pscore"))
+    bad = slate_log(2, n=5).with_columns(pl.col("pscore_item_position").alias("pscore"))
     with pytest.raises(InvalidDataError, match="estimator='iips' or 'rips'"):
         ic.counterfactual(bad, estimator="sips")
-    renamed = _slate_log(2, n=5).rename({"pscore_cascade": "logged"})
+    renamed = slate_log(2, n=5).rename({"pscore_cascade": "logged"})
     with pytest.raises(ColumnNotFoundError, match=r"did you mean pscore_col="):
         ic.counterfactual(renamed, estimator="rips")
     out = ic.counterfactual(renamed, estimator="rips", pscore_col="logged", n_bootstrap=0)
     assert (
-        out["value"][0] == ic.counterfactual(_slate_log(2, n=5), estimator="rips", n_bootstrap=0)["value"][0]
+        out["value"][0] == ic.counterfactual(slate_log(2, n=5), estimator="rips", n_bootstrap=0)["value"][0]
     )

@@ -73,7 +73,7 @@ def test_text_and_markdown_show_the_overall_rows(report: irframe.ComparisonRepor
 
 
 def test_the_page_headline_counts_the_overall_comparison(report: irframe.ComparisonReport) -> None:
-    from irframe._compare.html import headline, page_tables  # (the page's parts, without its plots)
+    from irframe._report.compare import headline, page_tables  # (the page's parts, without its plots)
 
     assert headline(report).startswith(
         "1 of 4 comparisons significant after Holm correction (alpha = 0.05): new better on v (+0.1000"

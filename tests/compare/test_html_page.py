@@ -80,7 +80,9 @@ def test_user_text_is_escaped(compare_page: str, check_result: Any) -> None:
 def test_the_compare_page_holds_the_reports_numbers(compare_page: str) -> None:
     report = irframe.compare_report(G.runs, G.qrels, ["nDCG@10", "R@100"], baseline="bm25", queries=G.queries)
     page = report.html_page()
-    header, rows = report._detail_rows()
+    from irframe._report.compare import _detail_rows
+
+    header, rows = _detail_rows(report)
     ci, p, p_adj = header.index("95% CI"), header.index("p"), header.index("p_adj")
     for row in rows:  # every CI and p-value of the text report, as printed there
         assert f'<td class="num">{row[ci]}</td>' in page

@@ -17,6 +17,7 @@ import pytest
 
 import irframe
 import irframe.clicks as ic
+from click_sessions import slate_log
 from irframe.exceptions import ClickLogWarning, InvalidDataError, InvalidParameterError
 
 dd = pytest.importorskip("dask.dataframe")
@@ -88,3 +89,20 @@ def test_dask_errors_as_in_memory(client: None, log: pl.DataFrame) -> None:
     assert str(got.value) == str(want.value)
     with pytest.raises(InvalidParameterError, match="'memory_limit' parameter of click_model"):
         ic.click_model(_ddf(log), "cm", memory_limit="1GB")
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_counterfactual_on_dask_equals_in_memory(client: None, per_query: bool) -> None:
+    data = irframe.datasets.click_log()
+    kw: dict[str, Any] = {"propensities": data.theta, "clip": 5.0, "per_query": per_query, "n_bootstrap": 50}
+    got = ic.counterfactual(_ddf(data.log), data.runs, ["DCG@5", "Clicks@3"], buckets=4, **kw)
+    want = ic.counterfactual(data.log, data.runs, ["DCG@5", "Clicks@3"], **kw)
+    assert isinstance(got, pd.DataFrame)
+    _close(pl.from_pandas(got), want)
+
+
+@pytest.mark.parametrize("estimator", _deep_unless(("sips", "sniips"), ic.ESTIMATORS[1:]))
+def test_slate_estimators_on_dask_equal_in_memory(client: None, estimator: str) -> None:
+    log = slate_log(3, n=300, n_queries=11)
+    got = ic.counterfactual(_ddf(log), estimator=estimator, n_bootstrap=50, buckets=3)
+    _close(pl.from_pandas(got), ic.counterfactual(log, estimator=estimator, n_bootstrap=50))

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import irframe
 from helpers import examples
-from irframe._compare.report import resample_count, unreachable_note
+from irframe._compare.report import resample_count
+from irframe._report.compare import unreachable_note
 from irframe._resample import _exact_table, reusing_draws
 from irframe.stats import bootstrap_ci, bootstrap_test, paired_test, randomization_test
 

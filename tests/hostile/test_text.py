@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 
 import irframe
 from helpers import examples
+from irframe import online
 from irframe._compare import compare_report
 from irframe._escape import html as html_text
 from irframe._escape import latex, markdown, terminal
 from irframe.datasets import golden
+from online_logs import ab_log
 
 HOSTILE = [
     "</details><script>alert(1)</script>",
@@ -66,6 +68,12 @@ COMPARE = compare_report({SYSTEMS[s]: _run(s) for s in SYSTEMS}, QRELS, ["RR", "
                          queries=QUERIES, n_permutations=500, n_bootstrap=500)  # fmt: skip
 EVERY_PAIR = compare_report({SYSTEMS[s]: _run(s) for s in SYSTEMS}, QRELS, ["RR"], pairs="all",
                             n_permutations=500, n_bootstrap=500)  # fmt: skip
+# an A/B test whose treatment arm and segments are hostile names (the online reports)
+ONLINE = online.compare_report(
+    ab_log(60).with_columns(pl.col("arm").replace({"B": SYSTEMS["bm25"]}),
+                            pl.col("device").replace({"mobile": HOSTILE[0], "desktop": HOSTILE[1]})),
+    "CTR", control="A", by="device",
+)  # fmt: skip
 
 
 def test_the_hostile_text_is_in_the_reports() -> None:
@@ -83,8 +91,9 @@ def test_the_hostile_text_is_in_the_reports() -> None:
         COMPARE.to_text(),
         COMPARE.to_text(ascii=True),
         EVERY_PAIR.to_text(),
+        ONLINE.to_text(),
     ],
-    ids=["check", "check-ascii", "compare", "compare-ascii", "every-pair"],
+    ids=["check", "check-ascii", "compare", "compare-ascii", "every-pair", "online"],
 )
 def test_a_terminal_report_sends_no_control_character(out: str) -> None:
     bad = {c for c in out if c != "\n" and not c.isprintable()}
@@ -109,8 +118,9 @@ def _tables_keep_their_cells(md: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "md", [CHECK.to_markdown(), COMPARE.to_markdown(details=True), EVERY_PAIR.to_markdown()],
-    ids=["check", "compare", "every-pair"],
+    "md", [CHECK.to_markdown(), COMPARE.to_markdown(details=True), EVERY_PAIR.to_markdown(),
+           ONLINE.to_markdown()],
+    ids=["check", "compare", "every-pair", "online"],
 )  # fmt: skip
 def test_markdown_keeps_its_folds_tables_and_lines(md: str) -> None:
     assert "\r" not in md
@@ -130,8 +140,9 @@ class _Tags(HTMLParser):
         self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.add(tag)
-        assert not attrs or tag == "div", (tag, attrs)
+        self.tags.add(tag)  # (attributes: irframe's own, the markers' and the wide tables' classes)
+        assert attrs in ([], [("class", "irframe-comparison")], [("class", "wide")], [("class", "mark-up")],
+                         [("class", "mark-down")]), (tag, attrs)  # fmt: skip
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -142,7 +153,7 @@ def test_html_holds_only_irframes_own_tags(report: object) -> None:
     page = report.to_html()  # type: ignore[attr-defined]
     parser = _Tags()
     parser.feed(page)
-    assert parser.tags <= {"div", "table", "caption", "thead", "tbody", "tr", "th", "td", "p"}
+    assert parser.tags <= {"div", "table", "caption", "thead", "tbody", "tr", "th", "td", "p", "span"}
     shown = "".join(parser.text)
     assert "<b>bm25</b> | $x$ \\ \\x1b[0m" in shown  # the name, as text
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 MeasureLike = str | Measure
 
-__all__ = ["evaluate", "evaluate_options", "is_spark_frame"]
+__all__ = ["default_parallelism", "evaluate", "evaluate_options", "is_spark_frame"]
 
 ROLE = "__irframe_role"  # 0: run row, 1: qrels row
 KEY = "__irframe_key"  # the query id as a string: the partitioning key
@@ -179,7 +179,8 @@ def _to_spark(spark: Any, frame: pl.DataFrame) -> Any:
     return spark.createDataFrame(table.cast(_plain(table.schema)))
 
 
-def _default_parallelism(spark: Any) -> int:
+def default_parallelism(spark: Any) -> int:
+    """The session's default parallelism (Spark Connect: its shuffle partitions)."""
     try:
         return int(spark.sparkContext.defaultParallelism)
     except Exception:  # Spark Connect has no SparkContext
@@ -254,7 +255,7 @@ class Spark(skeleton.Primitives):
                 F.col(qrels_query).cast("string").alias(KEY),
             )
             stacked = stacked.unionByName(q, allowMissingColumns=True)
-        n = self.num_partitions or _default_parallelism(self.spark)
+        n = self.num_partitions or default_parallelism(self.spark)
         return _Placed(run, stacked.repartition(n, KEY), run_cols, qrels_cols)
 
     def values(self, placed: _Placed, columns: list[str]) -> Any:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -34,7 +34,7 @@ from irframe._compare.weighted import W
 if TYPE_CHECKING:
     from irframe._check.result import _Gate
 
-__all__ = ["POWER", "hole_note", "hole_rows", "pool_command", "power_lines"]
+__all__ = ["POWER", "pool_command", "power_lines"]
 
 POWER = 0.8  # the power the report states
 
@@ -108,20 +108,3 @@ def _sentence(measure: str, n: int, n_eff: float | None, mde: float, how: str) -
         f"with {queries}, drops of {mde:.3g} {measure} or more are detected {100 * POWER:g}% of the "
         f"time ({how})"
     )
-
-
-def hole_note(row: Mapping[str, Any], command: str) -> str:
-    """The note of a possible hole: how many documents to judge first, and the command."""
-    where = "" if row["group"] == "all" else f" [{row['group']}]"
-    low, high = row["delta_low"], row["delta_high"]
-    return (
-        f"{row['measure']}{where} {row['delta']:+.4f} is possibly a judgment hole (judged, it could be "
-        f"{low:+.4f} to {high:+.4f}): judge {row['n_to_judge']} documents first (`{command}`)."
-    )
-
-
-def hole_rows(table: pl.DataFrame) -> list[dict[str, Any]]:
-    """The rows of the decided table that are possible holes."""
-    if "possible_hole" not in table.columns:
-        return []
-    return table.filter(pl.col("possible_hole")).to_dicts()

@@ -1,6 +1,6 @@
 """What :func:`irframe.check` found, as data: the result, the rule it applied, the judgment
 changes.  The gate (:mod:`irframe._check.gate`) computes it; the renderers (text, Markdown,
-HTML) read it and are called by its methods lazily.
+HTML: :mod:`irframe._report.check`) read it and are called by its methods lazily.
 """
 
 from __future__ import annotations
@@ -184,6 +184,12 @@ class CheckResult:
             f"measures={self.measures}, regressions={n})"
         )
 
+    def _ordered_rows(self) -> list[dict[str, Any]]:
+        """The comparison table's rows as the reports list them: the regressions first, then
+        the others, each in the table's order (overall, then the segments)."""
+        rows = list(self._table.iter_rows(named=True))
+        return [r for r in rows if r["regression"]] + [r for r in rows if not r["regression"]]
+
     @property
     def exit_code(self) -> int:
         """0 when the check passed, 1 when it found a regression (as ``irframe check``)."""
@@ -230,7 +236,7 @@ class CheckResult:
 
     def report(self, *, ascii: bool = False) -> str:
         """Plain text: the verdict, the deltas with CIs and markers, the queries that moved."""
-        from irframe._check.render import render_text
+        from irframe._report.check import render_text
 
         return render_text(self, ascii=ascii)
 
@@ -239,7 +245,7 @@ class CheckResult:
 
     def to_markdown(self) -> str:
         """The report as Markdown, for a pull-request comment."""
-        from irframe._check.render import render_markdown
+        from irframe._report.check import render_markdown
 
         return render_markdown(self)
 
@@ -248,7 +254,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data (full-precision numbers), as ``-f json`` prints it."""
-        from irframe._check.render import as_dict
+        from irframe._report.check import as_dict
 
         return as_dict(self)
 
@@ -269,7 +275,7 @@ class CheckResult:
         >>> page.startswith("<!DOCTYPE html>"), "FAIL: 1 regression" in page, "http://" in page
         (True, True, False)
         """
-        from irframe._check.html import html_page
+        from irframe._report.check import html_page
 
         return html_page(self)
 

@@ -3,14 +3,16 @@ slate policy's estimators."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
-from irframe._clicks.ips import effective_sample_size, parse_click_measures, per_query_values, theta_table
-from irframe._clicks.prepare import ClickLog, read_log
+from irframe._clicks.ips import parse_click_measures, per_query_values, theta_table
+from irframe._clicks.outofcore import open_log
+from irframe._clicks.prepare import ClickLog
 from irframe._clicks.slate import EVALUATION, LOGGING, SLATE_ESTIMATORS, slate_columns, slate_values
 from irframe._input.keys import QUERY_KEY, SYSTEM
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
@@ -104,14 +106,13 @@ def _ips_summary(
 
 
 def _slate(clog: ClickLog, estimator: str, opts: dict[str, Any]) -> pl.DataFrame:
-    names = opts["names"]
-    per_slate, iw = slate_values(clog, estimator, names)
+    per_slate, ess = slate_values(clog, estimator, opts["names"])
     x = per_slate["value"].to_numpy()
     low, high = _bootstrap(x, opts["n_bootstrap"], opts["ci"], opts["seed"])
     return pl.DataFrame(
         {
             "estimator": [estimator], "value": [float(x.sum() / x.size)], "ci_low": [low], "ci_high": [high],
-            "n_impressions": [int(x.size)], "ess": [effective_sample_size(iw)],
+            "n_impressions": [int(x.size)], "ess": [ess],
         }
     )  # fmt: skip
 
@@ -143,6 +144,9 @@ def counterfactual(
     doc_col: str = DOC,
     position_col: str = POSITION,
     clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Estimate what new rankings would score on a click log (counterfactual, off-policy).
 
@@ -183,6 +187,13 @@ def counterfactual(
         Rows below this position are left out first (counted, with a warning).
     impression_col, query_col, doc_col, position_col, clicked_col : str
         The log's columns.
+    memory_limit, buckets, tmp_dir
+        Out of core (or a dask frame's buckets), as for
+        :func:`irframe.clicks.click_judgments`: each bucket of whole queries is checked and
+        aggregated on its own (IPS: per (system, query) sums of the clicks' weighted gains;
+        the slate estimators: per-position weight sums, then per-impression rewards), the
+        small tables then reduced: the same numbers as in memory.  The runs and the
+        propensities stay in memory.
 
     Returns
     -------
@@ -228,29 +239,45 @@ def counterfactual(
     }  # fmt: skip
     if clip is not None and not (isinstance(clip, int | float) and clip > 0):
         raise InvalidParameterError.for_value("clip", _WHERE, "a number > 0 or None", clip)
-    columns = {
-        "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
-        "position_col": position_col, "clicked_col": clicked_col,
+    reading: dict[str, Any] = {
+        "where": _WHERE, "max_position": max_position, "memory_limit": memory_limit, "buckets": buckets,
+        "tmp_dir": tmp_dir, "columns": {
+            "impression_col": impression_col, "query_col": query_col, "doc_col": doc_col,
+            "position_col": position_col, "clicked_col": clicked_col,
+        },
     }  # fmt: skip
     if name != "ips":
         opts["names"] = slate_columns(name, pscore_col, evaluation_pscore_col)
         extra = {LOGGING: opts["names"][LOGGING], EVALUATION: opts["names"][EVALUATION]}
-        clog = read_log(log, where=_WHERE, columns=columns, max_position=max_position, extra=extra)
-        return clog.back(_slate(clog, name, opts))
+        with open_log(log, extra=extra, **reading) as clog:
+            return clog.back(_slate(clog, name, opts))
     measure_list = parse_click_measures(measures, _WHERE)
     theta = theta_table(propensities, _WHERE)
-    clog = read_log(log, where=_WHERE, columns=columns, max_position=max_position)
     stack = stack_runs(runs, _system_col(runs, system_col), _WHERE)
     run_cols = {
         "query_col": run_query_col, "doc_col": run_doc_col, "rank_col": rank_col, "score_col": score_col,
         "system_col": system_col,
     }  # fmt: skip
-    table, weights = per_query_values(clog, stack, measure_list, theta, clip=clip, columns=run_cols)
-    names = [m.name for m in measure_list]
-    if per_query:
-        out = table.select(
-            pl.col(SYSTEM).alias(system_col or "system"), QUERY, "n_impressions", "in_run", *names
+    with open_log(log, **reading) as clog:
+        table, ess = per_query_values(clog, stack, measure_list, theta, clip=clip, columns=run_cols)
+    return clog.back(
+        _ips_result(
+            table,
+            clog,
+            stack.systems,
+            ess,
+            opts
+            | {"per_query": per_query, "system_col": system_col, "measures": [m.name for m in measure_list]},
         )
-        return clog.back(out.rename({QUERY: clog.cols.query}).sort(system_col or "system", clog.cols.query))
-    summary = _ips_summary(table, names, stack.systems, effective_sample_size(weights["__ir_weight"]), opts)
-    return clog.back(summary.rename({"system": system_col or "system"}))
+    )
+
+
+def _ips_result(
+    table: pl.DataFrame, clog: ClickLog, systems: list[str], ess: float, opts: dict[str, Any]
+) -> pl.DataFrame:
+    """The per-query table (``per_query``) or the per-system summary, with the log's names."""
+    names, system = opts["measures"], opts["system_col"] or "system"
+    if opts["per_query"]:
+        out = table.select(pl.col(SYSTEM).alias(system), QUERY, "n_impressions", "in_run", *names)
+        return out.rename({QUERY: clog.cols.query}).sort(system, clog.cols.query)
+    return _ips_summary(table, names, systems, ess, opts).rename({"system": system})

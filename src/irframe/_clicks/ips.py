@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from irframe._clicks.prepare import CLICK, ClickLog
@@ -34,6 +35,7 @@ __all__ = ["ClickMeasure", "effective_sample_size", "parse_click_measures", "per
 
 _MEASURE = re.compile(r"^(DCG|Clicks)@(\d+)$")
 WEIGHT = "__ir_weight"
+_W_SUM, _W_SQUARES, _UNCOVERED = "__ir_w_sum", "__ir_w_squares", "__ir_uncovered"
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,67 @@ def _ranked(stack: Stack, columns: Mapping[str, str | None]) -> pl.LazyFrame:
     return ordered.select(*keys, DOC_KEY, (pl.int_range(pl.len()) + 1).over(keys).alias(RANK))
 
 
+def _part_values(
+    rows: pl.LazyFrame,
+    *,
+    ranked: pl.DataFrame,
+    systems: pl.DataFrame,
+    theta: pl.DataFrame,
+    measures: list[ClickMeasure],
+    clip: float | None,
+) -> pl.LazyFrame:
+    """One part of the log (whole queries): per (system, logged query) the measures' sums,
+    ``n_impressions``, and the query's click-weight sums and uncovered clicked positions
+    (repeated on each system's row)."""
+    rows = rows.with_columns(pl.col(QUERY).cast(pl.String).alias(QUERY_KEY))
+    impressions = rows.group_by(QUERY_KEY).agg(
+        pl.col(QUERY).first(), pl.col(IMPRESSION).n_unique().alias("n_impressions")
+    )
+    weight = (
+        (1.0 / pl.col("theta")) if clip is None else pl.min_horizontal(1.0 / pl.col("theta"), pl.lit(clip))
+    )
+    # sorted, then summed as lists in that order (a group_by sum adds threads' partial sums in
+    # any order): the same values, bit for bit, on every run and however the log is split
+    clicks = (
+        rows.filter(pl.col(CLICK) == 1)
+        .join(theta.lazy(), on=POSITION, how="left")
+        .with_columns(weight.alias(WEIGHT), pl.col(DOC).cast(pl.String).alias(DOC_KEY))
+        .sort(QUERY_KEY, IMPRESSION, POSITION)
+    )
+    per_query = clicks.group_by(QUERY_KEY, maintain_order=True).agg(
+        pl.col(WEIGHT).alias(_W_SUM),
+        (pl.col(WEIGHT) * pl.col(WEIGHT)).alias(_W_SQUARES),
+        pl.col(POSITION).filter(pl.col("theta").is_null()).unique().alias(_UNCOVERED),
+    )
+    scored = (
+        clicks.join(systems.lazy(), how="cross")
+        .join(ranked.lazy(), on=[SYSTEM, QUERY_KEY, DOC_KEY], how="left")
+        .sort(SYSTEM, QUERY_KEY, IMPRESSION, POSITION)
+        .group_by(SYSTEM, QUERY_KEY, maintain_order=True)
+        .agg(*[(m.gain() * pl.col(WEIGHT)).alias(m.name) for m in measures])
+    )
+    lists = [*[m.name for m in measures], _W_SUM, _W_SQUARES]
+    return (
+        systems.lazy()
+        .join(impressions, how="cross")
+        .join(scored, on=[SYSTEM, QUERY_KEY], how="left")
+        .join(per_query, on=QUERY_KEY, how="left")
+        .with_columns(pl.col(*lists).list.sum().fill_null(0.0))
+    )
+
+
+def _uncovered(table: pl.DataFrame) -> None:
+    """The clicked positions the propensities do not cover: an error naming them."""
+    found = table.select(pl.col(_UNCOVERED).explode().drop_nulls().unique().sort())[_UNCOVERED]
+    if found.len():
+        msg = (
+            f"The log has clicks at position(s) {found.to_list()[:10]} that the propensities do not "
+            "cover. Hint: estimate theta for every position (position_bias on the same log), or cut "
+            "the log with max_position."
+        )
+        raise InvalidDataError(msg)
+
+
 def per_query_values(
     clog: ClickLog,
     stack: Stack,
@@ -136,61 +199,34 @@ def per_query_values(
     *,
     clip: float | None,
     columns: Mapping[str, str | None],
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(per (system, logged query): the measures, n_impressions, in_run; the clicked rows'
-    IPS weights)."""
+) -> tuple[pl.DataFrame, float]:
+    """(per (system, logged query), in that order: the measures, ``n_impressions``,
+    ``in_run``; Kish's effective sample size of the clicks' IPS weights), each part of the
+    log aggregated on its own (:meth:`~irframe._clicks.prepare.ClickLog.map`)."""
     with user_terms(str(columns.get("system_col") or "system")):
-        ranked = _ranked(stack, columns)
-    rows = clog.rows.with_columns(pl.col(QUERY).cast(pl.String).alias(QUERY_KEY))
-    impressions = rows.group_by(QUERY_KEY).agg(
-        pl.col(QUERY).first(), pl.col(IMPRESSION).n_unique().alias("n_impressions")
-    )
-    weight = (
-        (1.0 / pl.col("theta")) if clip is None else pl.min_horizontal(1.0 / pl.col("theta"), pl.lit(clip))
-    )
-    clicks = (
-        rows.filter(pl.col(CLICK) == 1)
-        .join(theta.lazy(), on=POSITION, how="left")
-        .with_columns(weight.alias(WEIGHT), pl.col(DOC).cast(pl.String).alias(DOC_KEY))
-        .collect()
-    )
-    missing = clicks.filter(pl.col("theta").is_null())
-    if missing.height:
-        positions = sorted(set(missing[POSITION].to_list()))
-        msg = (
-            f"The log has clicks at position(s) {positions[:10]} that the propensities do not cover. "
-            "Hint: estimate theta for every position (position_bias on the same log), or cut the "
-            "log with max_position."
-        )
-        raise InvalidDataError(msg)
+        ranked = _ranked(stack, columns).collect()
     systems = pl.DataFrame({SYSTEM: stack.systems})
-    grid = systems.join(impressions.collect(), how="cross")
+    table = clog.map(
+        lambda rows: _part_values(
+            rows, ranked=ranked, systems=systems, theta=theta, measures=measures, clip=clip
+        )
+    ).sort(SYSTEM, QUERY_KEY)
+    _uncovered(table)
+    first = table.filter(pl.col(SYSTEM) == stack.systems[0])
+    total, squares = (float(np.sum(first[c].to_numpy())) for c in (_W_SUM, _W_SQUARES))
     in_run = ranked.select(SYSTEM, QUERY_KEY).unique().with_columns(pl.lit(value=True).alias("in_run"))
-    scored = (
-        clicks.lazy()
-        .join(systems.lazy(), how="cross")
-        .join(ranked, on=[SYSTEM, QUERY_KEY, DOC_KEY], how="left")
-        .sort(SYSTEM, QUERY_KEY, IMPRESSION, POSITION)
-        .group_by(SYSTEM, QUERY_KEY, maintain_order=True)
-        .agg(*[(m.gain() * pl.col(WEIGHT)).alias(m.name) for m in measures])
-        # summed in the sorted rows' order (a group_by sum adds threads' partial sums in any
-        # order): the same per-query values, bit for bit, on every run
-        .with_columns(*[pl.col(m.name).list.sum() for m in measures])
-    )
-    table = (
-        grid.lazy()
-        .join(scored, on=[SYSTEM, QUERY_KEY], how="left")
-        .join(in_run, on=[SYSTEM, QUERY_KEY], how="left")
+    out = (
+        table.join(in_run, on=[SYSTEM, QUERY_KEY], how="left", maintain_order="left")
         .with_columns(
-            *[(pl.col(m.name).fill_null(0.0) / pl.col("n_impressions")).alias(m.name) for m in measures],
+            *[(pl.col(m.name) / pl.col("n_impressions")).alias(m.name) for m in measures],
             pl.col("in_run").fill_null(value=False),
         )
-        .collect()
+        .drop(_W_SUM, _W_SQUARES, _UNCOVERED)
     )
-    return table, clicks.select(WEIGHT)
+    return out, effective_sample_size(total, squares)
 
 
-def effective_sample_size(weights: pl.Series) -> float:
-    """Kish's effective sample size of the IPS weights: (sum w)^2 / sum w^2."""
-    total, squares = float(weights.sum()), float((weights * weights).sum())
+def effective_sample_size(total: float, squares: float) -> float:
+    """Kish's effective sample size of IPS weights from their sum and their sum of squares:
+    (sum w)^2 / sum w^2 (nan without a weight)."""
     return total * total / squares if squares > 0 else math.nan

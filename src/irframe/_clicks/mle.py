@@ -57,16 +57,27 @@ def position_ctr(sums: pl.DataFrame) -> pl.DataFrame:
     return total.select(POSITION, (pl.col("__ir_clicks") / pl.col("__ir_rows")).alias("__ir_ctr"))
 
 
-def coec(rows: pl.LazyFrame, ctr: pl.DataFrame) -> pl.LazyFrame:
-    """Clicks over expected clicks per pair: clicks / sum of CTR(position) over its rows
-    (``ctr``: :func:`position_ctr` of the whole log)."""
-    return (
-        rows.join(ctr.lazy(), on=POSITION, how="left")
-        .group_by(PAIR)
-        .agg(*counts(), pl.col("__ir_ctr").sum().alias("expected_clicks"))
-        .with_columns((pl.col("n_clicks") / pl.col("expected_clicks")).alias("coec"))
-        .with_columns(pl.col("coec").alias("relevance"))
-    )
+def coec(rows: pl.LazyFrame, ctr: pl.DataFrame, *, best_position: bool = False) -> pl.LazyFrame:
+    """Clicks over expected clicks per pair (``ctr``: :func:`position_ctr` of the whole log):
+    expected clicks are the sum of CTR(position) over the pair's rows, or with
+    ``best_position`` CTR(the best position the pair was shown at) x its rows (OpenSearch's
+    variant, see :func:`irframe.clicks.click_judgments`), its COEC 0 where that is 0."""
+    rows = rows.join(ctr.lazy(), on=POSITION, how="left")
+    if not best_position:
+        pairs = rows.group_by(PAIR).agg(*counts(), pl.col("__ir_ctr").sum().alias("expected_clicks"))
+        ratio = pl.col("n_clicks") / pl.col("expected_clicks")
+    else:
+        best = pl.col(POSITION).min()
+        pairs = rows.group_by(PAIR).agg(
+            *counts(),
+            best.alias("best_position"),
+            pl.col("__ir_ctr").filter(pl.col(POSITION) == best).first(),
+        )
+        expected = (pl.col("__ir_ctr") * pl.col("n_impressions")).alias("expected_clicks")
+        pairs = pairs.with_columns(expected).drop("__ir_ctr")
+        ratio = pl.when(pl.col("expected_clicks") > 0).then(pl.col("n_clicks") / pl.col("expected_clicks"))
+        ratio = ratio.otherwise(0.0)
+    return pairs.with_columns(ratio.alias("coec")).with_columns(pl.col("coec").alias("relevance"))
 
 
 def _counted(rows: pl.LazyFrame, edge: str) -> pl.LazyFrame:

@@ -21,7 +21,9 @@ __all__ = ["MODELS", "ClickModel", "ModelName", "click_judgments", "click_model"
 ModelName = Literal["coec", "cm", "dcm", "sdbn", "pbm", "ubm", "dbn"]
 MODELS: tuple[str, ...] = ("coec", "cm", "dcm", "sdbn", "pbm", "ubm", "dbn")
 _EM = ("pbm", "ubm", "dbn")
-_PARAMS = ("expected_clicks", "coec", "attractiveness", "satisfaction")
+_PARAMS = ("best_position", "expected_clicks", "coec", "attractiveness", "satisfaction")
+CoecExpected = Literal["rows", "best_position"]
+_COEC_EXPECTED = ("rows", "best_position")
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,27 @@ def _check_model(model: object) -> str:
     return str(model)
 
 
-def _fit(log: ClickLog, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
+def _check_coec_expected(coec_expected: object, model: str) -> bool:
+    """Whether COEC's expected clicks come from the pair's best position (OpenSearch's)."""
+    if coec_expected not in _COEC_EXPECTED:
+        raise InvalidParameterError.not_one_of("coec_expected", "click_model", _COEC_EXPECTED, coec_expected)
+    if coec_expected != "rows" and model != "coec":
+        raise InvalidParameterError.for_value(
+            "coec_expected", "click_model", f"'rows' for model={model!r} (it is an option of model='coec')",
+            coec_expected,
+        )  # fmt: skip
+    return coec_expected == "best_position"
+
+
+def _fit(
+    log: ClickLog, model: str, prior: tuple[float, float], iterations: int, *, best_position: bool = False
+) -> EMTables:
     """The model's tables; every aggregation runs on each part of the log (:meth:`ClickLog.map`)."""
     if model == "coec":
         ctr = position_ctr(log.map(ctr_sums))
-        return EMTables(log.map(lambda rows: coec(rows, ctr)), None, None, 0, 0.0)
+        return EMTables(
+            log.map(lambda rows: coec(rows, ctr, best_position=best_position)), None, None, 0, 0.0
+        )
     if model in ("cm", "dcm", "sdbn"):
         pairs = log.map(lambda rows: mle_pairs(rows, model, prior))
         positions = continuation(log.map(dcm_sums), prior) if model == "dcm" else None
@@ -94,6 +112,7 @@ def click_model(
     tol: float = 1e-6,
     min_impressions: int = 1,
     max_position: int | None = None,
+    coec_expected: CoecExpected = "rows",
     impression_col: str = IMPRESSION,
     query_col: str = QUERY,
     doc_col: str = DOC,
@@ -121,6 +140,7 @@ def click_model(
     where = "click_model"
     name = _check_model(model)
     alpha_beta = check_prior(prior, where)
+    best_position = _check_coec_expected(coec_expected, name)
     check_positive_int(iterations, "iterations", where)
     check_positive_int(min_impressions, "min_impressions", where)
     columns = {
@@ -131,7 +151,7 @@ def click_model(
         log, where=where, columns=columns, max_position=max_position, memory_limit=memory_limit,
         buckets=buckets, tmp_dir=tmp_dir,
     ) as clog:  # fmt: skip
-        tables = _fit(clog, name, alpha_beta, iterations)
+        tables = _fit(clog, name, alpha_beta, iterations, best_position=best_position)
     pairs = tables.pairs.with_columns(_relevance(tables.pairs, name).cast(pl.Float64).alias("relevance"))
     kept = pairs.filter(pl.col("n_impressions") >= min_impressions)
     left_out = pairs.height - kept.height
@@ -181,6 +201,7 @@ def click_judgments(
     tol: float = 1e-6,
     min_impressions: int = 1,
     max_position: int | None = None,
+    coec_expected: CoecExpected = "rows",
     impression_col: str = IMPRESSION,
     query_col: str = QUERY,
     doc_col: str = DOC,
@@ -215,6 +236,9 @@ def click_judgments(
     max_position : int, optional
         Rows below this position are left out before anything else (as if never shown),
         with a warning giving their count.
+    coec_expected : {"rows", "best_position"}, default "rows"
+        ``model="coec"``: how a pair's expected clicks are counted (see Notes);
+        ``"best_position"`` is OpenSearch Search Relevance Workbench's COEC.
     impression_col, query_col, doc_col, position_col, clicked_col : str
         The log's column names.
     memory_limit : int or str, optional
@@ -229,7 +253,10 @@ def click_judgments(
         Force the number of buckets (out of core; ``1``: one pass over the scanned log).
         A ``dask.dataframe.DataFrame`` log is shuffled into this many buckets (default: its
         partitions), each checked and aggregated in a task of its own, the small per-bucket
-        tables reduced on the client: the same numbers, as pandas frames.
+        tables reduced on the client: the same numbers, as pandas frames.  A
+        ``pyspark.sql.DataFrame`` log likewise: ``repartition(buckets, query id)`` (default:
+        the session's default parallelism), one job per aggregation whose tasks send their
+        small tables to the driver (:mod:`irframe._clicks.onspark`); pandas frames back.
     tmp_dir : path, optional
         Where the bucket files go (default: the system temporary directory); removed at
         the end (see :func:`irframe.evaluate_parquet`).
@@ -251,7 +278,16 @@ def click_judgments(
     (alpha + numerator) / (alpha + beta + n)):
 
     - ``coec``: clicks over expected clicks, n_clicks / the sum over the pair's rows of
-      CTR(position), the CTR of each position over the whole log.
+      CTR(position), the CTR of each position over the whole log.  With
+      ``coec_expected="best_position"``, OpenSearch Search Relevance Workbench's variant
+      (opensearch-project/search-relevance,
+      ``src/main/java/org/opensearch/searchrelevance/judgments/clickmodel/coec/CoecClickModel.java``,
+      ``calculateCoecJudgments``, with ``model/ClickthroughRate.java``'s ``logRank``): the
+      expected clicks are CTR(the best, i.e. smallest, position the pair was shown at) x the
+      pair's rows (``n_impressions``), as if every showing had been at that position; a pair
+      whose expected clicks are 0 (its best position was never clicked in the whole log) gets
+      COEC 0, as there, even if it was clicked lower down.  The result also has
+      ``best_position``.  OpenSearch rounds the rating to 3 decimals; here it is not rounded.
     - ``cm`` (cascade, Craswell et al. 2008): attractiveness over the rows at or above the
       impression's first click; relevance = attractiveness.
     - ``dcm`` (Guo et al. 2009): attractiveness over the rows at or above the last click;
@@ -297,7 +333,8 @@ def click_judgments(
     """
     return click_model(
         log, model, prior=prior, iterations=iterations, tol=tol, min_impressions=min_impressions,
-        max_position=max_position, impression_col=impression_col, query_col=query_col,
+        max_position=max_position, coec_expected=coec_expected, impression_col=impression_col,
+        query_col=query_col,
         doc_col=doc_col, position_col=position_col, clicked_col=clicked_col,
         memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir,
     ).judgments  # fmt: skip

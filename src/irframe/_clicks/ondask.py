@@ -43,7 +43,13 @@ def _apply(
 
 
 def dask_log(
-    log: Any, *, where: str, columns: Mapping[str, str], max_position: int | None, buckets: int | None
+    log: Any,
+    *,
+    where: str,
+    columns: Mapping[str, str],
+    max_position: int | None,
+    buckets: int | None,
+    extra: Mapping[str, str | None] | None = None,
 ) -> ClickLog:
     """The Dask log as a :class:`ClickLog` whose ``map`` runs a task per query bucket."""
     from dask.base import compute, persist
@@ -53,7 +59,7 @@ def dask_log(
     check_positive_int(buckets, "buckets", where, allow_none=True)
     backend = Dask(buckets)
     schema = backend.schema(log)
-    cols = log_columns(schema, **columns, extra=None)
+    cols = log_columns(schema, **columns, extra=extra)
     placed = backend.colocate(backend.run_input(log), None, cols.query, cols.query)
     tasks = [delayed(_checked)(p, cols, max_position) for p in placed.run_buckets.to_delayed()]
     parts = list(persist(*tasks))  # type: ignore[no-untyped-call]

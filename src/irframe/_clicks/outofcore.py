@@ -62,6 +62,7 @@ def bucketed_log(
     memory_limit: int | str | None,
     buckets: int | None,
     tmp_dir: str | os.PathLike[str] | None,
+    extra: Mapping[str, str | None] | None = None,
 ) -> Iterator[ClickLog]:
     """The log as a :class:`ClickLog` whose ``parts`` are its query buckets (valid inside
     the ``with`` block: they read the spill files)."""
@@ -72,7 +73,7 @@ def bucketed_log(
     limit = parse_bytes("4GB" if memory_limit is None else memory_limit, where)
     backend = Parquet(limit, buckets, tmp_dir=tmp_dir)
     lf, origin = (backend.run_input(log), Origin("polars")) if is_paths(log) else to_lazy(log, "log")
-    cols = log_columns(lf.collect_schema(), **columns, extra=None)
+    cols = log_columns(lf.collect_schema(), **columns, extra=extra)
     with backend.session():
         placed = backend.colocate(lf, None, cols.query, cols.query)
         parts = _parts(lf, placed, cols, origin, max_position)
@@ -99,6 +100,21 @@ def _is_dask_frame(log: Any) -> bool:
     return is_dask_frame(log)
 
 
+def _is_spark_frame(log: Any) -> bool:
+    from irframe._backends.spark import is_spark_frame
+
+    return is_spark_frame(log)
+
+
+def _no_memory_limit(memory_limit: object, where: str, what: str) -> None:
+    """A cluster's frame has no ``memory_limit``: its partitions are the buckets."""
+    if memory_limit is not None:
+        raise InvalidParameterError.for_value(
+            "memory_limit", where, f"None for {what} (its partitions are the buckets; buckets= sets "
+            "their number)", memory_limit,
+        )  # fmt: skip
+
+
 @contextlib.contextmanager
 def open_log(
     log: Any,
@@ -109,25 +125,34 @@ def open_log(
     memory_limit: int | str | None = None,
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
+    extra: Mapping[str, str | None] | None = None,
 ) -> Iterator[ClickLog]:
     """The log in memory (:func:`~irframe._clicks.prepare.read_log`), out of core
     (:func:`bucketed_log`) when ``memory_limit`` or ``buckets`` is given, or on Dask
-    (:func:`~irframe._clicks.ondask.dask_log`) for a dask frame."""
+    (:func:`~irframe._clicks.ondask.dask_log`) for a dask frame, on Spark
+    (:func:`~irframe._clicks.onspark.spark_log`) for a Spark frame."""
     if "dask" in sys.modules and _is_dask_frame(log):
-        if memory_limit is not None:
-            raise InvalidParameterError.for_value(
-                "memory_limit", where, "None for a dask frame (its partitions are the buckets; "
-                "buckets= sets their number)", memory_limit,
-            )  # fmt: skip
+        _no_memory_limit(memory_limit, where, "a dask frame")
         from irframe._clicks.ondask import dask_log  # (dask imported only for a dask frame)
 
-        yield dask_log(log, where=where, columns=columns, max_position=max_position, buckets=buckets)
+        yield dask_log(
+            log, where=where, columns=columns, max_position=max_position, buckets=buckets, extra=extra
+        )
+        return
+    if "pyspark" in sys.modules and _is_spark_frame(log):
+        _no_memory_limit(memory_limit, where, "a Spark frame")
+        from irframe._clicks.onspark import spark_log  # (pyspark imported only for a Spark frame)
+
+        with spark_log(
+            log, where=where, columns=columns, max_position=max_position, buckets=buckets, extra=extra
+        ) as clog:  # fmt: skip
+            yield clog
         return
     if memory_limit is None and buckets is None:
-        yield read_log(log, where=where, columns=columns, max_position=max_position)
+        yield read_log(log, where=where, columns=columns, max_position=max_position, extra=extra)
         return
     with bucketed_log(
         log, where=where, columns=columns, max_position=max_position, memory_limit=memory_limit,
-        buckets=buckets, tmp_dir=tmp_dir,
+        buckets=buckets, tmp_dir=tmp_dir, extra=extra,
     ) as clog:  # fmt: skip
         yield clog

@@ -23,6 +23,7 @@ __all__ = [
     "check_positive_int",
     "check_prior",
     "cut_log",
+    "cut_rows",
     "read_log",
     "warn",
     "warn_beyond",
@@ -132,6 +133,13 @@ def warn_beyond(where: str, clog: ClickLog, max_position: int | None) -> None:
         )
 
 
+def cut_rows(rows: pl.LazyFrame, max_position: int | None) -> pl.LazyFrame:
+    """The canonical ``rows`` (checked) cut at ``max_position``, with the 0/1 click column."""
+    if max_position is not None:
+        rows = rows.filter(pl.col(POSITION) <= max_position)
+    return rows.with_columns(is_click().alias(CLICK))
+
+
 def cut_log(rows: pl.LazyFrame, cols: LogColumns, origin: Origin, max_position: int | None) -> ClickLog:
     """The canonical ``rows`` checked (:func:`~irframe._input.logs.check_log`), counted and cut
     at ``max_position``, with the 0/1 click column; no warning (see :func:`warn_beyond`)."""
@@ -139,9 +147,8 @@ def cut_log(rows: pl.LazyFrame, cols: LogColumns, origin: Origin, max_position: 
     beyond = 0
     if max_position is not None:
         beyond = int(rows.filter(pl.col(POSITION) > max_position).select(pl.len()).collect().item())
-        rows = rows.filter(pl.col(POSITION) <= max_position)
     return ClickLog(
-        rows.with_columns(is_click().alias(CLICK)),
+        cut_rows(rows, max_position),
         cols,
         origin,
         counts["n_rows"],

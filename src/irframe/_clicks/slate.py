@@ -18,8 +18,10 @@ position for SNIIPS and SNRIPS (obp's ``BaseSlateSelfNormalizedInverseProbabilit
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
+from irframe._clicks.ips import effective_sample_size
 from irframe._clicks.prepare import ClickLog
 from irframe._input.logs import CLICKED, IMPRESSION, POSITION
 from irframe.exceptions import InvalidDataError
@@ -76,21 +78,48 @@ def _check(rows: pl.DataFrame, estimator: str, names: dict[str, str]) -> None:
             raise InvalidDataError(msg)
 
 
-def slate_values(clog: ClickLog, estimator: str, names: dict[str, str]) -> tuple[pl.DataFrame, pl.Series]:
-    """(per impression: its estimated reward, the sum over its slots; every row's weight)."""
-    rows = clog.rows.select(
-        IMPRESSION, POSITION, CLICKED, pl.col(LOGGING).cast(pl.Float64), pl.col(EVALUATION).cast(pl.Float64)
-    ).collect()
-    _check(rows, estimator, names)
+def _position_sums(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """Per position: the weights' sum, squares and count."""
+    rows = rows.select(POSITION, pl.col(LOGGING).cast(pl.Float64), pl.col(EVALUATION).cast(pl.Float64))
     iw = pl.col(EVALUATION) / pl.col(LOGGING)
-    rows = rows.with_columns(iw.alias("iw"))
-    if estimator == "snsips":
-        rows = rows.with_columns((pl.col("iw") / pl.col("iw").mean()).alias("w"))
-    elif estimator.startswith("sn"):
-        rows = rows.with_columns((pl.col("iw") / pl.col("iw").mean().over(POSITION)).alias("w"))
-    else:
-        rows = rows.with_columns(pl.col("iw").alias("w"))
-    per_slate = rows.group_by(IMPRESSION, maintain_order=True).agg(
-        (pl.col(CLICKED) * pl.col("w")).sum().alias("value")
+    return (
+        rows.group_by(POSITION)
+        .agg(iw.sort().alias("iw"), (iw * iw).sort().alias("iw2"), pl.len().alias("n"))
+        .with_columns(pl.col("iw", "iw2").list.sum())
     )
-    return per_slate, rows["iw"]
+
+
+def _slate_rewards(rows: pl.LazyFrame, means: pl.DataFrame) -> pl.LazyFrame:
+    """One part's per-impression estimated reward: the sum over its slots (in position order)
+    of reward x iw / the mean weight (``means``: 1 unless self-normalized)."""
+    iw = pl.col(EVALUATION).cast(pl.Float64) / pl.col(LOGGING).cast(pl.Float64)
+    return (
+        rows.join(means.lazy(), on=POSITION, how="left")
+        .sort(IMPRESSION, POSITION)
+        .group_by(IMPRESSION, maintain_order=True)
+        .agg((pl.col(CLICKED) * iw / pl.col("mean")).alias("value"))
+        .with_columns(pl.col("value").list.sum())
+    )
+
+
+def slate_values(clog: ClickLog, estimator: str, names: dict[str, str]) -> tuple[pl.DataFrame, float]:
+    """(per impression, in impression order: its estimated reward, the sum over its slots;
+    Kish's effective sample size of every row's weight), each part of the log checked and
+    aggregated on its own (:meth:`~irframe._clicks.prepare.ClickLog.map`)."""
+
+    def checked(rows: pl.LazyFrame) -> pl.LazyFrame:
+        _check(rows.select(IMPRESSION, POSITION, LOGGING, EVALUATION).collect(), estimator, names)
+        return _position_sums(rows)
+
+    sums = clog.map(checked).sort(POSITION)
+    per = sums.group_by(POSITION, maintain_order=True).agg(pl.col("iw", "iw2", "n").sum())
+    total, squares = float(np.sum(per["iw"].to_numpy())), float(np.sum(per["iw2"].to_numpy()))
+    if estimator == "snsips":
+        mean = pl.lit(total / float(per["n"].sum()))
+    elif estimator.startswith("sn"):
+        mean = pl.col("iw") / pl.col("n")
+    else:
+        mean = pl.lit(1.0)
+    means = per.select(POSITION, mean.alias("mean"))
+    per_slate = clog.map(lambda rows: _slate_rewards(rows, means)).sort(IMPRESSION)
+    return per_slate, effective_sample_size(total, squares)

@@ -2,8 +2,8 @@
 
 The package is split by job: :mod:`.pairing` stacks the runs and pairs them per query,
 :mod:`.table` runs the tests and the correction, :mod:`.report` holds the
-:class:`ComparisonReport` model (shared with the CLI) and its renderings, and :mod:`.movers`
-lists the queries that moved.
+:class:`ComparisonReport` model (shared with the CLI; its renderings are
+:mod:`irframe._report.compare`'s), and :mod:`.movers` lists the queries that moved.
 
 Its steps are also the golden-set gate's (:func:`irframe.check`), written once: per-query
 values computed elsewhere (a snapshot's) enter as a long table (:func:`long_values`), next

@@ -1,40 +1,22 @@
-r"""The report model shared by :func:`irframe.compare_report` and the CLI, and its renderings.
+r"""The report model shared by :func:`irframe.compare_report` and the CLI.
 
 :class:`ComparisonReport` holds the tidy comparison table and the settings it was computed
-with; it renders as aligned text (``str(report)``), Markdown, LaTeX and HTML (notebooks).
+with, and the data its HTML page shows; its renderings (aligned text, ``str(report)``,
+Markdown, LaTeX, HTML) are :mod:`irframe._report.compare`'s, called by its methods.
 """
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 import polars as pl
 
-from irframe._escape import html, latex, markdown, terminal
+from irframe._compare.pairing import _BASE, _DELTA, _MEAS, _QKEY, _SYS, _VAL
 from irframe._input.frames import Origin, from_lazy
-from irframe._report.notes import conventions, group_text, markers_footnote
 
-__all__ = ["ComparisonReport", "Sources", "resample_count", "unreachable_note"]
-
-_TEST_TEXT = {
-    "randomization": "randomization (sign-flip permutation)",
-    "t": "paired t",
-    "wilcoxon": "Wilcoxon signed-rank",
-    "bootstrap": "paired bootstrap",
-}
-_CORRECTION_TEXT = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no",
-}
-_LATEX_MARKERS = {"▲": r"$^{\blacktriangle}$", "▼": r"$^{\blacktriangledown}$",
-                  "△": r"$^{\vartriangle}$", "▽": r"$^{\triangledown}$"}  # fmt: skip
-_ASCII = str.maketrans({"▲": "^", "▼": "v", "△": "'", "▽": ","})
+__all__ = ["ComparisonReport", "Moved", "Sources", "resample_count"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +29,21 @@ class Sources:
     qrels: Any
     opts: Any
     queries: Any = None
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The queries that moved most, as the HTML page lists them (:meth:`ComparisonReport._moved`).
+
+    ``systems``: per listed system (baseline mode), a frame of its queries with the largest
+    ``|delta|`` on the first measure (columns in this order: the query id, the ``by``
+    values, the baseline's value, the system's, the delta) and each query's top documents
+    of both sides (``{query: (baseline's, system's)}``; None when no documents are asked);
+    ``texts``: the queries' texts by id (empty without a ``text`` column).
+    """
+
+    texts: dict[str, str]
+    systems: list[tuple[str, pl.DataFrame, dict[str, tuple[Any, Any]] | None]]
 
 
 @dataclass
@@ -159,191 +156,38 @@ class ComparisonReport:
             f"family_size={self.family_size})"
         )
 
-    # --- text pieces ---------------------------------------------------------------------
-    def _marker(self, row: Mapping[str, Any], style: str) -> str:
-        delta = row["delta"]
-        if delta is None or row["p_value"] is None or delta == 0:
-            return ""
-        up = delta > 0
-        if row["significant"]:
-            sym = ("▲" if up else "▼") if style != "ascii" else ("+*" if up else "-*")
-        elif row["p_value"] < self.alpha:
-            sym = ("△" if up else "▽") if style != "ascii" else ("+" if up else "-")
-        else:
-            return ""
-        return sym
-
-    def _n_text(self) -> str:
-        ns = self._table.get_column("n_queries")
-        if ns.len() == 0:
-            return "0 queries"
-        lo, hi = int(ns.min()), int(ns.max())  # type: ignore[arg-type]
-        return f"{lo} queries" if lo == hi else f"{lo}-{hi} queries"
-
-    def _test_text(self) -> str:
-        how = _TEST_TEXT[self.test]
-        if self.test == "randomization":
-            return how + (
-                f" test, exact over all sign vectors up to 16 non-zero deltas, else "
-                f"{self.n_permutations:,} random ones, p = (count + 1) / (B + 1)"
-            )
-        if self.test == "bootstrap":
-            return how + f" test, {self.n_bootstrap:,} resamples"
-        return how + " test"
-
-    def _family_text(self) -> str:
-        n_other = len(self.systems) - 1
-        fam = f"{n_other} system(s) x {len(self.measures)} measure(s)"
-        if self.baseline is None:
-            fam = f"{n_other * (n_other + 1) // 2} pair(s) of systems x {len(self.measures)} measure(s)"
-        if self.by:
-            n_groups = self._table.select(self.by).unique().drop_nulls().height
-            fam += f" x (overall + {n_groups} segment(s))"
-        left_out = self._table.height - self.family_size
-        if left_out:
-            fam += f"; {left_out} comparison(s) without a p-value left out"
-        return fam
-
+    # --- the renderings (irframe._report.compare) ------------------------------------------
     def method_text(self) -> str:
         """One paragraph saying what was tested, how, and over which family."""
-        corr = _CORRECTION_TEXT[self.correction]
-        who = f"Baseline {self.baseline!r}" if self.baseline is not None else "Every pair of systems"
-        resamples = self._table.get_column("resamples") if "resamples" in self._table.columns else None
-        floor = unreachable_note(resamples, self.family_size, self.alpha, self.correction)
-        return (
-            f"{who}; {self._n_text()} paired per comparison. "
-            f"Two-sided {self._test_text()}. {corr} correction over a family of {self.family_size} "
-            f"comparisons ({self._family_text()}); alpha = {self.alpha:g}. "
-            f"CI: {self.ci:.0%} paired bootstrap ({self.ci_method}, {self.n_bootstrap:,} "
-            "resamples) of the mean delta."
-            + (
-                ""
-                if self.weights is None
-                else f" Queries weighted by {self.weights!r}: weighted means, tests and CI (irframe.stats)."
-            )
-            + (f" {floor}" if floor else "")
-        )
+        from irframe._report.compare import method_text
+
+        return method_text(self)
 
     def legend(self, style: str = "unicode") -> str:
         """What the markers mean."""
-        up, down, hup, hdown = ("+*", "-*", "+", "-") if style == "ascii" else ("▲", "▼", "△", "▽")
-        corr = _CORRECTION_TEXT[self.correction]
-        than = repr(self.baseline) if self.baseline is not None else "the 'vs' system (details)"
-        return (
-            f"{up}/{down} significantly better/worse than {than} after {corr} "
-            f"correction (p_adj < {self.alpha:g}); {hup}/{hdown} p < {self.alpha:g} "
-            "before correction only."
-        )
+        from irframe._report.compare import legend
+
+        return legend(self, style)
 
     def footnote(self) -> str:
         """Which test the markers follow, and why a CI and a p-value can disagree (every
         format prints it: :func:`irframe._report.notes.markers_footnote`)."""
+        from irframe._report.notes import markers_footnote
+
         return markers_footnote(test=self.test, correction=self.correction, alpha=self.alpha,
                                 ci=self.ci, ci_method=self.ci_method)  # fmt: skip
 
     def conventions(self) -> list[str]:
         """The measures' conventions a peer reads differently (nDCG's gain), one sentence each."""
+        from irframe._report.notes import conventions
+
         return conventions(self.measures)
 
-    def _group_keys(self) -> list[tuple[Any, ...]]:
-        if not self.by:
-            return [()]
-        return [tuple(r) for r in self._table.select(self.by).unique(maintain_order=True).rows()]
-
-    def _group_filter(self, key: tuple[Any, ...]) -> pl.Expr:
-        """The rows of one group; the overall rows have every ``by`` column null (a segment
-        value is never null: the engine refuses null segments)."""
-        cond = pl.lit(True)
-        for col, val in zip(self.by, key, strict=True):
-            cond = cond & (pl.col(col).is_null() if val is None else pl.col(col) == val)
-        return cond
-
-    def _system_cells(self, sub: pl.DataFrame, system: str, style: str) -> list[str]:
-        srows = {r["measure"]: r for r in sub.filter(pl.col("system") == system).to_dicts()}
-        cells = []
-        for m in self.measures:
-            r = srows.get(m)
-            if r is None:
-                cells.append("")
-                continue
-            rel = r["rel_delta"]
-            rel_s = f" ({rel:+.1%})" if rel is not None else ""
-            cells.append(f"{_fmt(r['mean'])}{self._marker(r, style)}{rel_s}")
-        return cells
-
-    def _means_of(self, system: str, cond: pl.Expr) -> dict[str, float]:
-        means = self._means.filter(cond & (pl.col("system") == system))
-        return dict(zip(means.get_column("measure"), means.get_column("mean"), strict=True))
-
-    def _wide_rows(self, style: str) -> tuple[list[str], list[list[str]]]:
-        """Baseline mode: the baseline's means, then each system's with marker and change.
-
-        Every-pair mode: each system's means (the comparisons are in the details).
-        """
-        header = [*self.by, "system", *self.measures]
-        rows: list[list[str]] = []
-        for key in self._group_keys():
-            cond = self._group_filter(key)
-            keys = [group_text(k) for k in key]
-            if self.baseline is None:
-                for system in self.systems:
-                    means = self._means_of(system, cond)
-                    rows.append([*keys, system, *[_fmt(means.get(m)) for m in self.measures]])
-                continue
-            base_map = self._means_of(self.baseline, cond)
-            rows.append([*keys, self.baseline, *[_fmt(base_map.get(m)) for m in self.measures]])
-            sub = self._table.filter(cond)
-            rows += [
-                [*keys, system, *self._system_cells(sub, system, style)]
-                for system in self.systems
-                if system != self.baseline
-            ]
-        return header, rows
-
-    def _detail_rows(self, style: str = "unicode") -> tuple[list[str], list[list[str]]]:
-        """One row per comparison: CI, p, adjusted p with its marker, d_z, W/T/L, n."""
-        vs = ["vs"] if self.baseline is None else []
-        header = ["measure", "system", *vs, *self.by, "mean", "delta", f"{self.ci:.0%} CI", "p",
-                  "p_adj", "d_z", "W/T/L", "n"]  # fmt: skip
-        rows = []
-        for r in self._table.to_dicts():
-            ci = (
-                f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
-                if r["ci_low"] is not None and r["ci_high"] is not None
-                else "-"
-            )
-            rows.append(
-                [
-                    r["measure"],
-                    r["system"],
-                    *([r["baseline"]] if vs else []),
-                    *[group_text(r[b]) for b in self.by],
-                    _fmt(r["mean"]),
-                    f"{r['delta']:+.4f}" if r["delta"] is not None else "-",
-                    ci,
-                    _fmt_p(r["p_value"]),
-                    _fmt_p(r["p_adjusted"]) + self._marker(r, style),
-                    f"{r['effect_size']:+.2f}" if r["effect_size"] is not None else "-",
-                    f"{r['wins']}/{r['ties']}/{r['losses']}",
-                    str(r["n_queries"]),
-                ]
-            )
-        return header, rows
-
-    # --- renderers -----------------------------------------------------------------------
     def to_text(self, *, ascii: bool = False, details: bool = True) -> str:
         """Aligned plain-text tables for the terminal (``ascii=True``: no Unicode markers)."""
-        style = "ascii" if ascii else "unicode"
-        header, rows = self._wide_rows(style)
-        parts = [_text_table(header, rows), "", _wrap(terminal(self.legend(style)))]
-        if details:
-            dh, dr = self._detail_rows()
-            if ascii:
-                dr = [[c.translate(_ASCII) for c in row] for row in dr]
-            parts += ["", _text_table(dh, dr)]
-        parts += ["", _wrap(terminal(self.method_text())), "", _wrap(terminal(self.footnote()))]
-        parts += [_wrap(terminal(f"Note: {note}")) for note in self.conventions()]
-        return "\n".join(parts)
+        from irframe._report.compare import to_text
+
+        return to_text(self, ascii=ascii, details=details)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -354,18 +198,9 @@ class ComparisonReport:
         ``details`` adds the table of every comparison; by default only with ``pairs="all"``
         (where the first table shows the means without markers).
         """
-        header, rows = self._wide_rows("unicode")
-        out = [_md_table(header, rows)]
-        if details or (details is None and self.baseline is None):
-            out += ["", _md_table(*self._detail_rows())]
-        out += [
-            "",
-            markdown(self.legend("unicode") + " " + self.method_text()),
-            "",
-            markdown(self.footnote()),
-        ]
-        out += [x for note in self.conventions() for x in ("", f"Note: {markdown(note)}")]
-        return "\n".join(out)
+        from irframe._report.compare import to_markdown
+
+        return to_markdown(self, details=details)
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -397,20 +232,9 @@ class ComparisonReport:
 
             write_text(path, self.html_page(n_moved=n_moved, docs_top=docs_top))
             return None
-        header, rows = self._wide_rows("unicode")
-        dh, dr = self._detail_rows()
-        return "\n".join(
-            [
-                '<div class="irframe-comparison">',
-                _html_table(header, rows, caption="Means"),
-                _html_table(dh, dr, caption="Comparisons"),
-                f"<p>{html(self.legend('unicode'))}</p>",
-                f"<p>{html(self.method_text())}</p>",
-                f"<p>{html(self.footnote())}</p>",
-                *(f"<p>Note: {html(note)}</p>" for note in self.conventions()),
-                "</div>",
-            ]
-        )
+        from irframe._report.compare import fragment
+
+        return fragment(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -431,9 +255,9 @@ class ComparisonReport:
         >>> page.startswith("<!DOCTYPE html>"), "Queries that moved most" in page, "https://" in page
         (True, True, False)
         """
-        from irframe._compare.html import html_page
+        from irframe._report.compare import html_page
 
-        return html_page(self, n_moved=n_moved, docs_top=docs_top)
+        return html_page(self, self._moved(n_moved, docs_top), docs_top=docs_top)
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).
@@ -443,31 +267,80 @@ class ComparisonReport:
         and values are text (:func:`irframe._escape.latex`); a ``caption`` given is LaTeX
         as written, ``$...$`` math included, its other special characters escaped.
         """
-        if self.baseline is None:
-            header, rows = self._detail_rows()
-            cols = "l" * (len(self.by) + 3) + "r" * (len(header) - len(self.by) - 3)
-        else:
-            header, rows = self._wide_rows("unicode")
-            cols = "l" * (len(self.by) + 1) + "r" * len(self.measures)
-        cap = (
-            _tex_caption(caption)
-            if caption is not None
-            else _tex(self.legend("unicode") + " " + self.method_text())
+        from irframe._report.compare import to_latex
+
+        return to_latex(self, caption=caption, label=label)
+
+    # --- the data the HTML page shows ------------------------------------------------------
+    def _holes_summary(self) -> pl.DataFrame | None:
+        """Per system (``holes=True``): the queries looked at, those with a hole, the
+        unjudged documents in their top k and the mean Judged@k; None without holes."""
+        holes = self._holes
+        if holes is None:
+            return None
+        system = self.system_col if self.system_col in holes.columns else "system"
+        return holes.group_by(system, maintain_order=True).agg(
+            pl.len().alias("queries"),
+            (pl.col("n_unjudged") > 0).sum().alias("with a hole"),
+            pl.col("n_unjudged").sum().alias("unjudged documents"),
+            pl.col("judged").mean().alias("mean Judged@k"),
         )
-        lines = [
-            r"\begin{table}[t]",
-            r"\centering",
-            rf"\begin{{tabular}}{{{cols}}}",
-            r"\toprule",
-            " & ".join(_tex(h) for h in header) + r" \\",
-            r"\midrule",
-        ]
-        lines += [" & ".join(_tex(c) for c in row) + r" \\" for row in rows]
-        lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{cap}}}"]
-        if label:
-            lines.append(rf"\label{{{label}}}")
-        lines.append(r"\end{table}")
-        return "\n".join(lines)
+
+    def _first_deltas(self) -> list[tuple[str, list[str], Any]]:
+        """Per system but the baseline (baseline mode): the query ids and the per-query
+        deltas on the first measure, by query id."""
+        pairs = self._pairs
+        if pairs is None or self.baseline is None or not self.measures:
+            return []
+        first = pairs.filter(pl.col(_MEAS) == self.measures[0])
+        out = []
+        for system in [s for s in self.systems if s != self.baseline]:
+            part = first.filter(pl.col(_SYS) == system).sort(_QKEY)
+            out.append((system, part.get_column(_QKEY).to_list(), part.get_column(_DELTA).to_numpy()))
+        return out
+
+    def _moved(self, n: int, k: int) -> Moved:
+        """Per listed system (baseline mode), the ``n`` queries that moved most on the first
+        measure (largest ``|delta|`` first, then query id; zero deltas left out), with the
+        top ``k`` documents of both sides (see :class:`Moved`)."""
+        from irframe._compare.movers import top_documents
+
+        pairs, src = self._pairs, self._sources
+        if pairs is None or src is None or self.baseline is None or n <= 0 or not self.measures:
+            return Moved({}, [])
+        rank = {s: i for i, s in enumerate(self.systems)}
+        moved = (
+            pairs.filter((pl.col(_MEAS) == self.measures[0]) & (pl.col(_DELTA) != 0))
+            .with_columns(pl.col(_SYS).replace_strict(rank, return_dtype=pl.Int64).alias("__ir_si"))
+            .sort(["__ir_si", pl.col(_DELTA).abs(), _QKEY], descending=[False, True, False])
+            .group_by(_SYS, maintain_order=True)
+            .head(n)
+        )
+        systems: list[tuple[str, pl.DataFrame, dict[str, tuple[Any, Any]] | None]] = []
+        for system in moved.get_column(_SYS).unique(maintain_order=True).to_list():
+            part = moved.filter(pl.col(_SYS) == system)
+            docs = None
+            if k > 0:
+                runs = {"b": src.runs.filter(pl.col(_SYS) == self.baseline),
+                        "s": src.runs.filter(pl.col(_SYS) == system)}  # fmt: skip
+                docs = top_documents(runs, src.qrels, part.get_column(_QKEY).to_list(), k=k, opts=src.opts)
+            found = None if docs is None else {r[0]: (r[1], r[2]) for r in docs.rows()}
+            systems.append((system, part.select(_QKEY, *self.by, _BASE, _VAL, _DELTA), found))
+        return Moved(self._texts() if systems else {}, systems)
+
+    def _texts(self) -> dict[str, str]:
+        """The queries' texts (a ``text`` column of the queries table), by query id."""
+        from irframe._input.frames import to_lazy
+
+        src = self._sources
+        if src is None or src.queries is None:
+            return {}
+        lf, _ = to_lazy(src.queries, role="queries")
+        qcol = src.opts.query_col
+        if qcol not in lf.collect_schema() or "text" not in lf.collect_schema():
+            return {}
+        rows = lf.select(pl.col(qcol).cast(pl.String), pl.col("text").cast(pl.String)).collect().rows()
+        return dict(reversed(rows))  # (the first text of a query wins)
 
 
 def resample_count(result: Any, deltas: Any, settings: Any) -> int | None:
@@ -486,98 +359,3 @@ def resample_count(result: Any, deltas: Any, settings: Any) -> int | None:
     if result.test == "randomization" and result.method == "exact":
         return int(2 ** sum(1 for d in deltas if d != 0))
     return None
-
-
-def unreachable_note(resamples: pl.Series | None, family: int, alpha: float, correction: str) -> str:
-    """A sentence when no p-value can be significant after the correction: a p-value that
-    counts over at most ``B`` sign vectors (or resamples) is at least about ``1 / (B + 1)``,
-    and Holm or Bonferroni multiply the smallest one by the family size.
-
-    Examples
-    --------
-    >>> note = unreachable_note(pl.Series([10_000, 65_536]), 19_900, 0.05, "holm")
-    >>> note.startswith("No comparison can be significant"), "n_permutations >= 398,000" in note
-    (True, True)
-    """
-    if resamples is None or correction not in ("holm", "bonferroni") or family == 0:
-        return ""
-    drawn = resamples.drop_nulls()
-    if drawn.len() == 0 or drawn.len() < resamples.len():  # a t or Wilcoxon p-value has no floor
-        return ""
-    b = int(drawn.max())  # type: ignore[arg-type]
-    if family / (b + 1) < alpha:
-        return ""
-    return (
-        f"No comparison can be significant: each p-value counts over at most {b:,} sign vectors "
-        f"(or resamples), so none is below 1/{b + 1:,}, which times the family of {family:,} "
-        f"comparisons is above alpha = {alpha:g}. Hint: n_permutations >= {math.ceil(family / alpha):,}, "
-        "or fewer comparisons."
-    )
-
-
-def _fmt(x: float | None) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
-
-
-def _fmt_p(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    header = [terminal(h) for h in header]
-    rows = [[terminal(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) for w, c in zip(widths, cells, strict=True)).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
-
-
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, caption: str) -> str:
-    def cells(tag: str, values: Sequence[str]) -> str:
-        return "".join(f"<{tag}>{html(v)}</{tag}>" for v in values)
-
-    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
-    return (
-        f"<table><caption>{html(caption)}</caption>"
-        f"<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"
-    )
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(markdown(h) for h in header) + " |"]
-    lines.append("|" + "|".join(":---" if i == 0 else "---:" for i in range(len(header))) + "|")
-    lines += ["| " + " | ".join(markdown(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _tex(text: str) -> str:
-    """Text (a name, a value, the legend) as LaTeX, the significance markers as math."""
-    out = latex(text)
-    for marker, math_mode in _LATEX_MARKERS.items():
-        out = out.replace(marker, math_mode)
-    return out
-
-
-def _tex_caption(caption: str) -> str:
-    """A caption given by the caller: its ``$...$`` math kept, the rest as text."""
-    parts = caption.split("$")
-    if len(parts) % 2 == 0:  # an unpaired $: all text
-        return _tex(caption)
-    return "$".join(part if i % 2 else _tex(part) for i, part in enumerate(parts))
-
-
-def _wrap(text: str, width: int = 100) -> str:
-    words, lines, cur = text.split(), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > width:
-            lines.append(cur)
-            cur = w
-        else:
-            cur = f"{cur} {w}" if cur else w
-    if cur:
-        lines.append(cur)
-    return "\n".join(lines)

@@ -2,27 +2,26 @@
 and one self-contained HTML page (:mod:`irframe._report.page`).
 
 The renderers read plain polars frames (:func:`irframe.online.compare`'s table, an
-interleaving's pairs) and a few facts; they compute nothing but formatting.
+interleaving's pairs) and a few facts; they compute nothing but formatting.  Their tables
+and numbers are every report's (:mod:`irframe._report.tables`).
 
 Examples
 --------
->>> import polars as pl
->>> print(text_table(["a", "b"], [["x", "1.5"], ["long", "2"]], numeric={1}))
-a       b
-----  ---
-x     1.5
-long    2
+>>> print(_num(0.25), _num(0.000123456), _num(float("nan")), _num(12), _p(0.00001))
+0.2500 0.0001235 - 12 <0.0001
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
+from irframe._escape import markdown, terminal
 from irframe._report.page import Plot, esc, page, paragraph, plots, section, table
+from irframe._report.tables import markdown_table, num, p_text, text_table
 
 __all__ = [
     "ab_html",
@@ -31,45 +30,16 @@ __all__ = [
     "interleaving_html",
     "interleaving_markdown",
     "interleaving_text",
-    "markdown_table",
-    "text_table",
 ]
 
 _CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: Iterable[int] = ()) -> str:
-    """A plain-text table: columns padded, ``numeric`` ones right-aligned."""
-    nums = set(numeric)
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [
-            c.rjust(w) if i in nums else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A GitHub Markdown table (``|`` in cells escaped)."""
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _num(v: Any, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}"
-    return str(v)
+def _num(v: Any) -> str:
+    """A value (:func:`irframe._report.tables.num`); a rate below 0.001 with four significant digits."""
+    if isinstance(v, float) and v != 0 and abs(v) < 1e-3:
+        return f"{v:.4g}"
+    return num(v) if v is None or isinstance(v, float) else str(v)
 
 
 def _pct(v: Any) -> str:
@@ -77,9 +47,7 @@ def _pct(v: Any) -> str:
 
 
 def _p(v: Any) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    return "<1e-4" if v < 1e-4 else f"{v:.4f}"
+    return p_text(v, digits=4)
 
 
 # --- A/B ------------------------------------------------------------------------------------------
@@ -144,11 +112,11 @@ def ab_text(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
     notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
     parts = [
         "irframe online compare",
-        *_srm_lines(tab, by, facts["srm_alpha"]),
+        *map(terminal, _srm_lines(tab, by, facts["srm_alpha"])),
         "",
         text_table(header, rows, numeric=range(len(by) + 2, len(header) - 1)),
         "",
-        *(n.replace("{n}", str(tab.height)) for n in notes),
+        *(terminal(n.replace("{n}", str(tab.height))) for n in notes),
     ]
     return "\n".join(parts)
 
@@ -159,11 +127,11 @@ def ab_markdown(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> 
     parts = [
         "## irframe online compare",
         "",
-        *(f"- {line}" for line in _srm_lines(tab, by, facts["srm_alpha"])),
+        *(f"- {markdown(line)}" for line in _srm_lines(tab, by, facts["srm_alpha"])),
         "",
         markdown_table([*by, *_AB_HEADER], _ab_rows(tab, by)),
         "",
-        *(f"- {n.replace('{n}', str(tab.height))}" for n in notes),
+        *(f"- {markdown(n.replace('{n}', str(tab.height)))}" for n in notes),
     ]
     return "\n".join(parts)
 
@@ -243,7 +211,7 @@ def interleaving_text(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
     """An interleaving's pairs as plain text."""
     return "\n".join([
         "irframe online interleaving", "", text_table(_IL_HEADER, _il_rows(pairs), numeric=range(2, 9)), "",
-        *_il_notes(facts),
+        *map(terminal, _il_notes(facts)),
     ])  # fmt: skip
 
 
@@ -251,7 +219,7 @@ def interleaving_markdown(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
     """An interleaving's pairs as Markdown."""
     return "\n".join([
         "## irframe online interleaving", "", markdown_table(_IL_HEADER, _il_rows(pairs)), "",
-        *(f"- {n}" for n in _il_notes(facts)),
+        *(f"- {markdown(n)}" for n in _il_notes(facts)),
     ])  # fmt: skip
 
 

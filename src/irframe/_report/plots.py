@@ -163,7 +163,7 @@ def check_forest(result: CheckResult, ordered: Iterable[dict[str, Any]], *, ax: 
     """:func:`irframe.plotting.plot_check`'s figure (its example draws it): each (measure[,
     segment]) delta of ``result`` with its 95% CI, filled when significant after the
     correction, regressions in dark red; ``ordered``: the table's rows in the report's order
-    (``irframe._check.render.ordered_rows``)."""
+    (``CheckResult._ordered_rows``)."""
     rows: list[_Row] = []
     for r in ordered:
         if r["delta"] is None:

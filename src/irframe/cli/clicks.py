@@ -93,6 +93,10 @@ def add_parser(sub: SubParsers) -> None:
     j.add_argument(
         "--min-impressions", type=int, default=1, metavar="N", help="leave out pairs shown fewer times"
     )
+    j.add_argument(
+        "--coec-expected", choices=("rows", "best_position"), default="rows",
+        help="coec: expected clicks over the pair's rows (default), or at its best position (OpenSearch's)",
+    )  # fmt: skip
     j.set_defaults(func=cmd_judgments)
     _add_counterfactual(actions)
 
@@ -106,6 +110,7 @@ def _add_counterfactual(actions: Any) -> None:
         ),
     )  # fmt: skip
     _shared(c)
+    _memory(c)
     c.add_argument(
         "--run",
         type=_mapping,
@@ -203,7 +208,8 @@ def cmd_judgments(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ClickLogWarning)
         out = clicks.click_judgments(
             _log(args.log), args.model, prior=tuple(args.prior), iterations=args.iterations,
-            min_impressions=args.min_impressions, memory_limit=args.memory_limit, **_columns(args),
+            min_impressions=args.min_impressions, coec_expected=args.coec_expected,
+            memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
@@ -238,7 +244,7 @@ def cmd_counterfactual(args: argparse.Namespace) -> int:
         out = clicks.counterfactual(
             log, runs, args.measure or ["DCG@10", "Clicks@10"], propensities=theta, clip=args.clip,
             estimator=args.estimator, per_query=args.per_query, n_bootstrap=args.bootstrap, ci=args.level,
-            seed=args.seed, **columns,
+            seed=args.seed, memory_limit=args.memory_limit, **columns,
         )  # fmt: skip
     _warnings(seen, args.quiet)
     _output(out.collect(), args)
@@ -251,4 +257,6 @@ def _propensities(args: argparse.Namespace, log: Any, columns: dict[str, Any]) -
 
     if args.propensities:
         return read_table(args.propensities)
-    return clicks.position_bias(log, args.bias_method, n_bootstrap=0, **columns).collect()
+    return clicks.position_bias(
+        log, args.bias_method, n_bootstrap=0, memory_limit=args.memory_limit, **columns
+    ).collect()

@@ -1,42 +1,40 @@
-"""Text, Markdown and plain-data views of a :class:`irframe._check.gate.CheckResult`.
+"""The check report (:class:`irframe.CheckResult`): text, Markdown, plain data and one HTML page.
 
 The verdict comes first (with the judgment holes' notes when holes are looked at), then
 the deltas (with CIs, corrected p-values and markers) overall and per segment, the
 regressions first, the legend, the footnote on the markers and the CIs, the measures'
 conventions and the power of the gate (one line per measure), then the queries that
-moved most with their text and the top documents of each side with their grades.  The
-HTML page is :mod:`irframe._check.html`.
+moved most with their text and the top documents of each side with their grades.
+
+The HTML page (``irframe check -f html``, :meth:`irframe.CheckResult.html_page`) has the
+same blocks top to bottom, with the plots (the forest plot of every delta, the per-query
+changes on the measure the moved queries are listed for) before the moved queries (both
+sides' top documents, grades shown, unjudged marked); its blocks are
+:mod:`irframe._report.page`'s.  The renderers read the result; they compute nothing but
+formatting, and import nothing of :mod:`irframe._check` (no import cycle).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from irframe._escape import html, markdown, terminal
+from irframe._report import page as H
 from irframe._report.docs import docs_text
 from irframe._report.notes import conventions, markers_footnote
+from irframe._report.tables import ci_text, markdown_table, num, p_text, text_table
 
 if TYPE_CHECKING:
     from irframe._check.result import CheckResult
 
-__all__ = ["as_dict", "render_markdown", "render_text", "verdict"]
+__all__ = ["as_dict", "hole_note", "html_page", "render_markdown", "render_text", "verdict"]
 
 _MARKS = {"unicode": {"better": "▲", "worse": "▽", "regression": "▼", "possible hole": "▼?"},
           "ascii": {"better": "^", "worse": "v", "regression": "v!", "possible hole": "v?"}}  # fmt: skip
-
-
-def _num(x: float | None, sign: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.4f}" if sign else f"{x:.4f}"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _n_queries(result: CheckResult) -> int:
@@ -56,9 +54,9 @@ def verdict(result: CheckResult) -> str:
     items = []
     for r in rows:
         where = "" if r["group"] == "all" else f" [{r['group']}]"
-        p = f", p_adj {_p(r['p_adjusted'])}" if r["p_adjusted"] is not None else ""
+        p = f", p_adj {p_text(r['p_adjusted'])}" if r["p_adjusted"] is not None else ""
         hole = " (possibly a judgment hole)" if r.get("possible_hole") else ""
-        items.append(f"{r['measure']}{where} {_num(r['delta'], sign=True)}{p}{hole}")
+        items.append(f"{r['measure']}{where} {num(r['delta'], sign=True)}{p}{hole}")
     n = len(items)
     return f"FAIL: {n} regression{'s' * (n != 1)}: " + "; ".join(items) + "."
 
@@ -68,13 +66,6 @@ def _context(result: CheckResult) -> str:
         f"Candidate {result.candidate!r} vs baseline {result.baseline!r} ({result.baseline_kind}); "
         f"the check {result.gate.describe()}."
     )
-
-
-def ordered_rows(result: CheckResult) -> list[dict[str, Any]]:
-    """The comparison table's rows as the report lists them: the regressions first, then
-    the others, each in the table's order (overall, then the segments)."""
-    rows = list(result._table.iter_rows(named=True))
-    return [r for r in rows if r["regression"]] + [r for r in rows if not r["regression"]]
 
 
 def footnote(result: CheckResult) -> str:
@@ -91,27 +82,38 @@ def _delta_rows(result: CheckResult, style: str) -> tuple[list[str], list[list[s
     if holes:
         header[-1:-1] = ["holes", "if judged"]
     rows = []
-    for r in ordered_rows(result):
+    for r in result._ordered_rows():
         mark = _MARKS[style].get(r["status"], "")
-        ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        ci = ci_text(r["ci_low"], r["ci_high"])
         wtl = "-" if r["wins"] is None else f"{r['wins']}/{r['ties']}/{r['losses']}"
         cells = [
-            r["group"], r["measure"], _num(r["baseline_mean"]), _num(r["mean"]),
-            _num(r["delta"], sign=True) + mark, ci, _p(r["p_value"]), _p(r["p_adjusted"]), wtl,
+            r["group"], r["measure"], num(r["baseline_mean"]), num(r["mean"]),
+            num(r["delta"], sign=True) + mark, ci, p_text(r["p_value"]), p_text(r["p_adjusted"]), wtl,
             str(r["n_queries"]), r["status"].upper() if r["status"] == "regression" else r["status"],
         ]  # fmt: skip
         if holes:
-            judged = "-" if r["delta_low"] is None else f"[{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]"
-            cells[-1:-1] = [str(r["n_to_judge"]), judged]
+            cells[-1:-1] = [str(r["n_to_judge"]), ci_text(r["delta_low"], r["delta_high"])]
         rows.append(cells)
     return header, rows
 
 
+def hole_note(row: Mapping[str, Any], command: str) -> str:
+    """The note of a possible hole: how many documents to judge first, and the command."""
+    where = "" if row["group"] == "all" else f" [{row['group']}]"
+    low, high = row["delta_low"], row["delta_high"]
+    return (
+        f"{row['measure']}{where} {row['delta']:+.4f} is possibly a judgment hole (judged, it could be "
+        f"{low:+.4f} to {high:+.4f}): judge {row['n_to_judge']} documents first (`{command}`)."
+    )
+
+
 def _hole_notes(result: CheckResult) -> list[str]:
     """The notes of the rows that are possibly judgment holes."""
-    from irframe._check.extras import hole_note, hole_rows
-
-    return [hole_note(r, result.pool_command or "irframe pool ...") for r in hole_rows(result._table)]
+    table = result._table
+    if "possible_hole" not in table.columns:
+        return []
+    command = result.pool_command or "irframe pool ..."
+    return [hole_note(r, command) for r in table.filter(pl.col("possible_hole")).iter_rows(named=True)]
 
 
 def _legend(result: CheckResult, style: str) -> str:
@@ -145,23 +147,9 @@ def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
             if c.endswith("_docs"):  # the documents: a list of {doc_id, grade}
                 cells.append(docs_text(v))
                 continue
-            cells.append(_num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
+            cells.append(num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
         rows.append(cells)
     return header, rows
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> str:
-    header = [terminal(h) for h in header]
-    rows = [[terminal(c) for c in r] for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=True)]
-    lines = []
-    for cells in [list(header), *rows]:
-        parts = [
-            c.rjust(w) if i in numeric else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        lines.append("  ".join(parts).rstrip())
-    return "\n".join(lines)
 
 
 def _moved_title(result: CheckResult) -> str:
@@ -175,20 +163,17 @@ def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     parts = [terminal(verdict(result)), terminal(_context(result))]
     parts += [f"Note: {terminal(n)}" for n in [*_hole_notes(result), *result.notes]]
     header, rows = _delta_rows(result, style)
-    parts += ["", _text_table(header, rows, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])})]
+    parts += [
+        "",
+        text_table(header, rows, rule=False, numeric={2, 3, 4, 6, 7, 9, *([10] if len(header) > 11 else [])}),
+    ]
     parts += [terminal(_legend(result, style)), terminal(footnote(result))]
     parts += [*(f"Note: {terminal(n)}" for n in conventions(result.measures)), *map(terminal, _power(result))]
     if result._moved.height:
         mh, mr = _moved_rows(result)
         numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
-        parts += ["", terminal(_moved_title(result)), _text_table(mh, mr, numeric)]
+        parts += ["", terminal(_moved_title(result)), text_table(mh, mr, numeric=numeric, rule=False)]
     return "\n".join(parts)
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(markdown(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(markdown(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def render_markdown(result: CheckResult) -> str:
@@ -203,14 +188,14 @@ def render_markdown(result: CheckResult) -> str:
     notes = [*_hole_notes(result), *result.notes]
     parts += ["", *[f"> {markdown(n)}" for n in notes]] if notes else []
     header, rows = _delta_rows(result, "unicode")
-    parts += ["", _md_table(header, rows), ""]
+    parts += ["", markdown_table(header, rows), ""]
     parts += [markdown(_legend(result, "unicode")), "", markdown(footnote(result))]
     parts += [x for n in conventions(result.measures) for x in ("", f"Note: {markdown(n)}")]
     parts += ["", *[f"- {markdown(line)}" for line in _power(result)]] if result.power else []
     if result._moved.height:
         mh, mr = _moved_rows(result)
-        parts += ["", f"<details><summary>{html(_moved_title(result))}</summary>", "", _md_table(mh, mr), "",
-                  "</details>"]  # fmt: skip
+        summary = f"<details><summary>{html(_moved_title(result))}</summary>"
+        parts += ["", summary, "", markdown_table(mh, mr), "", "</details>"]
     return "\n".join(parts)
 
 
@@ -251,3 +236,112 @@ def as_dict(result: CheckResult) -> dict[str, Any]:
         out["holes"] = {"mode": result.holes_mode, "depth": result.holes_depth,
                         "pool_command": result.pool_command, "notes": _hole_notes(result)}  # fmt: skip
     return out
+
+
+# --- the HTML page ------------------------------------------------------------------------
+_ROW_CLASS = {"regression": "regression", "possible hole": "hole"}
+
+
+def _deltas(result: CheckResult) -> list[str]:
+    """The comparisons: overall, then per segment (with their group), regressions first."""
+    header, rows = _delta_rows(result, "unicode")
+    classes = [_ROW_CLASS.get(r["status"], "") for r in result._ordered_rows()]
+    numeric = range(2, len(header) - 1)
+    overall = [(row[1:], css) for row, css in zip(rows, classes, strict=True) if row[0] == "all"]
+    segments = [(row, css) for row, css in zip(rows, classes, strict=True) if row[0] != "all"]
+    out = [
+        H.section(
+            "Overall",
+            H.table(header[1:], [r for r, _ in overall], numeric=range(1, len(header) - 2),
+                    row_classes=[c for _, c in overall]),
+        )
+    ]  # fmt: skip
+    if segments:
+        out.append(
+            H.section(
+                "Per segment",
+                H.table(
+                    header, [r for r, _ in segments], numeric=numeric, row_classes=[c for _, c in segments]
+                ),
+            )
+        )
+    return out
+
+
+def _moved(result: CheckResult) -> list[str]:
+    """The queries that moved most, with both sides' documents (or the candidate's)."""
+    df = result._moved
+    if df.height == 0:
+        return []
+    names = {"query_id": "query", "value": "candidate", "baseline_docs": "baseline top docs",
+             "candidate_docs": "candidate top docs"}  # fmt: skip
+    header = [names.get(c, c) for c in df.columns]
+    numeric = [i for i, c in enumerate(df.columns) if c in ("baseline", "value", "delta")]
+    raw = [i for i, c in enumerate(df.columns) if c.endswith("_docs")]
+    rows: list[list[H.Cell]] = []
+    for r in df.iter_rows(named=True):
+        cells: list[H.Cell] = []
+        for c in df.columns:
+            v = r[c]
+            if c.endswith("_docs"):
+                cells.append(H.docs_cell(v))
+            elif isinstance(v, float):
+                cells.append(num(v, sign=c == "delta"))
+            else:
+                cells.append("-" if v is None else str(v))
+        rows.append(cells)
+    intro = H.paragraph(f"Largest |delta| first; each document with its grade, {H.UNJUDGED_TEXT}.", "muted")
+    title = _moved_title(result).rstrip(":")
+    return [H.section(title, intro, H.table(header, rows, numeric=numeric, raw=raw))]
+
+
+def _plots(result: CheckResult) -> list[H.Plot]:
+    from irframe._report.plots import check_forest, delta_bars
+
+    n = sum(1 for r in result._ordered_rows() if r["delta"] is not None)
+    items: list[H.Plot] = [
+        ("Every delta with its 95% CI (filled: significant after the correction; dark red: a regression)",
+         (7.5, 0.45 * n + 1.6), lambda ax: check_forest(result, result._ordered_rows(), ax=ax)),
+    ]  # fmt: skip
+    deltas = result._deltas
+    if deltas is None or n == 0:
+        return items
+    from irframe._input.columns import natural_key
+
+    part = deltas.filter(pl.col("measure") == result.moved_measure)
+    qids, values = part.get_column("query_id").to_list(), part.get_column("delta").to_list()
+    order = sorted(range(len(qids)), key=lambda i: natural_key(qids[i]))  # ties: natural query order
+    names = (result.candidate, result.baseline, result.moved_measure)
+    width = max(7.5, 0.16 * len(qids) + 2)
+
+    def draw(ax: Any) -> Any:
+        return delta_bars([values[i] for i in order], [qids[i] for i in order], names=names, ax=ax)
+
+    items.append((f"Per-query change on {result.moved_measure}", (width, 4.0), draw))
+    return items
+
+
+def html_page(result: CheckResult) -> str:
+    """The whole page (see the module's docstring)."""
+    import irframe
+
+    state = "pass" if result.passed else "fail"
+    title = f"irframe check: {result.candidate} vs {result.baseline}"
+    body = [f"<h1>{H.esc(title)}</h1>", H.paragraph(verdict(result), f"verdict {state}")]
+    body.append(H.paragraph(_context(result), "muted"))
+    notes = [*_hole_notes(result), *result.notes, *conventions(result.measures)]
+    body += [H.paragraph(f"Note: {note}", "note") for note in notes]
+    body += _deltas(result)
+    body += [
+        H.paragraph(_legend(result, "unicode"), "foot"),
+        H.paragraph(footnote(result), "foot"),
+    ]
+    if result.power:
+        items = "".join(
+            f"<li>{H.esc(line['sentence'][:1].upper() + line['sentence'][1:])}.</li>" for line in result.power
+        )
+        body.append(H.section("Power of the gate", f"<ul>{items}</ul>"))
+    body.append(H.section("Plots", H.plots(_plots(result), "chk")))
+    body += _moved(result)
+    body.append(H.paragraph(f"Made by irframe {irframe.__version__}; the page needs no network.", "foot"))
+    return H.page(title, "\n".join(body))
