@@ -54,6 +54,11 @@ def _shared(p: argparse.ArgumentParser, *, unit: bool = True) -> None:
     )  # fmt: skip
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
     p.add_argument(
+        "--memory-limit", metavar="SIZE",
+        help="read the log out of core within SIZE (e.g. 2GB), bucket by bucket (the same numbers); "
+        "default: the log's passes run in polars' streaming engine, the per-impression table in memory",
+    )  # fmt: skip
+    p.add_argument(
         "-f", "--format", choices=FORMATS, help="output format (default: table on a terminal, else tsv)"
     )
     add_output_option(p)
@@ -170,6 +175,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         out = online.metrics(
             _log(args.log), _metrics(args), unit=args.unit, by=args.by or None, variance=args.variance,
             level=args.level, n_bootstrap=args.bootstrap, seed=args.seed, columns=_columns(args),
+            memory_limit=args.memory_limit,
         )  # fmt: skip
     _table_out(out.collect(), args)
     return 0
@@ -204,7 +210,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             _log(args.log), _metrics(args), arm=args.arm, control=args.control, unit=args.unit,
             by=args.by or None, level=args.level, correction=args.correction,
             expected_split=dict(args.expected_split) or None, srm_alpha=args.srm_alpha,
-            columns=_columns(args),
+            columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     for w in seen:  # the mismatch is printed on stderr (the report says it too)
         sys.stderr.write(f"irframe: warning: {w.message}\n")
@@ -233,7 +239,7 @@ def cmd_interleaving(args: argparse.Namespace) -> int:
         res = online.interleaving(
             _log(args.log), runs=_runs(args.run), systems=args.systems, method=args.method, per=args.per,
             tau=args.tau, level=args.level, n_bootstrap=args.bootstrap, seed=args.seed,
-            correction=args.correction, columns=_columns(args),
+            correction=args.correction, columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     _render(res, res.pairs, args)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +17,9 @@ from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
-from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
+from irframe.online._outofcore import online_log
 from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
@@ -31,6 +33,12 @@ def _needs(ms: Sequence[OnlineMetric]) -> list[str]:
     return list(dict.fromkeys(r for m in ms for r in m.needs))
 
 
+def _bucket_key(ms: Sequence[OnlineMetric]) -> str:
+    """Out of core, the role whose buckets keep what the metrics read whole."""
+    sessions = any(m.family in ("Reformulation", "SuccessfulSession") for m in ms)
+    return "session_id" if sessions else "impression_id"
+
+
 def metrics(
     log: Any,
     metrics: str | Sequence[str],
@@ -42,6 +50,9 @@ def metrics(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Online search metrics from an impression log, per group, with the unit's variance.
 
@@ -74,6 +85,12 @@ def metrics(
         The cluster bootstrap's resamples and seed.
     columns : mapping, optional
         The log's column names by role, e.g. ``{"query_id": "qid", "dwell": "dwell_s"}``.
+    memory_limit, buckets, tmp_dir
+        Out of core: the log (a frame, a scan, or parquet files, a glob, a directory) is
+        written once into hash buckets of its impression id (of its session id for the
+        session metrics), under ``memory_limit`` (e.g. ``"2GB"``) or into ``buckets``
+        buckets, in ``tmp_dir``; each bucket is checked and summed per unit in turn, the
+        sums added: the same numbers as in memory (see :mod:`irframe.online._outofcore`).
 
     Returns
     -------
@@ -103,8 +120,11 @@ def metrics(
     level = check_level(level, "level", where)
     if variance not in ("delta", "bootstrap"):
         raise InvalidParameterError.for_value("variance", where, "'delta' or 'bootstrap'", variance)
-    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns, check=False)
-    tables = group_tables(olog, ms, olog.by)
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, olog.by)
     stats = tables.stats.with_columns(delta_columns())
     if variance == "delta":
         stats = _t_intervals(stats, level)
@@ -169,6 +189,9 @@ def compare(
     expected_split: Mapping[Any, float] | None = None,
     srm_alpha: float = 0.001,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """An A/B test on an impression log: each arm against the control, per metric.
 
@@ -209,6 +232,8 @@ def compare(
     srm_alpha : float, default 0.001
     columns : mapping, optional
         The log's column names by role.
+    memory_limit, buckets, tmp_dir
+        Out of core, as :func:`metrics`: the same numbers as in memory.
 
     Returns
     -------
@@ -235,7 +260,8 @@ def compare(
     """
     out, olog, _ = _ab_table(
         log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
-        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
+        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns, memory_limit=memory_limit,
+        buckets=buckets, tmp_dir=tmp_dir,
     )  # fmt: skip
     return to_caller(out, olog)
 
@@ -253,6 +279,9 @@ def _ab_table(
     expected_split: Mapping[Any, float] | None = None,
     srm_alpha: float = 0.001,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
     """compare's table (polars), the log read, and the facts its report prints."""
     where = "irframe.online.compare"
@@ -262,10 +291,11 @@ def _ab_table(
         raise InvalidParameterError.for_value(
             "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
         )
-    olog = read_online_log(
-        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
-    )
-    tables = group_tables(olog, ms, [*olog.by, ARM])
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, [*olog.by, ARM])
     arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
     if control not in arms:
         msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."

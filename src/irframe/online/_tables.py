@@ -28,6 +28,7 @@ from irframe.online._log import (
     check_times,
 )
 from irframe.online._metrics import OnlineMetric, impression_table, position_rows
+from irframe.online._outofcore import bucket_log, split_impressions
 from irframe.online._stats import moment_aggs
 
 __all__ = ["Tables", "group_tables"]
@@ -56,17 +57,23 @@ def _needed(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[s
     return list(dict.fromkeys(keep))
 
 
-def _session_notes(raw: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> list[str]:
+def _session_counts(imp: pl.LazyFrame, metrics: Sequence[OnlineMetric]) -> dict[str, int]:
+    """The session rules' counts (additive over buckets): impressions, last of their session,
+    next query after each Reformulation window."""
     refs = [m for m in metrics if m.family == "Reformulation"]
     if not refs:
-        return []
+        return {}
     aggs = [pl.col("_last_of_session").sum().alias("last"), pl.len().alias("n")]
     aggs += [pl.col(f"_cut_{m.key}").sum().alias(m.key) for m in refs]
-    row = raw.select(aggs).collect().row(0, named=True)
+    return {k: int(v) for k, v in imp.select(aggs).collect().row(0, named=True).items()}
+
+
+def _session_notes(row: dict[str, int], metrics: Sequence[OnlineMetric]) -> list[str]:
     notes = [
         f"{m}: of {row['n']} impressions, {row['last']} end their session (no next query) and "
         f"{row[m.key]} have their next query after the {m.param:g} s window; both count as not reformulated."
-        for m in refs
+        for m in metrics
+        if m.family == "Reformulation"
     ]
     for n in notes:
         logger.info(n)
@@ -119,27 +126,63 @@ def _clean_sorted(olog: OnlineLog, keep: Sequence[str]) -> bool:
     return bool(olog.lf.select(proof & pl.col(UNIT).is_not_null().all()).collect().item())
 
 
-def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
-    """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
-    keep = _needed(olog, metrics, groups)
+@dataclass(frozen=True)
+class _Chunk:
+    """A log's (or a bucket's) per-unit sums, PositionCTR's per (unit, position), the session
+    counts: every one additive over buckets."""
+
+    units: pl.DataFrame
+    per_unit: pl.DataFrame | None
+    counts: dict[str, int]
+
+
+def _chunk(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str], keys: list[str]) -> _Chunk:
     imp = _impressions(olog, metrics, keep)
-    notes = _session_notes(imp.lazy(), metrics)
-    full = imp.lazy()
-    scalar = [m for m in metrics if m.family != "PositionCTR"]
-    keys = [_ALL, *groups]
     sums = [pl.len().alias("_imps")]
+    scalar = [m for m in metrics if m.family != "PositionCTR"]
     sums += [pl.col(f"_{p}_{m.key}").sum() for m in scalar for p in ("num", "den")]
-    units = full.with_columns(pl.lit(True).alias(_ALL)).group_by([*keys, UNIT]).agg(sums).collect()
-    counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
-    parts = [_scalar_stats(units, m, keys) for m in scalar]
+    units = imp.lazy().with_columns(pl.lit(True).alias(_ALL)).group_by([*keys, UNIT]).agg(sums).collect()
+    per_unit = None
     if any(m.family == "PositionCTR" for m in metrics):
         if olog.dask is None:
             per_unit = _position_per_unit(olog.lf, keys).collect(engine=_engine(olog))
         else:
-            partial = per_partition(
-                olog, lambda lf: _position_per_unit(lf, keys), olog.names["impression_id"]
-            )
+            on = olog.names["impression_id"]
+            partial = per_partition(olog, lambda lf: _position_per_unit(lf, keys), on)
             per_unit = partial.group_by([*keys, UNIT, POSITION]).agg(pl.col("^_(num|den)_.*$").sum())
+    return _Chunk(units, per_unit, _session_counts(imp.lazy(), metrics))
+
+
+def _buckets(
+    olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str], keys: list[str]
+) -> _Chunk:
+    """Out of core: each bucket's chunk, the sums added per unit (and position)."""
+    assert olog.buckets is not None
+    chunks = [_chunk(bucket_log(olog, lf), metrics, keep, keys) for lf in olog.buckets]
+    units = pl.concat([c.units for c in chunks]).group_by([*keys, UNIT]).agg(pl.all().sum())
+    if olog.bucket_key != "impression_id" and split_impressions(olog, int(units["_imps"].sum())):
+        _impressions(bucket_log(olog, olog.lf), metrics, keep)  # (raises, naming the impression)
+        msg = "The log has an impression whose rows disagree on its session; an impression has one session."
+        raise InvalidDataError(msg)
+    per_unit = None
+    if chunks[0].per_unit is not None:
+        per = pl.concat([c.per_unit for c in chunks if c.per_unit is not None])
+        per_unit = per.group_by([*keys, UNIT, POSITION]).agg(pl.all().sum())
+    counts = {k: sum(c.counts[k] for c in chunks) for k in chunks[0].counts}
+    return _Chunk(units, per_unit, counts)
+
+
+def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
+    """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
+    keep = _needed(olog, metrics, groups)
+    keys = [_ALL, *groups]
+    chunk = _chunk(olog, metrics, keep, keys) if olog.buckets is None else _buckets(olog, metrics, keep, keys)
+    notes = _session_notes(chunk.counts, metrics)
+    units = chunk.units
+    counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
+    parts = [_scalar_stats(units, m, keys) for m in metrics if m.family != "PositionCTR"]
+    if chunk.per_unit is not None:
+        per_unit = chunk.per_unit
         # every group gets every position some group saw (a position an arm never showed: sums
         # of 0, value NaN), so that no comparison drops out of the table
         pos = _position_stats(per_unit, keys)
