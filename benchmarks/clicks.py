@@ -179,11 +179,12 @@ def _child(path: str, kind: str, memory_limit: str, result: str) -> None:
         warnings.simplefilter("ignore", ClickLogWarning)
         log: Any = path if memory_limit != "none" else pl.read_parquet(Path(path) / "*.parquet")
         kw: dict[str, Any] = {} if memory_limit == "none" else {"memory_limit": memory_limit}
-        if kind == "sdbn":
-            fit = clicks.click_model(log, "sdbn", **kw)
+        if kind in ("sdbn", "pbm", "ubm"):
+            fit = clicks.click_model(log, kind, **kw)  # (pbm, ubm: PyClick's 50 EM iterations)
             out, buckets = fit.judgments, fit.summary.get("n_buckets", 0)
         else:
-            out, buckets = clicks.position_bias(log, "pivot", n_bootstrap=0, **kw), None
+            bias = clicks.position_bias_fit(log, "pivot", n_bootstrap=0, **kw)
+            out, buckets = bias.theta, bias.summary.get("n_buckets", 0)
     seconds = time.perf_counter() - t0
     out.write_parquet(result)
     status = Path("/proc/self/status").read_text()
@@ -197,7 +198,9 @@ def _spawn(path: Path, kind: str, limit: str, result: Path) -> dict[str, Any]:
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def out_of_core(rows: int, limit: str, *, compare: bool) -> dict[str, Any]:
+def out_of_core(
+    rows: int, limit: str, *, compare: bool, kinds: tuple[str, ...] = ("sdbn", "pivot")
+) -> dict[str, Any]:
     """Each kind out of core (and in memory with ``compare``), each in a fresh process."""
     path = write_log(rows)
     out: dict[str, Any] = {
@@ -206,7 +209,7 @@ def out_of_core(rows: int, limit: str, *, compare: bool) -> dict[str, Any]:
         "load_before": _load(),
         "polars": pl.__version__,
     }
-    for kind in ("sdbn", "pivot"):
+    for kind in kinds:
         got = _spawn(path, kind, limit, path.parent / f"result-{kind}-ooc.parquet")
         if compare:
             got["in_memory"] = _spawn(path, kind, "none", path.parent / f"result-{kind}-mem.parquet")
@@ -229,12 +232,19 @@ def main() -> None:
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("--out-of-core", metavar="LIMIT", help="out of core within LIMIT (e.g. 1GB)")
     parser.add_argument("--compare", action="store_true", help="out of core: also in memory, compared")
+    parser.add_argument(
+        "--kinds",
+        default="sdbn,pivot",
+        help="out of core: what to run, of sdbn, pivot, pbm, ubm (default sdbn,pivot)",
+    )
     if sys.argv[1:2] == ["--child"]:
         _child(*sys.argv[2:6])
         return
     args = parser.parse_args()
     if args.out_of_core:
-        _report_out_of_core(out_of_core(args.rows, args.out_of_core, compare=args.compare), args.no_save)
+        kinds = tuple(args.kinds.split(","))
+        result = out_of_core(args.rows, args.out_of_core, compare=args.compare, kinds=kinds)
+        _report_out_of_core(result, args.no_save)
         return
     result = run(args.rows, args.repeats)
     for name in ("sdbn", "pivot", "em_iteration"):
@@ -254,7 +264,9 @@ def main() -> None:
 
 
 def _report_out_of_core(result: dict[str, Any], no_save: bool) -> None:
-    for kind in ("sdbn", "pivot"):
+    for kind in ("sdbn", "pivot", "pbm", "ubm"):
+        if kind not in result:
+            continue
         r = result[kind]
         buckets = "" if r["buckets"] is None else f", {r['buckets']} buckets"
         line = f"{kind:>6} out of core ({result['memory_limit']}{buckets}): "

@@ -6,7 +6,8 @@ produced the log as much as the documents' quality.  The three tools here correc
 each a few table aggregations over an impression log (one row per impression and shown
 document: ``impression_id``, ``query_id``, ``doc_id``, ``position``, ``clicked``):
 
-- :func:`position_bias`: how often each position is examined, relative to position 1;
+- :func:`position_bias` (and :func:`position_bias_fit`): how often each position is
+  examined, relative to position 1;
 - :func:`click_judgments` (and :func:`click_model`): per (query, document) relevance from a
   click model (COEC, cascade, DCM, SDBN, PBM, UBM, DBN), a qrels frame for ``evaluate``;
 - :func:`counterfactual`: what a new ranking would score on the logged clicks, reweighted
@@ -25,11 +26,11 @@ Examples
 
 from __future__ import annotations
 
-from irframe._clicks.bias import METHODS, position_bias
+from irframe._clicks.bias import METHODS, PositionBias, position_bias, position_bias_fit
 from irframe._clicks.counterfactual import ESTIMATORS, counterfactual
 from irframe._clicks.models import MODELS, ClickModel, click_judgments, click_model
 
 __all__ = [
-    "ESTIMATORS", "METHODS", "MODELS", "ClickModel", "click_judgments", "click_model", "counterfactual",
-    "position_bias",
+    "ESTIMATORS", "METHODS", "MODELS", "ClickModel", "PositionBias", "click_judgments", "click_model",
+    "counterfactual", "position_bias", "position_bias_fit",
 ]  # fmt: skip

@@ -139,6 +139,31 @@ def test_only_a_regression_exits_1(files: dict[str, str]) -> None:
     assert run_cli("compare", QRELS, BM25, DENSE).returncode == Exit.OK  # compare reports, never fails
 
 
+def test_check_result_exit_code_is_the_enum_the_command_exits_with() -> None:
+    """``CheckResult.exit_code`` returns the CLI's enum member (one enum, below both: the
+    library's ``_check`` does not import the command line), an ``int`` for the shell."""
+    import ast
+
+    import irframe
+    import irframe._exit
+    import irframe.cli._exit
+
+    assert irframe.cli._exit.Exit is irframe._exit.Exit
+    g = irframe.datasets.golden()
+    runs = {s: g.runs.filter(system=s).drop("system") for s in ("bm25", "dense", "hybrid")}
+    for cand, code, cli_run in ((runs["dense"], Exit.FAILED, DENSE), (runs["hybrid"], Exit.OK, HYBRID)):
+        result = irframe.check(cand, g.qrels, runs["bm25"], n_permutations=200, n_bootstrap=200)
+        assert result.exit_code is code
+        assert isinstance(result.exit_code, int)
+        assert result.exit_code == (0 if result.passed else 1)
+        assert run_cli("check", QRELS, cli_run, "-b", BM25, "--no-config").returncode == code
+    check_dir = Path(irframe.__file__).parent / "_check"
+    for path in check_dir.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("irframe.cli"), f"{path.name} imports {node.module}"
+
+
 # --- the output was not written -----------------------------------------------------------
 TO_STDOUT = [
     ["eval", QRELS, BM25], ["eval", QRELS, BM25, "-q", "-f", "trec"], ["compare", QRELS, BM25, DENSE],

@@ -169,12 +169,37 @@ def _assert_same_bias(got: pl.DataFrame, want: pl.DataFrame, tol: float = 1e-12)
 def test_position_bias_in_buckets_equals_in_memory(
     bundled: pl.DataFrame, files: tuple[pl.DataFrame, Path], method: str
 ) -> None:
-    # allpairs: EM (to tol=1e-6) on float CTR sums that polars adds in no fixed order, so
-    # two in-memory runs already differ by ~1e-8: compared at the EM's tolerance
-    tol = 1e-6 if method == "allpairs" else 1e-12
-    _assert_same_bias(_bias(bundled.lazy(), method, buckets=6), _bias(bundled, method), tol)
+    # (allpairs and pivot sum float CTRs: in a fixed order, so to the last bit as in memory)
+    _assert_same_bias(_bias(bundled.lazy(), method, buckets=6), _bias(bundled, method))
     log, path = files
-    _assert_same_bias(_bias(path / "*.parquet", method, buckets=5), _bias(log, method), tol)
+    _assert_same_bias(_bias(path / "*.parquet", method, buckets=5), _bias(log, method))
+
+
+@pytest.mark.parametrize("method", ["allpairs", "pivot"])
+def test_position_bias_is_bit_reproducible(files: tuple[pl.DataFrame, Path], method: str) -> None:
+    """Float sums in a fixed order: two calls give the same bytes (allpairs' EM used to amplify
+    polars' thread-order sums to ~1e-8), and so does the log in a shuffled row order."""
+    log = files[0]
+    first = _bias(log, method).write_ipc(None).getvalue()
+    assert _bias(log, method).write_ipc(None).getvalue() == first
+    shuffled = log.sample(fraction=1.0, shuffle=True, seed=5)
+    assert _bias(shuffled, method).write_ipc(None).getvalue() == first
+
+
+def test_position_bias_fit_reports_its_buckets(bundled: pl.DataFrame, tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClickLogWarning)
+        got = ic.position_bias_fit(bundled.lazy(), "em", n_bootstrap=0, buckets=5, tmp_dir=tmp_path)
+        want = ic.position_bias_fit(bundled, "em", n_bootstrap=0)
+    assert got.summary.pop("n_buckets") == 5
+    assert "n_buckets" not in want.summary
+    assert got.summary == want.summary
+    assert want.summary["n_rows"] == bundled.height
+    assert want.summary["n_queries"] == bundled["query_id"].n_unique()
+    assert want.summary["n_impressions"] == bundled["impression_id"].n_unique()
+    assert want.summary["last_change"] <= 1e-6  # (converged: no warning)
+    _assert_same_bias(got.theta.collect(), want.theta)
+    assert ic.position_bias(bundled, "em", n_bootstrap=0).equals(want.theta)
 
 
 def test_position_bias_warns_as_in_memory(bundled: pl.DataFrame) -> None:
@@ -191,6 +216,11 @@ def test_bad_out_of_core_parameters_name_the_function(bundled: pl.DataFrame) -> 
         ic.click_model(bundled, "cm", memory_limit="lots")
     with pytest.raises(InvalidParameterError, match="'buckets' parameter of position_bias"):
         ic.position_bias(bundled, "pivot", buckets=0)
+    too_many = parquet.MAX_BUCKETS + 1
+    with pytest.raises(InvalidParameterError, match=r"'buckets' parameter of counterfactual.*at most 65536"):
+        ic.counterfactual(bundled, estimator="sips", buckets=too_many)
+    with pytest.raises(InvalidParameterError, match=r"'buckets' parameter of click_model.*Got 65537"):
+        ic.click_model(bundled, "cm", buckets=too_many)
     fit = ic.click_model(bundled, "cm", memory_limit="1GB")  # (a small log under a large limit: one pass)
     assert fit.summary["n_buckets"] == 1
     _assert_same(fit, ic.click_model(bundled, "cm"))

@@ -71,10 +71,9 @@ def test_position_bias_on_dask_equals_in_memory(client: None, log: pl.DataFrame,
         warnings.simplefilter("ignore", ClickLogWarning)
         got = pl.from_pandas(ic.position_bias(_ddf(log), method, n_bootstrap=30))
         want = ic.position_bias(log, method, n_bootstrap=30)
-    tol = 1e-6 if method == "allpairs" else 1e-12  # (allpairs: see tests/clicks/test_clicks_out_of_core.py)
     assert got.select("position", "n").equals(want.select("position", "n"))
     for c in ("theta", "ci_low", "ci_high"):
-        assert ((got[c] - want[c]).abs().max() or 0.0) <= tol, c
+        assert ((got[c] - want[c]).abs().max() or 0.0) <= 1e-12, c
 
 
 def test_dask_errors_as_in_memory(client: None, log: pl.DataFrame) -> None:

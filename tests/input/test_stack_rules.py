@@ -35,6 +35,7 @@ KINDS = r"different kinds \('bm25': polars, 'dense': polars-lazy\)"
 VERBS: dict[str, tuple[Callable[[Any], object], int]] = {
     "compare": (lambda runs: irframe.compare(runs, QRELS, ["RR"]), 2),
     "system_means": (lambda runs: system_means(runs, QRELS, ["RR"]), 2),
+    "moved": (lambda runs: irframe.moved(runs, QRELS, "RR"), 2),
     "pool": (lambda runs: irframe.pool(runs, QRELS, depth=2), 1),
     "agreement": (lambda runs: irframe.agreement(JUDGES, runs=runs, measures="RR"), 2),
     "fuse": (fusion.fuse, 2),

@@ -449,9 +449,11 @@ class Parquet(skeleton.Primitives):
 
     def __init__(
         self, memory_limit: int | str = "4GB", buckets: int | None = None, *, output: Any = None,
-        tmp_dir: Any = None,
+        tmp_dir: Any = None, where: str | None = None,
     ) -> None:  # fmt: skip
-        self.limit = parse_bytes(memory_limit)
+        """``where``: the function whose parameters the errors name (default ``evaluate_parquet``)."""
+        self.where = where or self.where
+        self.limit = parse_bytes(memory_limit, self.where)
         if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
             raise InvalidParameterError.for_value("buckets", self.where, "a positive int", buckets)
         if buckets is not None and buckets > MAX_BUCKETS:

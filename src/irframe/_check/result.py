@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from irframe._compare import Settings, check_choice
+from irframe._exit import Exit
 from irframe._input.columns import natural_key
 from irframe.exceptions import InvalidParameterError
 
@@ -191,9 +192,10 @@ class CheckResult:
         return [r for r in rows if r["regression"]] + [r for r in rows if not r["regression"]]
 
     @property
-    def exit_code(self) -> int:
-        """0 when the check passed, 1 when it found a regression (as ``irframe check``)."""
-        return 0 if self.passed else 1
+    def exit_code(self) -> Exit:
+        """``Exit.OK`` (0) when the check passed, ``Exit.FAILED`` (1) when it found a
+        regression: the code ``irframe check`` exits with (an ``int``, an ``IntEnum`` member)."""
+        return Exit.OK if self.passed else Exit.FAILED
 
     @property
     def comparisons(self) -> Any:

@@ -294,5 +294,5 @@ def documents(
     check_shared_queries(stacked, qrels, [(CAND, BASE)], where="check", opts=opts)
     if not shown:
         return None
-    docs = top_documents(runs, qrels, query_ids, k=k, opts=opts)
+    docs = top_documents(runs, qrels, query_ids, k=k, opts=opts, where="check")
     return None if docs is None else docs.rename({q: _Q} if q != _Q else {})

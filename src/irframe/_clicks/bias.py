@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -16,7 +17,7 @@ from irframe._input.params import check_level, check_seed
 from irframe._resample import index_chunks
 from irframe.exceptions import InvalidParameterError
 
-__all__ = ["METHODS", "Method", "position_bias"]
+__all__ = ["METHODS", "Method", "PositionBias", "position_bias", "position_bias_fit"]
 
 Method = Literal["ctr", "pivot", "adjacent", "allpairs", "em"]
 METHODS: tuple[str, ...] = ("ctr", "pivot", "adjacent", "allpairs", "em")
@@ -52,7 +53,30 @@ def _randomized(log: ClickLog) -> bool:
     return got is not None and got >= 0.5
 
 
-def position_bias(
+@dataclass(frozen=True)
+class PositionBias:
+    """Position bias estimated on a log.
+
+    Attributes
+    ----------
+    method : str
+        The estimator (``"pivot"``...).
+    theta : frame
+        One row per position: ``position``, ``theta``, ``ci_low``, ``ci_high``, ``n`` (the
+        caller's frame type; see :func:`position_bias_fit`).
+    summary : dict
+        ``n_rows``, ``n_impressions``, ``n_impressions_without_clicks``,
+        ``n_rows_beyond_max_position``, ``n_queries``; ``"em"`` and ``"allpairs"`` also
+        ``last_change`` (the full sample's fit: the largest move of a theta in its last
+        iteration); out of core (or on a cluster) ``n_buckets``.
+    """
+
+    method: str
+    theta: Any
+    summary: dict[str, float | int]
+
+
+def position_bias_fit(
     log: Any,
     method: Method = "pivot",
     *,
@@ -70,7 +94,7 @@ def position_bias(
     memory_limit: int | str | None = None,
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
-) -> Any:
+) -> PositionBias:
     """Estimate the examination probability of each position relative to position 1 (theta).
 
     Parameters
@@ -101,8 +125,8 @@ def position_bias(
 
     Returns
     -------
-    frame
-        One row per position from 1 to the deepest: ``position``, ``theta`` (1 at position
+    PositionBias
+        ``theta``: one row per position from 1 to the deepest: ``position``, ``theta`` (1 at position
         1), ``ci_low``, ``ci_high`` and ``n``: the rows (``"ctr"``, ``"em"``) or the
         (query, document) pairs (``"pivot"``, ``"adjacent"``, ``"allpairs"``) it rests on.  A
         position no pair reaches has a null theta, n = 0, and a warning names it.
@@ -134,8 +158,9 @@ def position_bias(
     >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2, 3, 3], "query_id": "q",
     ...                     "doc_id": ["a", "b", "b", "a", "a", "b"],
     ...                     "position": [1, 2, 1, 2, 1, 2], "clicked": [1, 0, 1, 1, 0, 0]})
-    >>> position_bias(log, "pivot", n_bootstrap=0).select("position", "theta", "n").rows()
-    [(1, 1.0, 2), (2, 0.6666666666666666, 2)]
+    >>> fit = position_bias_fit(log, "pivot", n_bootstrap=0)
+    >>> fit.theta.select("position", "theta", "n").rows(), fit.summary["n_impressions"]
+    ([(1, 1.0, 2), (2, 0.6666666666666666, 2)], 3)
     """
     name = _check_method(method)
     n_boot = 0 if n_bootstrap == 0 else int(check_positive_int(n_bootstrap, "n_bootstrap", _WHERE) or 0)
@@ -164,7 +189,60 @@ def position_bias(
             f"{_WHERE}(method={name!r}): EM did not converge within iterations={iterations}: the last "
             f"iteration changed a parameter by {est.fits[0][0]:.3g} (> tol={tol:g}). Hint: raise iterations."
         )
-    return clog.back(_table(est, point, n_boot=n_boot, level=level, seed=checked_seed, name=name))
+    summary: dict[str, float | int] = {**clog.summary, "n_queries": est.n_queries}
+    if est.fits:
+        summary |= {"last_change": est.fits[0][0]}
+    table = _table(est, point, n_boot=n_boot, level=level, seed=checked_seed, name=name)
+    return PositionBias(name, clog.back(table), summary)
+
+
+def position_bias(
+    log: Any,
+    method: Method = "pivot",
+    *,
+    n_bootstrap: int = 200,
+    ci: float = 0.95,
+    seed: int | None = 0,
+    iterations: int = 5000,
+    tol: float = 1e-6,
+    max_position: int | None = None,
+    impression_col: str = IMPRESSION,
+    query_col: str = QUERY,
+    doc_col: str = DOC,
+    position_col: str = POSITION,
+    clicked_col: str = CLICKED,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Estimate the examination probability of each position relative to position 1 (theta).
+
+    The parameters, methods and result are :func:`position_bias_fit`'s, whose ``theta``
+    this returns; :func:`position_bias_fit` also returns the counts (``summary``: the log's
+    rows and impressions, the rows ``max_position`` left out, the queries, out of core the
+    number of buckets).
+
+    Returns
+    -------
+    frame
+        One row per position from 1 to the deepest: ``position``, ``theta`` (1 at position
+        1), ``ci_low``, ``ci_high`` and ``n`` (see :func:`position_bias_fit`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2, 3, 3], "query_id": "q",
+    ...                     "doc_id": ["a", "b", "b", "a", "a", "b"],
+    ...                     "position": [1, 2, 1, 2, 1, 2], "clicked": [1, 0, 1, 1, 0, 0]})
+    >>> position_bias(log, "pivot", n_bootstrap=0).select("position", "theta", "n").rows()
+    [(1, 1.0, 2), (2, 0.6666666666666666, 2)]
+    """
+    return position_bias_fit(
+        log, method, n_bootstrap=n_bootstrap, ci=ci, seed=seed, iterations=iterations, tol=tol,
+        max_position=max_position, impression_col=impression_col, query_col=query_col, doc_col=doc_col,
+        position_col=position_col, clicked_col=clicked_col, memory_limit=memory_limit, buckets=buckets,
+        tmp_dir=tmp_dir,
+    ).theta  # fmt: skip
 
 
 def _table(

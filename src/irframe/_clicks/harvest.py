@@ -77,6 +77,20 @@ def _cells(rows: pl.LazyFrame) -> pl.LazyFrame:
     return rows.group_by(QUERY_IDX, QUERY, DOC, POSITION).agg(pl.col(CLICK).mean().alias("c"))
 
 
+def _ordered_sums(rows: pl.LazyFrame, keys: list[str], values: list[pl.Expr]) -> pl.LazyFrame:
+    """Per ``keys``: the sums of the float ``values`` and the rows (``n``), each sum taken in
+    document order (sorted lists, summed in order; a ``group_by`` sum adds threads' partial
+    sums in any order, and EM amplifies the last bits): the same bits on every run, and in
+    memory as out of core (a query's rows are in one part)."""
+    names = [v.meta.output_name() for v in values]
+    return (
+        rows.sort(*keys, DOC)
+        .group_by(keys, maintain_order=True)
+        .agg(*values, pl.len().alias("n"))
+        .with_columns(pl.col(*names).list.sum())
+    )
+
+
 def _pivot_sets(rows: pl.LazyFrame, adjacent: bool) -> pl.LazyFrame:
     """Per query and position: the sums of the intervention sets' CTRs at the reference and at k."""
     cells = _cells(rows)
@@ -87,11 +101,7 @@ def _pivot_sets(rows: pl.LazyFrame, adjacent: bool) -> pl.LazyFrame:
     else:  # the (query, document) at 1 and at k
         base = cells.filter(pl.col(POSITION) == 1).select(QUERY, DOC, pl.col("c").alias("c0"))
         on = [QUERY, DOC]
-    return (
-        cells.join(base, on=on)
-        .group_by(QUERY_IDX, POSITION)
-        .agg(pl.col("c0").sum(), pl.col("c").sum(), pl.len().alias("n"))
-    )
+    return _ordered_sums(cells.join(base, on=on), [QUERY_IDX, POSITION], [pl.col("c0"), pl.col("c")])
 
 
 def _pivot(log: Indexed, n_q: int, top: int, adjacent: bool) -> Estimate:
@@ -127,13 +137,12 @@ def _allpairs_sets(rows: pl.LazyFrame, top: int) -> pl.LazyFrame:
     """Per query and pair of positions (k, k'): the sums of the pairs' CTRs at k."""
     cells = _cells(rows)
     other = cells.select(QUERY, DOC, pl.col(POSITION).alias(K0))
-    return (
+    pairs = (
         cells.join(other, on=[QUERY, DOC])
         .filter(pl.col(POSITION) != pl.col(K0))
         .with_columns(((pl.col(POSITION) - 1) * top + pl.col(K0) - 1).alias("cell"))
-        .group_by(QUERY_IDX, "cell")
-        .agg(pl.col("c").sum(), (1 - pl.col("c")).sum().alias("not_c"), pl.len().alias("n"))
     )
+    return _ordered_sums(pairs, [QUERY_IDX, "cell"], [pl.col("c"), (1 - pl.col("c")).alias("not_c")])
 
 
 def _allpairs(log: Indexed, n_q: int, top: int, iterations: int, tol: float) -> Estimate:

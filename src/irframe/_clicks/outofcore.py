@@ -71,7 +71,7 @@ def bucketed_log(
     check_positive_int(max_position, "max_position", where, allow_none=True)
     check_positive_int(buckets, "buckets", where, allow_none=True)
     limit = parse_bytes("4GB" if memory_limit is None else memory_limit, where)
-    backend = Parquet(limit, buckets, tmp_dir=tmp_dir)
+    backend = Parquet(limit, buckets, tmp_dir=tmp_dir, where=where)
     lf, origin = (backend.run_input(log), Origin("polars")) if is_paths(log) else to_lazy(log, "log")
     cols = log_columns(lf.collect_schema(), **columns, extra=extra)
     with backend.session():

@@ -25,7 +25,7 @@ from irframe._compare.pairing import (
     pair_values,
 )
 from irframe._engine.plan import at_depth, best_ranked
-from irframe._input.columns import natural_order, resolve_run
+from irframe._input.columns import RunColumns, natural_order, resolve_run
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe._input.runs import Stack, stack_runs
@@ -43,7 +43,7 @@ DOC_FIELDS = ("doc_id", "grade")
 
 
 def _top_docs(
-    run: pl.LazyFrame,
+    stack: Stack,
     keys: pl.DataFrame,
     grades: pl.LazyFrame | None,
     *,
@@ -52,41 +52,65 @@ def _top_docs(
     opts: Options,
 ) -> pl.DataFrame | None:
     """The first ``k`` documents per (system, query) in ``keys`` of the ranking that was
-    scored: the order ``opts.order`` reads (:func:`~irframe._input.columns.resolve_run`), after
-    ``duplicates="first"`` (each document at its best-ranked row) and ``depth`` (the rows
-    below it were not scored), as the engine does (:func:`~irframe._engine.plan.at_depth`,
-    :func:`~irframe._engine.plan.best_ranked`); a list of ``{doc_id, grade}`` structs
-    (``grade`` null: unjudged)."""
-    schema = run.collect_schema()
+    scored, each system's by its own order source (:meth:`Stack.columns_of`); a list of
+    ``{doc_id, grade}`` structs (``grade`` null: unjudged).  None when a system has no
+    document or ordering column."""
+    groups: dict[RunColumns, list[str]] = {}  # the systems ranked alike (one group, mostly)
+    for system in keys.get_column(_SYS).unique(maintain_order=True).to_list():
+        cols = _ranking_columns(stack.columns_of(system), query_col, opts)
+        if cols is None:
+            return None
+        groups.setdefault(cols, []).append(system)
+    ranked = [
+        _ranked_head(stack.lf.filter(pl.col(_SYS).is_in(systems)), keys, cols, k=k, opts=opts)
+        for cols, systems in groups.items()
+    ]
     doc_col = opts.doc_col
-    has_order = (opts.rank_col is not None and opts.rank_col in schema) or opts.score_col in schema
-    if doc_col not in schema or query_col not in schema or not has_order:
-        return None
-    cols = resolve_run(
-        schema, query_col=query_col, doc_col=doc_col, rank_col=opts.rank_col, score_col=opts.score_col,
-        relevance_col=None, by=(_SYS,), need_relevance=False, order_rule=opts.order,
-    )  # fmt: skip
-    order, desc = cols.ranking()
-    rows = (
-        run.select(_SYS, query_col, doc_col, cols.order_col)
-        .with_columns(pl.col(query_col).cast(pl.String).alias(_QKEY))
-        .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
-    )
-    rows = at_depth(rows, cols, opts)
-    if opts.duplicates == "first":
-        rows = best_ranked(rows, cols)
-    rows = (
-        rows.with_columns(pl.col(doc_col).cast(pl.String))
-        .sort([_SYS, _QKEY, *order], descending=[False, False, *desc])
-        .group_by([_SYS, _QKEY], maintain_order=True)
-        .head(k)
-    )
+    empty = pl.LazyFrame(schema={_SYS: pl.String, _QKEY: pl.String, doc_col: pl.String})
+    rows = pl.concat(ranked) if ranked else empty  # (no keys: no rows)
     if grades is not None:
         rows = rows.join(grades, on=[_QKEY, doc_col], how="left", maintain_order="left")
     else:
         rows = rows.with_columns(pl.lit(None, dtype=pl.Int64).alias("__ir_grade"))
     doc = pl.struct(pl.col(doc_col).alias(DOC_FIELDS[0]), pl.col("__ir_grade").alias(DOC_FIELDS[1]))
     return rows.group_by([_SYS, _QKEY], maintain_order=True).agg(doc.alias("__ir_docs")).collect()
+
+
+def _ranking_columns(schema: pl.Schema, query_col: str, opts: Options) -> RunColumns | None:
+    """The roles of one run's columns for ranking (``opts.order`` read by
+    :func:`~irframe._input.columns.resolve_run`), or None without ids or an order column."""
+    has_order = (opts.rank_col is not None and opts.rank_col in schema) or opts.score_col in schema
+    if opts.doc_col not in schema or query_col not in schema or not has_order:
+        return None
+    return resolve_run(
+        schema, query_col=query_col, doc_col=opts.doc_col, rank_col=opts.rank_col, score_col=opts.score_col,
+        relevance_col=None, by=(_SYS,), need_relevance=False, order_rule=opts.order,
+    )  # fmt: skip
+
+
+def _ranked_head(
+    run: pl.LazyFrame, keys: pl.DataFrame, cols: RunColumns, *, k: int, opts: Options
+) -> pl.LazyFrame:
+    """The first ``k`` rows per (system, query) in ``keys`` of the ranking that was scored:
+    :meth:`RunColumns.ranking`'s order after ``duplicates="first"`` (each document at its
+    best-ranked row) and ``depth`` (the rows below it were not scored), as the engine does
+    (:func:`~irframe._engine.plan.at_depth`, :func:`~irframe._engine.plan.best_ranked`)."""
+    order, desc = cols.ranking()
+    rows = (
+        run.select(_SYS, cols.query, cols.doc, cols.order_col)
+        .with_columns(pl.col(cols.query).cast(pl.String).alias(_QKEY))
+        .join(keys.lazy(), on=[_SYS, _QKEY], how="semi")
+    )
+    rows = at_depth(rows, cols, opts)
+    if opts.duplicates == "first":
+        rows = best_ranked(rows, cols)
+    return (
+        rows.with_columns(pl.col(cols.doc).cast(pl.String))
+        .sort([_SYS, _QKEY, *order], descending=[False, False, *desc])
+        .group_by([_SYS, _QKEY], maintain_order=True)
+        .head(k)
+        .select(_SYS, _QKEY, cols.doc)
+    )
 
 
 FrameT = TypeVar("FrameT")
@@ -350,7 +374,7 @@ def _with_top_docs(
         ]
     ).unique()
     top = _top_docs(
-        stacked.lf,
+        stacked,
         keys,
         grades,
         query_col=query_col,
@@ -367,14 +391,23 @@ def _with_top_docs(
 
 
 def top_documents(
-    runs: Mapping[str, pl.LazyFrame], qrels: Any, query_ids: Sequence[str], *, k: int, opts: Options
+    runs: Mapping[str, pl.LazyFrame],
+    qrels: Any,
+    query_ids: Sequence[str],
+    *,
+    k: int,
+    opts: Options,
+    where: str = "moved",
 ) -> pl.DataFrame | None:
     """The top ``k`` documents of each run for ``query_ids``, with their grades, as :func:`moved`
     lists them: the query id (as text) in ``query_col`` and one column ``<name>_docs`` per run
     (lists of ``{doc_id, grade}`` structs).
 
-    Each run is ranked by its own rank or score column (see :func:`_top_docs`); a query a
-    run lacks has null documents.  None when a run has no document or ordering column.
+    The runs are stacked by :func:`~irframe._input.runs.stack_runs` (``where``: the verb, for
+    its messages); each is ranked by its own rank or score column (a run with ranks beside
+    one with only scores: see :func:`_top_docs`); without qrels, a document's grade is read
+    from the runs that carry one.  A query a run lacks has null documents.  None when a run
+    has no document or ordering column.
 
     Examples
     --------
@@ -384,22 +417,20 @@ def top_documents(
     [('q1', [{'doc_id': 'x', 'grade': None}, {'doc_id': 'a', 'grade': 2}]), ('q2', None)]
     """
     query_col = opts.query_col
+    stack = stack_runs(runs, None, where)
     out = pl.DataFrame({query_col: list(query_ids)}, schema={query_col: pl.String})
-    stacked = pl.concat(list(runs.values()), how="diagonal_relaxed")  # (its grades: without qrels)
-    grades = _grades(stacked, qrels, query_col, opts.doc_col, opts)
-    for name, run in runs.items():
-        keys = out.select(pl.lit(name, dtype=pl.String).alias(_SYS), pl.col(query_col).alias(_QKEY))
-        top = _top_docs(
-            run.with_columns(pl.lit(name, dtype=pl.String).alias(_SYS)),
-            keys,
-            grades,
-            query_col=query_col,
-            k=k,
-            opts=opts,
+    keys = pl.DataFrame(
+        {_SYS: [s for s in stack.systems for _ in query_ids], _QKEY: list(query_ids) * len(stack.systems)},
+        schema={_SYS: pl.String, _QKEY: pl.String},
+    )
+    grades = _grades(stack.lf, qrels, query_col, opts.doc_col, opts)
+    top = _top_docs(stack, keys, grades, query_col=query_col, k=k, opts=opts)
+    if top is None:
+        return None
+    for name in stack.systems:
+        docs = top.filter(pl.col(_SYS) == name).select(
+            pl.col(_QKEY).alias(query_col), pl.col("__ir_docs").alias(f"{name}_docs")
         )
-        if top is None:
-            return None
-        docs = top.select(pl.col(_QKEY).alias(query_col), pl.col("__ir_docs").alias(f"{name}_docs"))
         out = out.join(docs, on=query_col, how="left", maintain_order="left")
     return out
 

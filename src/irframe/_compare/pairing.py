@@ -8,7 +8,7 @@ the caller's and never reach a message.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -54,7 +54,7 @@ def _with_queries(
     lf, qrels_lf = with_query_attributes(
         stacked.lf, qrels_lf, queries, opts.with_(by=list(by)), "compare", run_attributes=True
     )
-    return Stack(lf, stacked.origin, stacked.systems), qrels_lf
+    return replace(stacked, lf=lf), qrels_lf
 
 
 def _resolve_baseline(baseline: str | None, systems: Sequence[str], where: str) -> str:

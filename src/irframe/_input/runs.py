@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -61,6 +61,29 @@ class Stack:
     lf: pl.LazyFrame  #: every run's rows; the system name (String, never null) in SYSTEM
     origin: Origin  #: the caller's frame type (the first run's, all runs are of one kind)
     systems: list[str]  #: dict order, or first appearance in a stacked frame
+    parts: Mapping[str, pl.LazyFrame] | None = field(default=None, repr=False, compare=False)
+    """A dict's runs, each on its own (with :data:`SYSTEM`); None: one stacked frame."""
+
+    def columns_of(self, system: str) -> pl.Schema:
+        """The columns of one system's own run (with :data:`SYSTEM`).
+
+        A dict's runs may differ: a column one run lacks is null in its rows of :attr:`lf`,
+        but it is no column of that run (a run with a rank column and one with only
+        scores are each ranked by their own: :func:`irframe._input.columns.ranking_order`
+        on this schema).  The systems of one stacked frame share its columns.
+
+        Examples
+        --------
+        >>> ranked = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "rank": [1]})
+        >>> scored = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [0.5]})
+        >>> stack = stack_runs({"a": ranked, "b": scored}, "system", "my_verb")
+        >>> stack.lf.collect_schema().names()
+        ['query_id', 'doc_id', 'rank', '__ir_system', 'score']
+        >>> stack.columns_of("b").names()
+        ['query_id', 'doc_id', 'score', '__ir_system']
+        """
+        part = self.lf if self.parts is None else self.parts[system]
+        return part.collect_schema()
 
 
 def stack_runs(
@@ -143,7 +166,7 @@ def _stack_frame(runs: object, system_col: str, where: str, single: bool) -> Sta
 
 
 def _stack_mapping(runs: Mapping[Any, Any], where: str) -> Stack:
-    parts: list[pl.LazyFrame] = []
+    parts: dict[str, pl.LazyFrame] = {}
     origins: list[Origin] = []
     for name, frame in runs.items():
         if not isinstance(name, str) or not name:
@@ -154,7 +177,7 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> Stack:
             raise InvalidParameterError(msg)
         lf, origin = to_lazy(frame, role=f"run {name!r}")
         origins.append(origin)
-        parts.append(lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM)))
+        parts[name] = lf.with_columns(pl.lit(name, dtype=pl.String).alias(SYSTEM))
     if not parts:
         return Stack(pl.LazyFrame(schema={SYSTEM: pl.String}), Origin("polars"), [])
     if len({o.kind for o in origins}) > 1:
@@ -162,7 +185,7 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> Stack:
         msg = f"{where}: the runs are frames of different kinds ({kinds}). Hint: pass them all as one kind."
         raise InvalidParameterError(msg)
     try:
-        stacked = pl.concat(parts, how="diagonal_relaxed")
+        stacked = pl.concat(list(parts.values()), how="diagonal_relaxed")
         stacked.collect_schema()
     except pl.exceptions.PolarsError as exc:
         msg = (
@@ -170,7 +193,7 @@ def _stack_mapping(runs: Mapping[Any, Any], where: str) -> Stack:
             "Hint: give every run the same column names and id dtypes."
         )
         raise InvalidParameterError(msg) from exc
-    return Stack(stacked, origins[0], list(runs))
+    return Stack(stacked, origins[0], list(runs), parts)
 
 
 @contextmanager

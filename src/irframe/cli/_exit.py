@@ -1,7 +1,8 @@
 """The exit codes of every ``irframe`` subcommand, and how an error becomes one line and a code.
 
 One contract, decided here and nowhere else (``irframe --help`` prints :func:`epilog`,
-and the CLI reference page is generated from that help):
+and the CLI reference page is generated from that help); its codes are the members of
+:class:`irframe._exit.Exit` (re-exported here), which the library's results return too:
 
 ====  ===========================================================================
 code  meaning
@@ -37,22 +38,12 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import IntEnum
 from typing import IO, Any, TextIO, cast
 
+from irframe._exit import Exit
 from irframe.exceptions import CliError
 
 __all__ = ["CONTRACT", "Exit", "OutputError", "epilog", "exit_code", "report", "stage", "writing"]
-
-
-class Exit(IntEnum):
-    """The exit codes of the ``irframe`` command."""
-
-    OK = 0
-    FAILED = 1  # irframe check: a regression
-    ERROR = 2  # usage or data error, internal error
-    OUTPUT = 3  # the output was not (entirely) written
-    INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 CONTRACT: tuple[tuple[Exit, str], ...] = (

@@ -98,7 +98,7 @@ def _print_check(g: Any, measures: list[str]) -> None:
     at = _files(g)
     print(
         "\nThe golden-set loop: does hybrid regress against bm25? (irframe check; exit code "
-        f"{result.exit_code})\n  irframe check {at}/qrels.txt {at}/runs/hybrid.run "
+        f"{int(result.exit_code)})\n  irframe check {at}/qrels.txt {at}/runs/hybrid.run "
         f"--baseline {at}/runs/bm25.run --queries {at}/queries.tsv\n",
         file=sys.stdout,
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from irframe.cli._common import CliError, SubParsers, _common, refuse_overwriting_inputs, shown, write_table
-from irframe.cli._exit import writing
+from irframe.cli._exit import Exit, writing
 
 __all__ = ["add_parser", "cmd_merge", "parse_scale"]
 
@@ -93,7 +93,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
-    return 2
+    return Exit.ERROR
 
 
 def _output_format(args: argparse.Namespace) -> str:

@@ -219,7 +219,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     srm = bool((table["srm_p_value"] < args.srm_alpha).any())
     drop = bool(table.filter(pl.col("significant") & (pl.col("diff") < 0)).height)
     failed = {"srm": srm, "drop": drop, "any": srm or drop}.get(args.fail_on or "", False)
-    return int(Exit.FAILED) if failed else 0
+    return Exit.FAILED if failed else Exit.OK
 
 
 def _runs(specs: Sequence[tuple[str, str]]) -> dict[str, Any] | None:
