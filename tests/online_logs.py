@@ -64,7 +64,7 @@ def interleaved_log(
         for s in range(reps)
     ]
     log = pl.concat(served).with_columns(
-        pl.struct("query_id", "rep").rank("dense").alias("impression_id"),
+        pl.struct("query_id", "rep").rank("dense").cast(pl.Int64).alias("impression_id"),
         (pl.lit(rng.random(sum(f.height for f in served))) < 0.3 / pl.col("position").sqrt())
         .cast(pl.Int8).alias("clicked"),
     )  # fmt: skip

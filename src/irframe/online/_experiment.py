@@ -20,7 +20,15 @@ from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
 from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
 from irframe.online._outofcore import online_log
-from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
+from irframe.online._stats import (
+    FloatArray,
+    delta_columns,
+    ratio_bootstrap,
+    ratio_bootstrap_columns,
+    srm_p_value,
+    t_quantile,
+    welch_row,
+)
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
 
@@ -155,16 +163,26 @@ def _bootstrap(
     n_boot: int,
     seed: int | None,
 ) -> pl.DataFrame:
-    if any(m.family == "PositionCTR" for m in ms):
-        msg = "irframe.online.metrics: variance='bootstrap' is not available for PositionCTR; use 'delta'."
-        raise InvalidParameterError(msg)
+    """The cluster bootstrap: per group, ``n_boot`` resamples of its units (the same draws for
+    every metric of the group, and for PositionCTR's positions, from the seed)."""
     key = {str(m): m.key for m in ms}
     se, lo, hi = [], [], []
-    parts = tables.units.partition_by(list(groups), as_dict=True) if groups else {(): tables.units}
+    units = tables.units.sort(UNIT)  # (the draws index the units: one order, whatever the group_by's)
+    parts = units.partition_by(list(groups), as_dict=True) if groups else {(): units}
+    position_draws: dict[tuple[Any, ...], FloatArray] = {}
+    positions = sorted(stats[POSITION].drop_nulls().unique().to_list())
     for row in stats.iter_rows(named=True):
-        part = parts[tuple(row[g] for g in groups)]
-        k = key[row["metric"]]
-        draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
+        group = tuple(row[g] for g in groups)
+        part = parts[group]
+        if row["metric"] == "PositionCTR":
+            if group not in position_draws:
+                assert tables.positions is not None
+                rows = tables.positions.join(part.select(*groups, UNIT), on=[*groups, UNIT], nulls_equal=True)
+                position_draws[group] = _position_draws(rows, part, positions, n_boot=n_boot, seed=seed)
+            draws = position_draws[group][:, positions.index(row[POSITION])]
+        else:
+            k = key[row["metric"]]
+            draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
         ok = draws[np.isfinite(draws)]
         se.append(float(ok.std(ddof=1)) if ok.size > 1 else math.nan)
         tail = (1 - level) / 2
@@ -174,6 +192,25 @@ def _bootstrap(
         pl.Series("se", se, dtype=pl.Float64), pl.Series("ci_low", lo, dtype=pl.Float64),
         pl.Series("ci_high", hi, dtype=pl.Float64),
     )  # fmt: skip
+
+
+def _position_draws(
+    rows: pl.DataFrame, units: pl.DataFrame, positions: list[Any], *, n_boot: int, seed: int | None
+) -> FloatArray:
+    """PositionCTR's bootstrap ratios of one group (``rows``: its sums per (unit, position);
+    ``units``: its unit table): the units x positions sums (0 where a unit never saw a
+    position), resampled by unit with one draw set for every position."""
+    index = units.select(UNIT).with_row_index("_r")
+    cells = rows.join(index, on=UNIT, how="inner").with_columns(
+        pl.col(POSITION)
+        .replace_strict({p: i for i, p in enumerate(positions)}, return_dtype=pl.Int64)
+        .alias("_c")
+    )
+    r, c = cells["_r"].to_numpy(), cells["_c"].to_numpy()
+    x, y = np.zeros((units.height, len(positions))), np.zeros((units.height, len(positions)))
+    np.add.at(x, (r, c), cells["_num_PositionCTR"].to_numpy())
+    np.add.at(y, (r, c), cells["_den_PositionCTR"].to_numpy())
+    return ratio_bootstrap_columns(x, y, n_boot, seed)
 
 
 def compare(

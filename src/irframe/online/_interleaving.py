@@ -22,8 +22,9 @@ from irframe.online._credit import balanced_credit, probabilistic_credit, team_c
 from irframe.online._dask import dask_rows, per_partition
 from irframe.online._interleave import METHODS
 from irframe.online._log import OnlineLog, eager_origin
-from irframe.online._outofcore import check_out_of_core, online_log, split_impressions
+from irframe.online._outofcore import check_out_of_core, online_log, split_impressions, whole_rows
 from irframe.online._runs import Rankings, read_rankings
+from irframe.online._spark import is_spark, pack, spark_tasks, unpack
 from irframe.online._stats import binomial_two_sided
 from irframe.stats import CORRECTIONS, adjust_p_values
 
@@ -130,20 +131,43 @@ def _chunk(
     return _credit(lf, method, names, rank, tau), counts
 
 
+def _distributed(log: Any) -> bool:
+    """A dask or Spark log: checked in its partitions."""
+    return is_dask_frame(log) or is_spark(log)
+
+
+def _checked(lf: pl.LazyFrame, olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
+    """A bucket (or partition) checked (:func:`~irframe._input.logs.check_log`) and credited."""
+    n = int(check_log(lf, olog.cols)["n_impressions"][0])
+    credit, counts = chunk(lf, olog)
+    return credit, {"impressions": n} | counts
+
+
 def _buckets(olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
-    """Out of core: each query bucket checked (:func:`~irframe._input.logs.check_log`) and
-    credited in turn; the credits stacked, the counts added.  An impression of two queries,
-    split over buckets, is found by the whole log's count and named by its check."""
-    credits, counts = [], {"impressions": 0}
-    for lf in olog.buckets or ():
-        counts["impressions"] += int(check_log(lf, olog.cols)["n_impressions"][0])
-        credit, found = chunk(lf, olog)
-        credits.append(credit)
-        for k, v in found.items():
+    """Out of core (or on Spark): each query bucket checked and credited in turn; the credits
+    stacked, the counts added.  An impression of two queries, split over buckets, is found by
+    the whole log's count and named by its check."""
+    if olog.spark is not None:
+
+        def task(part: OnlineLog) -> pl.DataFrame:
+            credit, counts = _checked(part.lf, part, chunk)
+            return pack({"credit": credit}, counts)
+
+        found = []
+        for row in spark_tasks(olog, task):
+            frames, task_counts = unpack(row)
+            found.append((frames["credit"], task_counts))
+    else:
+        found = [_checked(lf, olog, chunk) for lf in olog.buckets or ()]
+    if not found:
+        found = [_checked(olog.lf, olog, chunk)]  # (an empty log: its error)
+    counts: dict[str, int] = {}
+    for _, part in found:
+        for k, v in part.items():
             counts[k] = counts.get(k, 0) + v
     if split_impressions(olog, counts["impressions"]):
-        check_log(olog.lf, olog.cols)  # (raises, naming the impression)
-    return pl.concat(credits), counts
+        check_log(whole_rows(olog), olog.cols)  # (raises, naming the impression)
+    return pl.concat([c for c, _ in found if c is not None]), counts
 
 
 def _on_dask(olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
@@ -283,12 +307,12 @@ def interleaving(
     with online_log(
         log, key="query_id", memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
         need=("team",) if method == "team_draft" else (), columns=columns,
-        check=not (check_out_of_core(log, memory_limit, buckets, where) or is_dask_frame(log)),
+        check=not (check_out_of_core(log, memory_limit, buckets, where) or _distributed(log)),
     ) as olog:  # fmt: skip
         chunk = partial(_chunk, method=method, names=names, rank=rank, tau=tau, where=where)
         if olog.dask is not None:
             credit, counts = _on_dask(olog, chunk)
-        elif olog.buckets is None:
+        elif olog.buckets is None and olog.spark is None:
             credit, counts = chunk(olog.lf, olog)
             counts = {"impressions": int(olog.counts["n_impressions"])} | counts
         else:

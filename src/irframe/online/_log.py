@@ -49,6 +49,7 @@ class OnlineLog:
     raw: pl.LazyFrame | None = None  # the caller's rows, as read
     buckets: tuple[pl.LazyFrame, ...] | None = None  # out of core: each bucket's canonical rows
     bucket_key: str = ""  # out of core: the role whose column the buckets hash
+    spark: Any = None  # a Spark log: (the Spark DataFrame, the Spark backend); ``lf`` is empty
 
 
 def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:

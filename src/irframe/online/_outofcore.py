@@ -33,8 +33,16 @@ from irframe._input.frames import Origin
 from irframe._input.logs import IMPRESSION
 from irframe.exceptions import InvalidParameterError
 from irframe.online._log import OnlineLog, read_online_log
+from irframe.online._spark import is_spark, spark_distinct, spark_online_log, spark_rows
 
-__all__ = ["bucket_log", "check_out_of_core", "in_memory_only", "online_log", "split_impressions"]
+__all__ = [
+    "bucket_log",
+    "check_out_of_core",
+    "in_memory_only",
+    "online_log",
+    "split_impressions",
+    "whole_rows",
+]
 
 
 def check_out_of_core(log: Any, memory_limit: Any, buckets: Any, where: str) -> bool:
@@ -47,6 +55,11 @@ def check_out_of_core(log: Any, memory_limit: Any, buckets: Any, where: str) -> 
         raise InvalidParameterError.for_value(
             name, where, "None for a dask log (dask's partitions are its buckets)", memory_limit or buckets
         )
+    if memory_limit is not None and is_spark(log):
+        raise InvalidParameterError.for_value(
+            "memory_limit", where, "None for a Spark log (its partitions are the buckets; buckets= sets "
+            "their number)", memory_limit,
+        )  # fmt: skip
     return memory_limit is not None or buckets is not None
 
 
@@ -71,6 +84,10 @@ def online_log(
     ``buckets`` are the canonical rows of each non-empty bucket of the ``key`` role's column
     (valid inside the ``with`` block: they read the spill files)."""
     where = read["where"]
+    if is_spark(log):
+        check_out_of_core(log, memory_limit, None, where)
+        yield spark_online_log(log, key=key, buckets=buckets, **read)
+        return
     if not check_out_of_core(log, memory_limit, buckets, where):
         yield read_online_log(log, **read)
         return
@@ -95,6 +112,11 @@ def online_log(
         yield dataclasses.replace(olog, origin=origin, buckets=tuple(parts) or (olog.lf,), bucket_key=key)
 
 
+def whole_rows(olog: OnlineLog) -> pl.LazyFrame:
+    """The whole log's canonical rows (a Spark log's collected: to name an offending impression)."""
+    return olog.lf if olog.spark is None else spark_rows(olog)
+
+
 def bucket_log(olog: OnlineLog, lf: pl.LazyFrame) -> OnlineLog:
     """One bucket as a log of its own (read by polars' streaming engine)."""
     return dataclasses.replace(olog, lf=lf, origin=Origin("polars-lazy"), buckets=None)
@@ -103,5 +125,7 @@ def bucket_log(olog: OnlineLog, lf: pl.LazyFrame) -> OnlineLog:
 def split_impressions(olog: OnlineLog, found: int) -> bool:
     """Whether the buckets' impressions (``found``, summed) are fewer than the whole log's
     distinct impressions: then one was split over buckets (its rows disagree on the key)."""
+    if olog.spark is not None:
+        return found != spark_distinct(olog)
     distinct = olog.lf.select(pl.col(IMPRESSION).n_unique()).collect(engine="streaming").item()
     return bool(found != distinct)

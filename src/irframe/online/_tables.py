@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import polars as pl
@@ -28,7 +29,8 @@ from irframe.online._log import (
     check_times,
 )
 from irframe.online._metrics import OnlineMetric, impression_table, position_rows
-from irframe.online._outofcore import bucket_log, split_impressions
+from irframe.online._outofcore import bucket_log, split_impressions, whole_rows
+from irframe.online._spark import pack, spark_tasks, unpack
 from irframe.online._stats import moment_aggs
 
 __all__ = ["Tables", "group_tables"]
@@ -48,6 +50,7 @@ class Tables:
     stats: pl.DataFrame
     units: pl.DataFrame
     notes: tuple[str, ...]
+    positions: pl.DataFrame | None = None  # PositionCTR's sums per (group, unit, position)
 
 
 def _needed(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> list[str]:
@@ -157,11 +160,15 @@ def _buckets(
     olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequence[str], keys: list[str]
 ) -> _Chunk:
     """Out of core: each bucket's chunk, the sums added per unit (and position)."""
-    assert olog.buckets is not None
-    chunks = [_chunk(bucket_log(olog, lf), metrics, keep, keys) for lf in olog.buckets]
+    if olog.spark is not None:
+        task = partial(_packed_chunk, metrics=metrics, keep=keep, keys=keys)
+        chunks = [_unpacked_chunk(row) for row in spark_tasks(olog, task)]
+    else:
+        chunks = [_chunk(bucket_log(olog, lf), metrics, keep, keys) for lf in olog.buckets or ()]
+    chunks = chunks or [_chunk(bucket_log(olog, olog.lf), metrics, keep, keys)]  # (an empty log: its error)
     units = pl.concat([c.units for c in chunks]).group_by([*keys, UNIT]).agg(pl.all().sum())
     if olog.bucket_key != "impression_id" and split_impressions(olog, int(units["_imps"].sum())):
-        _impressions(bucket_log(olog, olog.lf), metrics, keep)  # (raises, naming the impression)
+        _impressions(bucket_log(olog, whole_rows(olog)), metrics, keep)  # (raises, naming the impression)
         msg = "The log has an impression whose rows disagree on its session; an impression has one session."
         raise InvalidDataError(msg)
     per_unit = None
@@ -172,11 +179,26 @@ def _buckets(
     return _Chunk(units, per_unit, counts)
 
 
+def _packed_chunk(
+    olog: OnlineLog, *, metrics: Sequence[OnlineMetric], keep: Sequence[str], keys: list[str]
+) -> pl.DataFrame:
+    """A Spark task: a partition's chunk as one row."""
+    chunk = _chunk(olog, metrics, keep, keys)
+    return pack({"units": chunk.units, "per_unit": chunk.per_unit}, chunk.counts)
+
+
+def _unpacked_chunk(row: pl.DataFrame) -> _Chunk:
+    frames, counts = unpack(row)
+    assert frames["units"] is not None
+    return _Chunk(frames["units"], frames["per_unit"], counts)
+
+
 def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Sequence[str]) -> Tables:
     """The unit table and the per-group sums of every metric (``groups``: segments and arm)."""
     keep = _needed(olog, metrics, groups)
     keys = [_ALL, *groups]
-    chunk = _chunk(olog, metrics, keep, keys) if olog.buckets is None else _buckets(olog, metrics, keep, keys)
+    local = olog.buckets is None and olog.spark is None
+    chunk = _chunk(olog, metrics, keep, keys) if local else _buckets(olog, metrics, keep, keys)
     notes = _session_notes(chunk.counts, metrics)
     units = chunk.units
     counts = units.group_by(keys).agg(pl.len().alias("n_units"), pl.col("_imps").sum().alias("n_impressions"))
@@ -201,7 +223,8 @@ def group_tables(olog: OnlineLog, metrics: Sequence[OnlineMetric], groups: Seque
     sort = [*(natural_order(stats.schema, segs) if segs else []), pl.col("_m"), pl.col(POSITION), *arm]
     stats = stats.sort(sort, nulls_last=False).drop("_m", _ALL)
     stats = stats.with_columns(pl.col("n_units", "n_impressions").cast(pl.Int64))
-    return Tables(stats, units.drop(_ALL), tuple(notes))
+    positions = None if chunk.per_unit is None else chunk.per_unit.drop(_ALL)
+    return Tables(stats, units.drop(_ALL), tuple(notes), positions)
 
 
 def _scalar_stats(units: pl.DataFrame, m: OnlineMetric, keys: Sequence[str]) -> pl.DataFrame:
