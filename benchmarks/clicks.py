@@ -23,6 +23,8 @@ Out of core (``--out-of-core 1GB``): the same log written as parquet files of 5e
 memory_limit=..., n_bootstrap=0)`` each in a fresh process, with the wall time, the process's peak
 RSS (VmHWM) and the number of buckets; with ``--compare``, also in memory (``pl.read_parquet``
 then the same call) in a fresh process, and the two results compared (max abs difference).
+``--kinds`` picks what runs out of core: ``sdbn``, ``pivot`` (the default), ``pbm`` and ``ubm``
+(``click_model`` with PyClick's 50 EM iterations).
 
 The log: ``rows / 10`` impressions of 10 results over 100,000 queries of
 30 documents, each impression served by one of 3 noisy rankers (so documents move between
@@ -31,6 +33,7 @@ numbers (2 shared cores: read the ratios, not the seconds).
 
     python benchmarks/clicks.py --rows 1e7 --repeats 3
     python benchmarks/clicks.py --rows 1e7 --out-of-core 1GB --compare
+    python benchmarks/clicks.py --rows 1e8 --out-of-core 2GB --kinds pbm,ubm
 """
 
 from __future__ import annotations

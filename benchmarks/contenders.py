@@ -238,6 +238,26 @@ def _irframe_call(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
     return irframe.evaluate(run, MEASURES, qrels, per_query=True, missing="drop"), {}
 
 
+def _irframe_first_call(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
+    import irframe
+
+    run, qrels = state
+    out = irframe.evaluate(run, MEASURES, qrels, per_query=True, missing="drop", duplicates="first")
+    return out, {}
+
+
+def _read_qrels_call(files: tuple[Path, Path]) -> tuple[Any, dict[str, float]]:
+    from irframe.io import read_trec_qrels
+
+    return read_trec_qrels(files[0]), {}
+
+
+def _read_run_call(files: tuple[Path, Path]) -> tuple[Any, dict[str, float]]:
+    from irframe.io import read_trec_run
+
+    return read_trec_run(files[1]), {}
+
+
 def _irframe47_call(state: tuple[Any, Any]) -> tuple[Any, dict[str, float]]:
     import irframe
 
@@ -607,6 +627,35 @@ CONTENDERS: dict[str, Contender] = {
             _irframe47_cols,
             note="irframe.evaluate on polars frames with the 47 classic trec measures "
             "(contenders.CLASSIC_47); checked on the five measures it shares with the others",
+            available=_irframe_available,
+        ),
+        Contender(
+            "irframe-polars-first",
+            _prep_polars,
+            _irframe_first_call,
+            _irframe_cols,
+            note="irframe.evaluate on polars frames with duplicates='first' (the rows it keeps counted "
+            "and reported); not in the default set",
+            available=_irframe_available,
+        ),
+        Contender(
+            "irframe-read-qrels",
+            lambda files: files,  # type: ignore[arg-type,return-value]
+            _read_qrels_call,  # type: ignore[arg-type]
+            None,
+            files=True,
+            note="irframe.io.read_trec_qrels of the size's TREC qrels file (page cache warm); not in "
+            "the default set",
+            available=_irframe_available,
+        ),
+        Contender(
+            "irframe-read-run",
+            lambda files: files,  # type: ignore[arg-type,return-value]
+            _read_run_call,  # type: ignore[arg-type]
+            None,
+            files=True,
+            note="irframe.io.read_trec_run of the size's TREC run file (page cache warm); not in the "
+            "default set",
             available=_irframe_available,
         ),
         Contender(

@@ -22,6 +22,11 @@ How it measures
   beyond the already-loaded inputs (and the native result, which is still alive, counts).
 * A call running longer than ``--timeout`` seconds kills its worker; the contender is
   reported as timed out for that size.
+* ``--baseline SRC`` (another tree's ``src``, e.g. a detached worktree of an older commit) adds
+  ``NAME@base`` beside every irframe contender: the same call in a worker that imports irframe
+  from SRC.  Its rounds interleave with the others; ``x_head_over_base`` is the median over
+  rounds of NAME's time / NAME@base's in the same round.  Those results go to
+  ``results/versus/``, not among the peer results.
 """
 
 from __future__ import annotations
@@ -47,6 +52,15 @@ from report import TOL, _fmt_rows, write_reports
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+BASE = "@base"  # suffix of a contender run on the --baseline tree
+BASE_ENV = "IRFRAME_BENCH_BASELINE_SRC"  # that tree's src, inherited by the spawned workers
+
+
+def contender(name: str) -> Any:
+    """The contender ``name`` (``NAME@base`` is NAME's on the baseline tree)."""
+    import contenders as C
+
+    return C.CONTENDERS[name.removesuffix(BASE)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -79,9 +93,9 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
         import warnings
 
         warnings.simplefilter("ignore")
-        import contenders as C
-
-        c = C.CONTENDERS[name]
+        if name.endswith(BASE):  # import irframe from the baseline tree
+            sys.path.insert(0, os.environ[BASE_ENV])
+        c = contender(name)
         rss0 = _status()["VmRSS"]
         if c.files:
             state, input_bytes, prep_s = _load_files(c, rows, dpq, seed)
@@ -95,6 +109,7 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
                 "input_bytes": input_bytes,
                 "prepare_s": prep_s,
                 "input_rss": rss_loaded - rss0,
+                "irframe": getattr(sys.modules.get("irframe"), "__file__", None),
             }
         )
         while True:
@@ -239,7 +254,6 @@ def _prepare_data(rows: int, names: list[str], args: argparse.Namespace) -> tupl
 
     Returns the run's rows and queries and the qrels' rows and queries.
     """
-    import contenders as C
     import synth
 
     ordered = args.ordered
@@ -250,7 +264,7 @@ def _prepare_data(rows: int, names: list[str], args: argparse.Namespace) -> tupl
     rkey = "ordered" if ordered else "run"
     if not (paths[rkey].exists() and paths["qrels"].exists()):
         synth.make(rows, args.docs_per_query, args.seed, ordered=ordered)  # generate + cache
-    if any(C.CONTENDERS[n].files and not C.CONTENDERS[n].available() for n in names):
+    if any(contender(n).files and not contender(n).available() for n in names):
         synth.trec_files(rows, args.docs_per_query, args.seed)  # written once per size, untimed
     # count without holding the frames in this (parent) process
     n_rows, n_q = (
@@ -271,12 +285,10 @@ def _start_workers(
     rows: int, names: list[str], args: argparse.Namespace
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Worker]]:
     """One loaded worker per available contender; the per-contender result records."""
-    import contenders as C
-
     res: dict[str, dict[str, Any]] = {}
     workers: dict[str, Worker] = {}
     for n in names:
-        c = C.CONTENDERS[n]
+        c = contender(n)
         why = c.available()
         if why:
             res[n] = {"skipped": why, "note": c.note}
@@ -291,7 +303,7 @@ def _start_workers(
             print(f"  {n}: failed to start: {info['error']}\n{info.get('tb', '')}")
             workers.pop(n).kill()
             continue
-        res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss")})
+        res[n].update({k: info[k] for k in ("input_bytes", "prepare_s", "input_rss", "irframe")})
     return res, workers
 
 
@@ -389,6 +401,8 @@ def _summarize(res: dict[str, dict[str, Any]]) -> None:
         r["x_irframe_pandas"] = _per_round(res, n, "irframe-pandas")
         r["x_irframe_polars"] = _per_round(res, n, "irframe-polars")
         r["x_irframe_pandas_graded"] = _per_round(res, n, "irframe-pandas-graded")
+        if n + BASE in res:
+            r["x_head_over_base"] = _per_round(res, n, n + BASE)
 
 
 def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
@@ -537,7 +551,23 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--on-demand", action="store_true", help="allow sizes >= 1e8 rows")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-save", action="store_true", help="print only; write no result files")
+    ap.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="another tree's src: adds NAME@base beside every irframe contender (results/versus/)",
+    )
     return ap
+
+
+def _with_baseline(names: list[str], baseline: str | None) -> list[str]:
+    """``names`` with ``NAME@base`` right after every irframe contender when ``--baseline``
+    is given (twins adjacent in every round; that tree's bytecode compiled first, as this
+    tree's is)."""
+    if not baseline:
+        return names
+    os.environ[BASE_ENV] = str(Path(baseline).resolve())
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.environ[BASE_ENV]], check=True)
+    return [m for n in names for m in ([n, n + BASE] if n.startswith("irframe") else [n])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -567,6 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown contender(s) {unknown}; known: {list(C.CONTENDERS)}")
     names = [n for n in names if args.ordered or not C.CONTENDERS[n].ordered_only]
+    names = _with_baseline(names, args.baseline)
 
     mach = machine()
     compile_bytecode()
@@ -577,7 +608,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     RESULTS.mkdir(exist_ok=True)
     for rows in sizes:
+        load = os.getloadavg()
         out = bench_size(rows, names, args)
+        if args.baseline:
+            out["baseline_src"], out["load"] = args.baseline, {"before": load, "after": os.getloadavg()}
+            print(versus_table(out))
         if args.no_save:
             continue
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -589,13 +624,37 @@ def main(argv: list[str] | None = None) -> int:
                 "import_polars_ms": imp_pl,
             }
         )
-        f = RESULTS / f"{stamp}-{_fmt_rows(out['rows'])}{'-ordered' if args.ordered else ''}.json"
+        where = RESULTS / "versus" if args.baseline else RESULTS
+        where.mkdir(exist_ok=True)
+        f = where / f"{stamp}-{_fmt_rows(out['rows'])}{'-ordered' if args.ordered else ''}.json"
         f.write_text(json.dumps(out, indent=1, default=str))
         print(f"  -> {f.relative_to(HERE.parent)}")
-        write_reports()
-    if not args.no_save:
+        if not args.baseline:
+            write_reports()
+    if not args.no_save and not args.baseline:
         print("\n" + (RESULTS / "latest.md").read_text())
     return 0
+
+
+def versus_table(out: dict[str, Any]) -> str:
+    """The markdown table of every irframe contender against its ``@base`` twin."""
+    lines = [
+        f"\n{out['rows']:,} rows, head = this tree, base = {out['baseline_src']}",
+        "| contender | head median | base median | head / base (median of rounds) |",
+        "|---|---|---|---|",
+    ]
+    res = out["contenders"]
+    for n, r in res.items():
+        if "x_head_over_base" in r and r["x_head_over_base"] is not None:
+            b = res[n + BASE]
+            lines.append(
+                f"| {n} | {r['median_s']:.3f} s | {b['median_s']:.3f} s | {r['x_head_over_base']:.2f}x |"
+            )
+    files = sorted({str(r.get("irframe")) for r in res.values() if r.get("irframe")})
+    lines.append("\nirframe imported from: " + ", ".join(files))
+    before, after = (", ".join(f"{x:.1f}" for x in out["load"][k]) for k in ("before", "after"))
+    lines.append(f"\nLoad average (1, 5, 15 min) before: {before}; after: {after}.")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

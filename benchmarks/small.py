@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-golden", action="store_true", help="skip the compare/check cases")
     parser.add_argument("--golden-only", action="store_true", help="only the compare/check cases")
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--json", metavar="PATH", help="also write the raw result there (versus.py reads it)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     rows = [] if args.golden_only else [float(r) for r in args.rows.split(",")]
@@ -299,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     result["load"] = {"before": load_before, "after": os.getloadavg()}
     text = report(result)
     print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result))
     if not args.no_save:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / f"{result['when']}-small.json").write_text(json.dumps(result, indent=1))

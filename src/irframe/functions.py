@@ -432,6 +432,42 @@ def forwarding(options: type, *, first: bool = False, rest: bool = False) -> Cal
     return decorate
 
 
+def options_of(source: Callable[..., Any]) -> Callable[[FnT], FnT]:
+    """A decorator for a function that wraps ``source`` and forwards its keyword options as
+    ``**options: Unpack[...]`` (the TypedDict of ``source``'s keyword-only parameters, which
+    mypy reads): ``fn``'s signature shows ``source``'s parameters, with their defaults and
+    annotations, and its own return annotation, so that the keyword list is written once
+    (``compare`` of ``compare_report``, ``moved`` and ``moved_frame`` of their one
+    implementation).  ``fn``'s docstring documents ``source``'s own options; the options
+    ``source`` shows of :func:`evaluate` (its ``__evaluate_options__``) are ``fn``'s too (the
+    docs' griffe extension documents them as :func:`evaluate` does).
+
+    Examples
+    --------
+    >>> def full(run, qrels=None, *, top=3, depth=None):
+    ...     return top
+    >>> @options_of(full)
+    ... def thin(run, qrels=None, **options):
+    ...     return full(run, qrels, **options) * 2
+    >>> str(inspect.signature(thin)), thin(None, top=5)
+    ('(run, qrels=None, *, top=3, depth=None)', 10)
+    """
+    wanted = inspect.signature(source)
+
+    def decorate(fn: FnT) -> FnT:
+        own = inspect.signature(fn)
+        positional = [p.name for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        theirs = [p.name for p in wanted.parameters.values() if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        if positional != theirs[: len(positional)]:
+            msg = f"{fn.__name__}{own} does not take the positional parameters of {source.__name__}{wanted}"
+            raise TypeError(msg)
+        fn.__signature__ = wanted.replace(return_annotation=own.return_annotation)  # type: ignore[attr-defined]
+        fn.__evaluate_options__ = getattr(source, "__evaluate_options__", ())  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
+
+
 def _one(run: FrameT, measure: Measure, per_query: bool, kwargs: dict[str, Any]) -> FrameT:
     """Evaluate one measure; its column is named by the measure's canonical string."""
     return evaluate(run, [measure], per_query=per_query, **kwargs)

@@ -16,7 +16,6 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe import _engine as engine
 from irframe._compare import (
     LONG,
     Settings,
@@ -26,6 +25,7 @@ from irframe._compare import (
     long_values,
     pair_values,
 )
+from irframe._engine import compose as engine  # (every evaluation is composed there)
 from irframe._input.options import Options
 from irframe.datasets import golden
 

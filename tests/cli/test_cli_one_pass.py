@@ -18,7 +18,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import irframe
-from irframe import _engine as engine
+from irframe._engine import compose as engine  # (every evaluation is composed there)
 from irframe.cli import main
 from irframe.functions import evaluate_both
 

@@ -16,6 +16,7 @@ left with no document; ``-c -l N`` sums ``num_rel`` at relevance 1 in the ``all`
 from __future__ import annotations
 
 import io
+import math
 import re
 import subprocess
 from pathlib import Path
@@ -37,6 +38,10 @@ CASES = [
     ("qrels.test.with-comments", "results.test", ["-q", "-m", "P.10,5", "-m", "relstring", "-m", "map"]),
     ("qrels.test", "results.test", ["-m", "set", "-m", "ndcg_cut.20,4", "-m", "recall.5"]),
     ("qrels.test", "results.test", ["-q", "-n", "-m", "official"]),
+    # trec_eval prints a parameter string after the name: set_F_0.5, ndcg_1=3,2=9,4=7
+    ("qrels.test", "results.test", ["-q", "-m", "set_F.0.5", "-m", "P.5"]),
+    ("qrels.rel_level", "results.test", ["-q", "-m", "ndcg.1=3,2=9,4=7", "-m", "map"]),
+    ("qrels.rel_level", "results.test", ["-m", "ndcg.0=1"]),
 ]
 
 _FP = re.compile(r"^(-?[0-9]+\.[0-9]{15})$")
@@ -115,3 +120,40 @@ def test_a_table_wider_than_the_terminal_is_shown_one_row_per_measure(
     assert max(map(len, per_query)) <= 80
     monkeypatch.setenv("COLUMNS", "2000")  # a table that fits is the usual one
     assert run_cli("eval", qrels, run, "-m", "P_5", "-f", "table").stdout.split()[:2] == ["system", "P_5"]
+
+
+def _both(tmp_path: Path, qrels_text: str, run_text: str, *flags: str) -> tuple[str, str]:
+    binary, stock = _stock_binary()
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text(qrels_text)
+    r.write_text(run_text)
+    theirs = subprocess.run([binary, *flags, q, r], capture_output=True, text=True, check=True).stdout
+    mine = run_cli("eval", "-f", "trec", "--quiet", *flags, q, r)
+    assert mine.returncode == 0, mine.stderr
+    return (theirs if stock else _as_printed(theirs)), mine.stdout
+
+
+_QRELS = "q1 0 a 0\nq1 0 b 1\nq1 0 c 0\n"
+_RUN = "q1 Q0 a 1 3.0 s\nq1 Q0 b 2 2.0 s\nq1 Q0 c 3 1.0 s\n"
+
+
+def test_a_second_m_of_one_measure_is_computed_where_trec_eval_drops_it(tmp_path: Path) -> None:
+    """trec_eval 10.0 reads the first ``-m`` of a measure name only (``-m P.1 -m P.2`` prints
+    P_1); irframe computes both, each line equal to trec_eval's when asked alone
+    (docs/guides/migrating.md says so)."""
+    theirs, mine = _both(tmp_path, _QRELS, _RUN, "-m", "P.1", "-m", "P.2")
+    assert theirs == "P_1                   \tall\t0.0000\n"
+    assert mine == theirs + "P_2                   \tall\t0.5000\n"  # hand: b at rank 2
+    alone, _ = _both(tmp_path, _QRELS, _RUN, "-m", "P.2")
+    assert mine.endswith(alone)
+
+
+def test_ndcg_gains_less_than_1_apart_where_trec_eval_sorts_them_wrong(tmp_path: Path) -> None:
+    """trec_eval 10.0 sorts the gain levels with a comparator that returns the gains'
+    difference truncated to an int: gains less than 1 apart compare equal, and its ideal
+    ranking can start at level 0 (``-m ndcg.1=0.5`` here: 0).  irframe orders the ideal
+    by gain (docs/guides/migrating.md says so); integer gains print alike (the cases above)."""
+    theirs, mine = _both(tmp_path, _QRELS, _RUN, "-m", "ndcg.1=0.5")
+    assert theirs == "ndcg_1=0.5            \tall\t0.0000\n"
+    # hand: b (gain 0.5) at rank 2: DCG 0.5 / log2(3); ideal: b first, 0.5 / log2(2)
+    assert mine == f"ndcg_1=0.5            \tall\t{1 / math.log2(3):6.4f}\n"

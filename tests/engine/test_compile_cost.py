@@ -17,7 +17,8 @@ from irframe.measures import parse_measures
 @contextmanager
 def counted_queries() -> Iterator[list[int]]:
     """Count the polars queries run: ``LazyFrame.collect`` and its eager form (which
-    ``pl.select`` and every DataFrame method go through)."""
+    ``pl.select`` and every DataFrame method go through), and ``pl.collect_all`` (one per
+    frame it collects)."""
     calls = [0]
 
     def counting(real: Any) -> Any:
@@ -27,9 +28,17 @@ def counted_queries() -> Iterator[list[int]]:
 
         return run
 
+    real_all = pl.collect_all
+
+    def collect_all(frames: Any, *args: Any, **kwargs: Any) -> Any:
+        frames = list(frames)
+        calls[0] += len(frames)
+        return real_all(frames, *args, **kwargs)
+
     with pytest.MonkeyPatch.context() as mp:
         for name in ("collect", "_collect_eager"):
             mp.setattr(pl.LazyFrame, name, counting(getattr(pl.LazyFrame, name)))
+        mp.setattr(pl, "collect_all", collect_all)
         yield calls
 
 

@@ -156,10 +156,13 @@ def test_small_executor_with_partition_values_divides_exactly() -> None:
     assert got["small"]["a"] == 0.15
 
 
+@pytest.mark.parametrize("duplicates", ["error", "first"])
 @pytest.mark.parametrize("by", [None, "system"])
-def test_small_executor_runs_one_polars_query(by: str | None) -> None:
+def test_small_executor_runs_one_polars_query(by: str | None, duplicates: str) -> None:
     """The small plan is one lazy query, collected once; the checks and the natural order
-    read its table without another polars query (each costs ~0.1-0.3 ms on a small input)."""
+    read its table without another polars query (each costs ~0.1-0.3 ms on a small input).
+    ``duplicates="first"`` too: that nothing was dropped is read off the table's row counts
+    (it was a second query, a group_by over the run)."""
     from test_compile_cost import counted_queries
 
     run = pl.DataFrame({"system": ["a", "a", "b"], "query_id": ["q2", "q10", "q2"], "doc_id": ["x", "y", "x"],
@@ -169,9 +172,85 @@ def test_small_executor_runs_one_polars_query(by: str | None) -> None:
     qrels = pl.DataFrame({"query_id": ["q2", "q10", "q3"], "doc_id": ["x", "z", "w"], "relevance": [1, 1, 2]})
     irframe.evaluate(run, ["nDCG@10", "AP"], qrels, per_query=True, by=by)  # (measures parsed and compiled)
     with only_executor("small") as ran, counted_queries() as calls:
-        got = irframe.evaluate(run, ["nDCG@10", "AP"], qrels, per_query=True, by=by, missing="drop")
+        got = irframe.evaluate(
+            run, ["nDCG@10", "AP"], qrels, per_query=True, by=by, missing="drop", duplicates=duplicates
+        )
     assert ran == ["small"]
     assert calls[0] == 1
     # q2: x (relevant) first; q10: y unjudged, z never retrieved -> 0; q3 missing, dropped
     rows = [("a", "q2", 1.0, 1.0), ("a", "q10", 0.0, 0.0), ("b", "q2", 1.0, 1.0)]
     assert got.rows() == (rows if by else [r[1:] for r in rows[:2]])
+
+
+def _queries_and_executor(run: pl.DataFrame, qrels: pl.DataFrame, duplicates: str) -> tuple[int, str, Any]:
+    from test_compile_cost import counted_queries
+
+    seen: list[str] = []
+    real = strategy.build_plan
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        plan = real(*args, **kwargs)
+        seen.append(plan.executor)
+        return plan
+
+    with pytest.MonkeyPatch.context() as mp, counted_queries() as calls:
+        mp.setattr(strategy, "SMALL_ROWS", 0)  # (a small input stands for a large one)
+        mp.setattr("irframe._engine.entry.build_plan", spy)
+        got = irframe.evaluate(run, ["AP", "P@2"], qrels, per_query=True, duplicates=duplicates)
+    return calls[0], seen[0], got
+
+
+def test_duplicates_first_without_repeats_takes_the_fast_executor_for_one_more_query() -> None:
+    """``duplicates="first"`` above SMALL_ROWS counts the repeats once, up front (one query):
+    a run without any is evaluated as with ``duplicates="error"`` (the keyed executor, no
+    sort and dedupe: it was the general plan, ~3x slower at 1e6 rows, and a second count),
+    with the same values and no warning."""
+    run = pl.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 2, "doc_id": ["a", "b", "c", "a", "d"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0]})  # fmt: skip
+    qrels = pl.DataFrame({"query_id": ["q1", "q2", "q2"], "doc_id": ["b", "d", "x"], "relevance": [1, 1, 1]})
+    irframe.evaluate(run, ["AP", "P@2"], qrels)  # (measures parsed and compiled)
+    n_error, ex_error, want = _queries_and_executor(run, qrels, "error")
+    n_first, ex_first, got = _queries_and_executor(run, qrels, "first")  # (warnings are errors here)
+    assert ex_error == ex_first == "keyed"
+    assert n_first == n_error + 1
+    # hand: q1 b at rank 2 of R=1 -> AP 1/2, P@2 1/2; q2 d at rank 2 of R=2 -> AP (1/2)/2, P@2 1/2
+    assert got.rows() == want.rows() == [("q1", 0.5, 0.5), ("q2", 0.25, 0.5)]
+
+
+def test_duplicates_first_with_repeats_counts_them_once() -> None:
+    """With repeats the general plan dedupes, and the warning's count is the one taken up front."""
+    run = pl.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["a", "b", "b", "c", "a", "d"],
+                        "score": [4.0, 3.0, 2.5, 1.0, 2.0, 1.0]})  # fmt: skip
+    qrels = pl.DataFrame({"query_id": ["q1", "q2", "q2"], "doc_id": ["c", "d", "x"], "relevance": [1, 1, 1]})
+    counted: list[Any] = []
+    real = strategy.count_repeats
+
+    def spy(*args: Any) -> Any:
+        counted.append(real(*args))
+        return counted[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(strategy, "count_repeats", spy)
+        mp.setattr("irframe._engine.repeats.count_repeats", spy)
+        with pytest.warns(irframe.exceptions.DuplicatesWarning) as warned:
+            _, executor, got = _queries_and_executor(run, qrels, "first")
+    assert executor == "general"
+    assert len(counted) == 1
+    assert counted[0].dropped == 1
+    assert "dropped 1 of 6 run rows" in str(warned[0].message)
+    # hand: q1 ranks a, b, c (the second b dropped): c at rank 3 of R=1 -> AP 1/3, P@2 0
+    assert got.rows() == [("q1", 1 / 3, 0.0), ("q2", 0.25, 0.5)]
+
+
+def test_small_executor_keeps_its_sort_for_an_aggregation_polars_thinks_order_free() -> None:
+    """Polars 2.1's order-observation pass dropped the small plan's sort for RBP(rel=1) alone
+    (a hypothesis example of test_properties): the ranks were read in input order."""
+    run = pl.DataFrame({"query_id": ["q1"] * 6 + ["q2"], "doc_id": ["a", "b", "B", "c", "d", "9", "a"],
+                        "rank": [1, 2, 3, 4, 6, 5, 1]})  # fmt: skip
+    qrels = pl.DataFrame({"query_id": ["q1"] * 5 + ["q2"], "doc_id": ["a", "b", "B", "c", "d", "a"],
+                          "relevance": [-2, -2, -2, -2, 1, -2]})  # fmt: skip
+    with only_executor("small") as ran:
+        got = irframe.evaluate(run, ["RBP(rel=1)"], qrels, per_query=True)
+    assert ran == ["small"]
+    # hand: d, the one relevant document, at rank 6: (1 - p) p^5 with p = 0.8 (it gave rank 5's 0.08192)
+    assert got["RBP(rel=1)"].to_list() == pytest.approx([0.2 * 0.8**5, 0.0], abs=1e-15)

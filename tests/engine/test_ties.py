@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import irframe
 from irframe.exceptions import InvalidParameterError
@@ -285,12 +286,16 @@ def test_families_without_a_tie_aware_form_raise() -> None:
         irframe.evaluate(run, ["AP"], qrels, ties="average")
 
 
-def test_other_backends_raise(tmp_path: Any) -> None:
+def test_a_parquet_path_gives_the_in_process_values(tmp_path: Any) -> None:
+    """Out of core, each bucket of whole queries composes its tie-aware values as in process
+    (every backend: tests/distributed/test_composed.py)."""
     run, qrels = (pl.DataFrame(x) for x in random_case(1))
     path = tmp_path / "run.parquet"
     run.write_parquet(path)
-    with pytest.raises(InvalidParameterError, match="computed in process only"):
-        irframe.evaluate(str(path), ["AP"], qrels, ties="expected")
+    for ties in ("expected", "optimistic", "pessimistic"):
+        want = irframe.evaluate(run, ["AP", "nDCG@3"], qrels, ties=ties, per_query=True)
+        got = irframe.evaluate(str(path), ["AP", "nDCG@3"], qrels, ties=ties, per_query=True, buckets=3)
+        assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12, abs_tol=1e-12)
 
 
 # --- the diagnostic ---------------------------------------------------------------------------

@@ -52,6 +52,10 @@ def test_a_hash_line_is_a_comment_for_trec_eval_too(tmp_path: Path, trec_eval: T
 def test_a_grade_in_exponent_notation_that_reads_two_ways_is_refused() -> None:
     with pytest.raises(TrecFormatError, match=r"<StringIO>:2: .*'1e2' is in exponent notation.*prefix \(1\)"):
         irframe.io.read_trec_qrels(io.StringIO("q1 0 a 1\nq1 0 b 1e2\n"))  # was read as 100
+    # among many plain integers (the fast path looks for an exponent only in the other grades)
+    text = "".join(f"q1 0 d{i} {i % 3}\n" for i in range(5000)) + "q2 0 x -3E1\n"
+    with pytest.raises(TrecFormatError, match=r":5001: .*'-3E1' is in exponent notation.*prefix \(-3\)"):
+        irframe.io.read_trec_qrels(io.StringIO(text))
     same = irframe.io.read_trec_qrels(io.StringIO("q1 0 a 2.0\nq1 0 b 1e0\nq1 0 c 3\n"))
     assert same["relevance"].to_list() == [2, 1, 3]  # one reading: trec_eval's and the value agree
 

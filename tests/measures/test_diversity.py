@@ -452,11 +452,12 @@ def test_ir_measures_objects_keep_their_meaning() -> None:
         assert parse_measure(obj) == parse_measure(text), obj
 
 
-def test_other_backends_refuse_diversity_measures() -> None:
+def test_the_main_plan_never_compiles_a_diversity_measure() -> None:
+    """They are computed beside it (irframe._engine.compose); building the plan alone refuses."""
     from irframe import _engine as engine
     from irframe._input.options import Options
 
-    with pytest.raises(InvalidParameterError, match=r"diversity measure.*in-process"):
+    with pytest.raises(InvalidParameterError, match=r"diversity measure.*computed beside the main plan"):
         engine.build(
             pl.DataFrame(HAND_RUN).lazy(),
             ["alpha_nDCG@5"],

@@ -183,3 +183,17 @@ def test_ir_measures_pinned_exp_log2_values() -> None:
         got = irframe.evaluate(run, [case["measure"]], qrels, per_query=True)
         value = got.filter(pl.col("query_id") == case["query"]).item(0, case["measure"])
         assert value == pytest.approx(case["expected"], abs=max(case["tol"], 1e-12)), case
+
+
+def test_a_bare_p_is_refused_with_trec_eval_s_defaults_and_the_hint_works() -> None:
+    """trec_eval's ``-m P`` is its nine default cutoffs; ir_measures parses a bare ``P`` and
+    refuses it when it evaluates.  The library refuses it at once, with trec_eval's reading
+    spelled out; the hint followed gives the nine values."""
+    with pytest.raises(InvalidParameterError, match=r"P needs a cutoff") as err:
+        parse_measures("P")
+    hint = str(err.value).split("write '")[2].split("'")[0]
+    assert hint == "P.5,10,15,20,30,100,200,500,1000"
+    got = irframe.evaluate(RUN, hint, QRELS).row(0, named=True)
+    # hand: a and c relevant (grade >= 1) among the 4 returned: P@k = 2 / k
+    want = {f"P_{k}": 2 / k for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)}
+    assert {label: got[label] for label in want} == want

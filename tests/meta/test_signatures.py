@@ -26,10 +26,10 @@ import pytest
 
 import irframe
 from irframe._backends.registry import backend_named
-from irframe._compare.movers import MovedOptions
+from irframe._compare.movers import MovedOptions, moved_frame
 from irframe._compare.table import CompareOptions
 from irframe._input.options import Options
-from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions
+from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions, options_of
 
 FIELDS = {f.name: f.default for f in dataclasses.fields(Options)}
 # module, function, the optional dependency it needs, its backend
@@ -128,7 +128,7 @@ def test_the_column_options_are_evaluates() -> None:
     ("typed_dict", "functions"),
     [
         (CompareOptions, (irframe.compare, irframe.compare_report)),
-        (MovedOptions, (irframe.moved,)),
+        (MovedOptions, (irframe.moved, moved_frame)),
     ],
     ids=["compare", "moved"],
 )
@@ -139,6 +139,26 @@ def test_the_overloads_typed_dicts_are_the_keyword_options(
     through ``df.ir`` too) are the keyword options their signatures show."""
     for fn in functions:
         _same_options(typed_dict, _keyword_only(fn), fn.__name__)
+
+
+def test_a_wrapper_shows_the_keywords_of_what_it_wraps() -> None:
+    """``compare`` and ``moved_frame`` take their keywords as ``**options`` (one list:
+    ``compare_report``'s, ``moved``'s implementation's) and show exactly that list, with its
+    defaults and annotations; a wrapper whose positional parameters differ is refused."""
+    for wrapper, source in ((irframe.compare, irframe.compare_report), (moved_frame, irframe.moved)):
+        assert list(inspect.signature(wrapper).parameters.values()) == list(
+            inspect.signature(source).parameters.values()
+        )
+    assert inspect.signature(moved_frame).return_annotation == "pl.DataFrame"
+
+    def full(run: Any, qrels: Any = None, *, top: int = 3) -> int:
+        return top
+
+    def other(frame: Any, **options: Any) -> int:
+        return full(frame, **options)
+
+    with pytest.raises(TypeError, match="does not take the positional parameters of full"):
+        options_of(full)(other)
 
 
 _SHORTCUTS = ("ndcg", "precision", "recall", "mrr", "ap", "rprec", "bpref", "success", "judged")

@@ -127,10 +127,10 @@ def evaluate(
     **options
         Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
         ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
-        ``weights``), with its default. ``ties`` other than ``"docid"`` raises (in process
-        only). ``weights``: the weights table is built on the client, from a queries table
-        or the qrels computed for it, and sent to every partition, whose weighted partial
-        sums add up to the in-process means.
+        ``weights``), with its default. ``ties`` and the diversity measures give the in-process
+        values (each partition composes them). ``weights``: the weights table is built on the
+        client, from a queries table or the qrels computed for it, and sent to every partition,
+        whose weighted partial sums add up to the in-process means.
 
     Returns
     -------

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from irframe import _engine as engine
 from irframe._engine import aggregate as _aggregate
+from irframe._engine import compose
 from irframe._input.frames import to_lazy
 from irframe._input.options import Options
 from irframe.measures import Measure
@@ -46,7 +47,7 @@ def _plan(run: Any, measures: Any, qrels: Any, kwargs: dict[str, Any]) -> engine
     opts, parts = _options(kwargs)
     run_lf = to_lazy(run, "run")[0]
     qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]
-    return engine.build(run_lf, measures, qrels_lf, opts, partition_values=parts, allow_empty=True)
+    return compose.plan(run_lf, measures, qrels_lf, opts, partition_values=parts)
 
 
 def output_columns(plan: engine.Plan, table: pl.LazyFrame | pl.DataFrame) -> Any:
@@ -88,11 +89,7 @@ def evaluate_partition(
         and the booleans ``in_run`` and ``judged``. Empty partitions give empty tables.
     """
     opts, parts = _options(kwargs)
-    run_lf, _, rows, n_rows = engine.run_input(run, count_lazy=True)
-    plan, df = engine.collect_in_memory(
-        run_lf, measures, qrels, opts, n_rows=n_rows or 0, rows=rows, partition_values=parts,
-        allow_empty=True,
-    )  # fmt: skip
+    plan, df = compose.evaluate_part(run, measures, qrels, opts, partition_values=parts)
     return output_columns(plan, df).to_arrow()
 
 

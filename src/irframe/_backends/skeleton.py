@@ -48,6 +48,7 @@ from irframe._backends.partition import (
     output_columns,
     partial_sums,
 )
+from irframe._engine import compose
 from irframe._engine.aggregate import aggregates_of, check_not_empty
 from irframe._input import weights
 from irframe._input.columns import natural_order
@@ -254,7 +255,7 @@ def evaluate(
                 step("joined the query attributes")
         # validate measures, parameters and columns on the schemas (no data is read)
         stand_in = None if qrels is None else f.stand_in(qrels)
-        plan = engine.build(f.stand_in(run), measures, stand_in, opts, allow_empty=True)
+        plan = compose.plan(f.stand_in(run), measures, stand_in, opts)
         _log_plan(backend, plan, per_query)
         table = None if opts.weights is None else _weights(f, run, qrels, queries, opts)
         step.expect(1 if plan.partitions and qrels is not None else 0)  # (values, below)

@@ -136,10 +136,10 @@ def evaluate(
     **options
         Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
         ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
-        ``weights``), with its default. ``ties`` other than ``"docid"`` raises (in
-        process only). ``weights``: the weights table is built on the driver, from a
-        queries table or the qrels' distinct (query, weight) rows, and sent with every
-        task, whose weighted partial sums add up to the in-process means.
+        ``weights``), with its default. ``ties`` and the diversity measures give the in-process
+        values (each partition composes them). ``weights``: the weights table is built on the
+        driver, from a queries table or the qrels' distinct (query, weight) rows, and sent with
+        every task, whose weighted partial sums add up to the in-process means.
 
     Returns
     -------
@@ -318,11 +318,14 @@ class Spark(skeleton.Primitives):
         return placed.stacked.mapInArrow(per_partition, _spark_schema(out_schema))
 
     def gather(self, mapped: Any, finish: skeleton.Finish, schema: pl.Schema) -> Any:
-        """One task: the outputs are small (sums, or one row per query)."""
-        parts_schema, out_schema = _arrow_schema(mapped.schema), _plain(schema)
+        """One task: the outputs are small (sums, or one row per query).  The columns go in
+        by position (Spark would read a measure named ``RBP(p=0.8)`` as a struct field)."""
+        names = list(mapped.columns)
+        plain = mapped.toDF(*(f"_{i}" for i in range(len(names))))
+        parts_schema, out_schema = _arrow_schema(plain.schema), _plain(schema)
 
         def final(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            parts = pl.DataFrame(pa.Table.from_batches(list(batches), schema=parts_schema))
-            yield from finish(parts.lazy()).collect().to_arrow().cast(out_schema).to_batches()
+            table = pa.Table.from_batches(list(batches), schema=parts_schema).rename_columns(names)
+            yield from finish(pl.DataFrame(table).lazy()).collect().to_arrow().cast(out_schema).to_batches()
 
-        return mapped.repartition(1).mapInArrow(final, _spark_schema(out_schema))
+        return plain.repartition(1).mapInArrow(final, _spark_schema(out_schema))

@@ -181,7 +181,8 @@ def _labels(measures: MeasureLike | Iterable[MeasureLike] | None, default: Seque
 def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Options) -> pl.DataFrame:
     """``query_id`` (string) and one column per measure label: one pass of the engine, or
     (``qrels`` None) the run's per-query values as they are, checked as compare checks them."""
-    from irframe._backends.local import evaluate_options
+    from irframe import _engine as engine
+    from irframe._engine import compose
 
     if qrels is None:
         from irframe._compare.values import values_long
@@ -197,7 +198,8 @@ def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Opti
             .collect()
         )
     # (a step of check's or snapshot's own progress: no bar of its own)
-    out = evaluate_options(run.frame, list(labels), qrels, opts, per_query=True, progress=False)
+    plan, table, _ = compose.evaluate(run.frame, list(labels), qrels, opts, progress=False)
+    out = engine.per_query_table(plan, table)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
 

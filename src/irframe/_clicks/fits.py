@@ -45,19 +45,25 @@ def _pairs(stats: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def fit_em_model(log: ClickLog, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
-    """PBM (``model="pbm"``) or UBM (``"ubm"``) fitted by EM on the log's sufficient statistics
-    (summed per part of the log, then fitted in memory)."""
-    ubm = model == "ubm"
+def _em_observations(log: ClickLog, ubm: bool) -> tuple[pl.DataFrame, Observations, int]:
+    """(the pairs, with ``PAIR_ID`` their index; the observations; the deepest position) of PBM
+    (UBM: keyed by the previous click too).  Each part's statistics are sorted in the part (a
+    part holds whole queries, so a pair's rows are one run of the concatenated table and the
+    pair index is that run's number): no global sort or join, and only numbers kept for EM."""
     keys = [QUERY, DOC, POSITION, *([PREV] if ubm else [])]
 
     def grouped(rows: pl.LazyFrame) -> pl.LazyFrame:
         rows = with_previous_click(rows) if ubm else rows
-        return rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
+        stats = rows.group_by(keys).agg(pl.col(CLICK).sum().alias("clicks"), pl.len().alias("n"))
+        return stats.sort(keys)  # a fixed order: the same sums, bit for bit, on every run
 
-    stats = log.map(grouped).sort(keys)  # a fixed order: the same sums, bit for bit, on every run
-    pairs = _pairs(stats)
-    stats = stats.join(pairs.select(QUERY, DOC, PAIR_ID), on=[QUERY, DOC], maintain_order="left")
+    stats = log.map(grouped).with_columns(pl.struct(QUERY, DOC).rle_id().cast(pl.Int64).alias(PAIR_ID))
+    pairs = stats.group_by(PAIR_ID, maintain_order=True).agg(
+        pl.col(QUERY, DOC).first(),
+        pl.col("n").sum().alias("n_impressions"),
+        pl.col("clicks").sum().alias("n_clicks"),
+    )
+    stats = stats.drop(QUERY, DOC)
     top = int(stats[POSITION].max())  # type: ignore[arg-type]
     e_key = pl.col(POSITION) - 1
     if ubm:
@@ -65,9 +71,18 @@ def fit_em_model(log: ClickLog, model: str, prior: tuple[float, float], iteratio
     e = stats.select(e_key.cast(pl.Int64)).to_series().to_numpy()
     clicks = stats["clicks"].cast(pl.Float64).to_numpy()
     skips = stats["n"].cast(pl.Float64).to_numpy() - clicks
-    a = stats[PAIR_ID].cast(pl.Int64).to_numpy()
     size = top * (top + 1) if ubm else top
-    obs = Observations(a, e, clicks, skips, (pairs.height, size))
+    obs = Observations(stats[PAIR_ID].to_numpy(), e, clicks, skips, (pairs.height, size))
+    return pairs, obs, top
+
+
+def fit_em_model(log: ClickLog, model: str, prior: tuple[float, float], iterations: int) -> EMTables:
+    """PBM (``model="pbm"``) or UBM (``"ubm"``) fitted by EM on the log's sufficient statistics
+    (summed per part of the log, then fitted in memory)."""
+    ubm = model == "ubm"
+    pairs, obs, top = _em_observations(log, ubm)
+    e, clicks, skips = obs.e_key, obs.clicks, obs.skips
+    size = obs.sizes[1]
     fit = fit_em(obs, prior=prior, iterations=iterations, tol=None)
     n = key_sums(e, clicks + skips, size).astype(np.int64)
     positions = pl.DataFrame({POSITION: np.arange(size) // (top + 1) + 1 if ubm else np.arange(1, top + 1)})

@@ -199,11 +199,10 @@ def estimator(log: ClickLog, method: str, *, iterations: int, tol: float) -> Est
     """The ``method``'s per-query statistics of the canonical log, each a per-query aggregation
     taken on every part of the log (:meth:`~irframe._clicks.prepare.ClickLog.map`)."""
     # sorted: the same query index (so the same bootstrap resamples for a seed) on every run
-    found = log.map(lambda rows: rows.select(QUERY).unique())
-    queries = (
-        found.unique().sort(QUERY).with_row_index(QUERY_IDX).with_columns(pl.col(QUERY_IDX).cast(pl.Int64))
-    )
-    top = int(log.map(lambda rows: rows.select(pl.col(POSITION).max()))[POSITION].max())  # type: ignore[arg-type]
+    found = log.map(lambda rows: rows.group_by(QUERY).agg(pl.col(POSITION).max()))  # (one pass)
+    queries = found.select(QUERY).unique().sort(QUERY).with_row_index(QUERY_IDX)
+    queries = queries.with_columns(pl.col(QUERY_IDX).cast(pl.Int64))
+    top = int(found[POSITION].max())  # type: ignore[arg-type]
     n_q = queries.height
 
     def indexed(fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.DataFrame:

@@ -36,6 +36,7 @@ __all__ = ["ClickMeasure", "effective_sample_size", "parse_click_measures", "per
 _MEASURE = re.compile(r"^(DCG|Clicks)@(\d+)$")
 WEIGHT = "__ir_weight"
 _W_SUM, _W_SQUARES, _UNCOVERED = "__ir_w_sum", "__ir_w_squares", "__ir_uncovered"
+_CLICKED = "__ir_clicked_rows"
 
 
 @dataclass(frozen=True)
@@ -142,17 +143,29 @@ def _part_values(
     """One part of the log (whole queries): per (system, logged query) the measures' sums,
     ``n_impressions``, and the query's click-weight sums and uncovered clicked positions
     (repeated on each system's row)."""
-    rows = rows.with_columns(pl.col(QUERY).cast(pl.String).alias(QUERY_KEY))
-    impressions = rows.group_by(QUERY_KEY).agg(
-        pl.col(QUERY).first(), pl.col(IMPRESSION).n_unique().alias("n_impressions")
+    # one pass over the rows (both tables below read this one): per query its impressions and
+    # its clicked rows
+    per_query_rows = (
+        rows.with_columns(pl.col(QUERY).cast(pl.String).alias(QUERY_KEY))
+        .group_by(QUERY_KEY)
+        .agg(
+            pl.col(QUERY).first(),
+            pl.col(IMPRESSION).n_unique().alias("n_impressions"),
+            pl.struct(IMPRESSION, POSITION, DOC).filter(pl.col(CLICK) == 1).alias(_CLICKED),
+        )
+        .cache()  # (else the optimizer splits it in two scans, each projected its own way)
     )
+    impressions = per_query_rows.select(QUERY_KEY, QUERY, "n_impressions")
     weight = (
         (1.0 / pl.col("theta")) if clip is None else pl.min_horizontal(1.0 / pl.col("theta"), pl.lit(clip))
     )
     # sorted, then summed as lists in that order (a group_by sum adds threads' partial sums in
     # any order): the same values, bit for bit, on every run and however the log is split
     clicks = (
-        rows.filter(pl.col(CLICK) == 1)
+        per_query_rows.select(QUERY_KEY, _CLICKED)
+        .explode(_CLICKED)
+        .unnest(_CLICKED)
+        .drop_nulls(IMPRESSION)
         .join(theta.lazy(), on=POSITION, how="left")
         .with_columns(weight.alias(WEIGHT), pl.col(DOC).cast(pl.String).alias(DOC_KEY))
         .sort(QUERY_KEY, IMPRESSION, POSITION)

@@ -30,7 +30,7 @@ from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.options import Missing, Options
 from irframe._input.runs import Stack, stack_runs
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError, closest
-from irframe.functions import ColumnOptions, with_column_options
+from irframe.functions import ColumnOptions, options_of, with_column_options
 from irframe.measures import parse_measures
 
 if TYPE_CHECKING:
@@ -117,9 +117,10 @@ FrameT = TypeVar("FrameT")
 
 
 class MovedOptions(ColumnOptions, total=False):
-    """The keyword options of :func:`moved`, for the type checkers (its overloads,
-    ``df.ir.moved``): its keyword-only parameters (a test keeps them equal), then the
-    column options of :func:`irframe.evaluate`."""
+    """The keyword options of :func:`moved` and :func:`moved_frame` (their one list, with
+    the defaults, is their implementation's), for the type checkers (the overloads,
+    ``df.ir.moved``): the keyword-only parameters (a test keeps them equal), then the column
+    options of :func:`irframe.evaluate`."""
 
     baseline: str | None
     system: str | Sequence[str] | None
@@ -131,16 +132,8 @@ class MovedOptions(ColumnOptions, total=False):
     missing: Missing
 
 
-@overload
-def moved(
-    runs: Mapping[str, FrameT], qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
-) -> FrameT: ...
-@overload
-def moved(
-    runs: FrameT, qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
-) -> FrameT: ...
 @with_column_options
-def moved(
+def _moved(
     runs: Any,
     qrels: Any = None,
     measure: MeasureLike = "nDCG@10",
@@ -154,6 +147,58 @@ def moved(
     system_col: str = "system",
     missing: Missing = "zero",
     **column_kwargs: Unpack[ColumnOptions],
+) -> tuple[pl.DataFrame, Origin]:
+    """:func:`moved` as a polars DataFrame, with the origin of the runs: the one list of
+    its keyword options (:func:`moved` and :func:`moved_frame` forward them and show them:
+    :func:`irframe.functions.options_of`)."""
+    where = "moved"
+    label = _check_moved_args(measure, n, docs_top)
+    stacked = stack_runs(runs, system_col, where, at_least=2)
+    opts = _resolve_columns(stacked, qrels, Options.build(where, missing=missing, **column_kwargs), where)
+    base_name = _resolve_baseline(baseline, stacked.systems, where)
+    others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
+    pairs = [(s, base_name) for s in others]
+    check_shared_queries(stacked.lf, qrels, pairs, where=where, opts=opts)
+    long, query_col = _per_query_long(
+        stacked,
+        qrels=qrels,
+        labels=[label],
+        measures=[label],
+        by=[],
+        missing=missing,
+        system_col=system_col,
+        opts=opts,
+    )
+    out = _largest_moves(long, stacked, base_name, others, query_col=query_col, n=n)
+    if queries is not None:
+        out = _with_texts(out, queries, query_col, text_col)
+    if docs_top > 0 and out.height:
+        out = _with_top_docs(
+            out,
+            stacked,
+            qrels,
+            base_name,
+            query_col=query_col,
+            docs_top=docs_top,
+            opts=opts,
+        )
+    out = out.drop(_QKEY)
+    if system_col != "system" and system_col not in out.columns:
+        out = out.rename({"system": system_col})
+    return out, stacked.origin
+
+
+@overload
+def moved(
+    runs: Mapping[str, FrameT], qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
+) -> FrameT: ...
+@overload
+def moved(
+    runs: FrameT, qrels: Any = ..., measure: MeasureLike = ..., **kwargs: Unpack[MovedOptions]
+) -> FrameT: ...
+@options_of(_moved)
+def moved(
+    runs: Any, qrels: Any = None, measure: MeasureLike = "nDCG@10", **options: Unpack[MovedOptions]
 ) -> Any:
     """The queries that moved most between the baseline and each system, to read what changed.
 
@@ -179,8 +224,10 @@ def moved(
         How many top-ranked documents of each system to list (0: none). Order: the rank
         column if present, else score descending with doc id descending on ties (as
         trec_eval).
-    system_col, missing, **column_kwargs
+    system_col, missing
         As for :func:`compare`.
+    **options
+        :func:`irframe.evaluate`'s column names and reading rules, as for :func:`compare`.
 
     Returns
     -------
@@ -212,37 +259,13 @@ def moved(
     >>> m.explode("system_docs").unnest("system_docs").select("query_id", "doc_id", "grade").rows()[:2]
     [('q1', 'a', 2), ('q1', 'x', None)]
     """
-    out, origin = _moved(
-        runs,
-        qrels,
-        measure,
-        baseline=baseline,
-        system=system,
-        n=n,
-        queries=queries,
-        text_col=text_col,
-        docs_top=docs_top,
-        system_col=system_col,
-        missing=missing,
-        **column_kwargs,
-    )
+    out, origin = _moved(runs, qrels, measure, **options)
     return from_lazy(out, origin)
 
 
+@options_of(_moved)
 def moved_frame(
-    runs: Any,
-    qrels: Any = None,
-    measure: MeasureLike = "nDCG@10",
-    *,
-    baseline: str | None = None,
-    system: str | Sequence[str] | None = None,
-    n: int | None = 20,
-    queries: Any = None,
-    text_col: str = "text",
-    docs_top: int = 3,
-    system_col: str = "system",
-    missing: Missing = "zero",
-    **column_kwargs: Any,
+    runs: Any, qrels: Any = None, measure: MeasureLike = "nDCG@10", **options: Unpack[MovedOptions]
 ) -> pl.DataFrame:
     """:func:`moved` as a polars DataFrame, whatever the runs' frame type (for plots).
 
@@ -257,21 +280,7 @@ def moved_frame(
     >>> moved_frame(runs, qrels, "P@1", docs_top=0).rows()
     [('new', 'q1', 0.0, 1.0, 1.0)]
     """
-    out, _ = _moved(
-        runs,
-        qrels,
-        measure,
-        baseline=baseline,
-        system=system,
-        n=n,
-        queries=queries,
-        text_col=text_col,
-        docs_top=docs_top,
-        system_col=system_col,
-        missing=missing,
-        **column_kwargs,
-    )
-    return out
+    return _moved(runs, qrels, measure, **options)[0]
 
 
 def _check_moved_args(measure: MeasureLike, n: object, docs_top: object) -> str:
@@ -433,59 +442,6 @@ def top_documents(
         )
         out = out.join(docs, on=query_col, how="left", maintain_order="left")
     return out
-
-
-def _moved(
-    runs: Any,
-    qrels: Any = None,
-    measure: MeasureLike = "nDCG@10",
-    *,
-    baseline: str | None = None,
-    system: str | Sequence[str] | None = None,
-    n: int | None = 20,
-    queries: Any = None,
-    text_col: str = "text",
-    docs_top: int = 3,
-    system_col: str = "system",
-    missing: Missing = "zero",
-    **column_kwargs: Any,
-) -> tuple[pl.DataFrame, Origin]:
-    """:func:`moved` as a polars DataFrame, with the origin of the runs."""
-    where = "moved"
-    label = _check_moved_args(measure, n, docs_top)
-    stacked = stack_runs(runs, system_col, where, at_least=2)
-    opts = _resolve_columns(stacked, qrels, Options.build(where, missing=missing, **column_kwargs), where)
-    base_name = _resolve_baseline(baseline, stacked.systems, where)
-    others = _listed_systems(system, [s for s in stacked.systems if s != base_name])
-    pairs = [(s, base_name) for s in others]
-    check_shared_queries(stacked.lf, qrels, pairs, where=where, opts=opts)
-    long, query_col = _per_query_long(
-        stacked,
-        qrels=qrels,
-        labels=[label],
-        measures=[label],
-        by=[],
-        missing=missing,
-        system_col=system_col,
-        opts=opts,
-    )
-    out = _largest_moves(long, stacked, base_name, others, query_col=query_col, n=n)
-    if queries is not None:
-        out = _with_texts(out, queries, query_col, text_col)
-    if docs_top > 0 and out.height:
-        out = _with_top_docs(
-            out,
-            stacked,
-            qrels,
-            base_name,
-            query_col=query_col,
-            docs_top=docs_top,
-            opts=opts,
-        )
-    out = out.drop(_QKEY)
-    if system_col != "system" and system_col not in out.columns:
-        out = out.rename({"system": system_col})
-    return out, stacked.origin
 
 
 def _grades(

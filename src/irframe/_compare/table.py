@@ -46,7 +46,7 @@ from irframe._input.runs import Stack, stack_runs, user_terms
 from irframe._log import INFO
 from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
-from irframe.functions import ColumnOptions, with_column_options
+from irframe.functions import ColumnOptions, options_of, with_column_options
 from irframe.measures import parse_measures
 from irframe.progress import Progress, Steps, check_progress, reporter
 
@@ -61,9 +61,10 @@ _WHERE = "compare"
 
 
 class CompareOptions(ColumnOptions, total=False):
-    """The keyword options of :func:`compare` and :func:`compare_report`, for the type
-    checkers (``compare``'s overloads, ``df.ir.compare``): their keyword-only parameters
-    (a test keeps them equal), then the column options of :func:`irframe.evaluate`."""
+    """The keyword options of :func:`compare_report` (their one list, with the defaults), for
+    the type checkers (:func:`compare`, which forwards them, its overloads, ``df.ir.compare``):
+    its keyword-only parameters (a test keeps them equal), then the column options of
+    :func:`irframe.evaluate`."""
 
     baseline: str | None
     pairs: Literal["baseline", "all"]
@@ -540,32 +541,12 @@ def compare(
     measures: MeasureLike | Iterable[MeasureLike] = ...,
     **kwargs: Unpack[CompareOptions],
 ) -> FrameT: ...
-@with_column_options
+@options_of(compare_report)
 def compare(
     runs: Any,
     qrels: Any = None,
     measures: MeasureLike | Iterable[MeasureLike] = DEFAULT_MEASURES,
-    *,
-    baseline: str | None = None,
-    pairs: Literal["baseline", "all"] = "baseline",
-    test: Literal["randomization", "t", "wilcoxon", "bootstrap"] = "randomization",
-    correction: Literal["holm", "bonferroni", "bh", "none"] = "holm",
-    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
-    alpha: float = 0.05,
-    n_permutations: int = 10_000,
-    n_bootstrap: int = 10_000,
-    ci: float = 0.95,
-    ci_method: Literal["percentile", "bca"] = "percentile",
-    seed: int = 0,
-    system_col: str = "system",
-    missing: Missing = "zero",
-    queries: Any = None,
-    weights: str | None = None,
-    holes: bool = False,
-    holes_depth: int = 10,
-    holes_grade: float | None = None,
-    progress: Progress = None,
-    **column_kwargs: Unpack[ColumnOptions],
+    **options: Unpack[CompareOptions],
 ) -> Any:
     """Compare every system with a baseline: means, deltas, CIs, corrected paired tests.
 
@@ -647,7 +628,7 @@ def compare(
         group).  ``True`` shows a bar (tqdm when installed, else one line on stderr),
         ``False`` nothing; a callable gets ``(done, total, info)``.  Default (None): a
         bar on a terminal when it takes more than a second (see :mod:`irframe.progress`).
-    **column_kwargs
+    **options
         :func:`irframe.evaluate`'s column names and reading rules (``query_col``,
         ``doc_col``, ``rank_col``, ``score_col``, ``relevance_col``, ``qrels_*_col``,
         ``duplicates``, ``columns``, ``order``, ``depth``, ``ties``: see
@@ -690,29 +671,5 @@ def compare(
     1  other     bm25    0.0     1       1            3
     2  other      new   -0.5     0       1            3
     """
-    report = compare_report(
-        runs,
-        qrels,
-        measures,
-        baseline=baseline,
-        pairs=pairs,
-        test=test,
-        correction=correction,
-        by=by,
-        alpha=alpha,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        ci=ci,
-        ci_method=ci_method,
-        seed=seed,
-        system_col=system_col,
-        missing=missing,
-        queries=queries,
-        weights=weights,
-        holes=holes,
-        holes_depth=holes_depth,
-        holes_grade=holes_grade,
-        progress=progress,
-        **column_kwargs,
-    )
+    report = compare_report(runs, qrels, measures, **options)
     return report.table

@@ -7,7 +7,9 @@
 - :mod:`~irframe._engine.aggregate`: means, partial sums, counts (every backend's);
 - :mod:`~irframe._engine.buckets`: large in-memory runs, one bucket of queries at a time.
 - :mod:`~irframe._engine.keyed`: the fast path for in-memory input (u64 keys, one sort);
-- :mod:`~irframe._engine.background`: polars queries run beside it, each fetched once.
+- :mod:`~irframe._engine.background`: polars queries run beside it, each fetched once;
+- :mod:`~irframe._engine.compose`: one evaluation composed (the plan, the tie-aware and
+  diversity measures beside it, the weights), for every backend, ``check`` and ``compare``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -43,7 +43,7 @@ from irframe._input.frames import (
 from irframe._input.options import Options
 from irframe._log import engine as engine_log
 from irframe._log import timed
-from irframe.measures import Measure
+from irframe.measures._parse import Measures
 from irframe.progress import AUTO_ROWS, Progress, reporter
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "RunInput", "bucket_count", "collect_in_memory", "run_input"]
@@ -168,7 +168,7 @@ def _prefetched(cut: _Cut, n: int) -> Iterator[tuple[pl.DataFrame, pl.DataFrame 
 
 def collect_in_memory(
     run_lf: pl.LazyFrame,
-    measures: str | Measure | Iterable[str | Measure],
+    measures: Measures,
     qrels: Any,
     opts: Options,
     *,
@@ -207,7 +207,7 @@ def collect_in_memory(
 
 def _collect_buckets(
     run_lf: pl.LazyFrame,
-    measures: str | Measure | Iterable[str | Measure],
+    measures: Measures,
     qrels: Any,
     opts: Options,
     n: int,

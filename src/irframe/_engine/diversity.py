@@ -57,6 +57,7 @@ from irframe.exceptions import (
     InvalidParameterError,
 )
 from irframe.measures import Measure, parse_measures
+from irframe.measures._parse import Parsed
 from irframe.measures.diversity import GAIN, KERNELS, RANK, SEEN, SUB_REL, is_diversity
 
 __all__ = ["Split", "attach", "ideal_gains", "split"]
@@ -74,7 +75,7 @@ TIE = 1e-12  # see irframe.measures.diversity: relative closeness of tied ideal 
 class Split:
     """The measures and qrels for the main plan, and the diversity measures set apart."""
 
-    main: list[str]  # labels the main plan evaluates (FLAGS_ONLY alone: none asked)
+    main: Parsed  # what the main plan evaluates (FLAGS_ONLY alone: none asked)
     qrels: Any  # the qrels the main plan reads
     measures: tuple[tuple[str, Measure], ...]  # every measure asked, in the caller's order
     diversity: tuple[tuple[str, Measure], ...]
@@ -87,7 +88,8 @@ def split(measures: Any, qrels: Any, opts: Options, run_names: Sequence[str]) ->
     div = tuple((label, m) for label, m in parsed if is_diversity(m))
     if not div:
         return None
-    labels = [label for label, m in parsed if not is_diversity(m)]
+    main = Parsed((label, m) for label, m in parsed if not is_diversity(m))
+    labels = [label for label, _ in main]
     if qrels is None:
         msg = (
             f"The diversity measures {[label for label, _ in div]} need subtopic qrels (query, "
@@ -112,9 +114,9 @@ def split(measures: Any, qrels: Any, opts: Options, run_names: Sequence[str]) ->
         _check_one_row_per_doc(lf, pair, [label for label, _ in div], labels)
         main_qrels: Any = qrels
     else:
-        labels = [FLAGS_ONLY]
+        main = parse_measures(FLAGS_ONLY)
         main_qrels = lf.unique(subset=pair, keep="first", maintain_order=True)
-    return Split(labels, main_qrels, tuple(parsed), div, lf)
+    return Split(main, main_qrels, tuple(parsed), div, lf)
 
 
 def _check_one_row_per_doc(lf: pl.LazyFrame, pair: list[str], div: list[str], other: list[str]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
@@ -14,8 +13,9 @@ from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
 from irframe._input.frames import to_lazy
 from irframe._input.options import PRESETS, Options
 from irframe.exceptions import ColumnNotFoundError, InvalidParameterError
-from irframe.measures import Measure, parse_measures
+from irframe.measures import parse_measures
 from irframe.measures._conventions import warn_conventions
+from irframe.measures._parse import Measures
 
 __all__ = ["build", "check_output_names"]
 
@@ -44,7 +44,7 @@ def _resolve(schema: pl.Schema, opts: Options, *, need_relevance: bool) -> RunCo
 
 def build(
     run_lf: pl.LazyFrame,
-    measures: str | Measure | Iterable[str | Measure],
+    measures: Measures,
     qrels: Any,
     opts: Options,
     *,
@@ -56,13 +56,9 @@ def build(
     """Parse the measures, resolve the columns (a column convention is detected when the
     default names are absent), and build the engine's plan (``detect_order``: the run is
     in memory, of ``n_rows`` rows when known; see :mod:`~irframe._engine.strategy`)."""
-    if opts.ties != "docid":  # (the in-process backend computes them beside the engine)
-        msg = (
-            f"ties={opts.ties!r} is computed in process only (pandas, polars, pyarrow and the "
-            "peers' forms). Hint: collect the run first (e.g. .compute() or .toPandas()), or "
-            "evaluate here with ties='docid' (trec_eval's tie-break)."
-        )
-        raise InvalidParameterError(msg)
+    if opts.ties != "docid":  # (the tie-aware values are computed beside the plan)
+        msg = f"irframe bug: build got ties={opts.ties!r}; compose the evaluation (irframe._engine.compose)"
+        raise AssertionError(msg)
     parsed = parse_measures(measures)
     warn_conventions(m for _, m in parsed)  # nDCG's gain...: once per process per measure
     qrels_lf = None if qrels is None else to_lazy(qrels, "qrels")[0]

@@ -34,6 +34,7 @@ from irframe import kernels as K
 from irframe._engine.aggregate import materialized
 from irframe._engine.compiler import N_ROWS, PREFIX, Compiler
 from irframe._engine.keyed import combined_hash, surplus_rows
+from irframe._engine.repeats import Repeats
 from irframe._input.columns import RunColumns
 from irframe._input.frames import PolarsFrame as Frame  # a step runs eagerly or lazily, alike
 from irframe._input.options import Missing, Options
@@ -105,6 +106,8 @@ class Plan:
     read: tuple[tuple[str, ...], tuple[str, ...]]  # the run's and the qrels' columns the plan reads
     grade_col: str  # where the grades come from: the qrels' relevance column, or the run's
     exp_gain: tuple[str, ...]  # labels of the measures using the exp gain (2^grade - 1)
+    # ``duplicates="first"``: the run's repeated rows when counted up front (see build_plan)
+    repeats: Repeats | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ import polars as pl
 from irframe._input.columns import RunColumns
 from irframe.exceptions import DuplicatesWarning
 
-__all__ = ["Repeats", "count_repeats", "impression_column", "likely_cause", "warn_dropped"]
+__all__ = ["Repeats", "count_repeats", "impression_column", "kept_every_row", "likely_cause", "warn_dropped"]
 
 _MAX_CANDIDATES = 8  # columns tried as an impression id (the names that say so first)
 _IMPRESSION_NAMES = ("session", "impression", "search", "serp", "request", "visit", "page_view", "event")
@@ -45,7 +45,7 @@ class Repeats:
 
 
 def count_repeats(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> Repeats:
-    """Count the repeated (``keys``, ``doc``) rows of ``run`` (one group_by).
+    """Count the repeated (``keys``, ``doc``) rows of ``run`` (one group_by, one query).
 
     Examples
     --------
@@ -53,18 +53,20 @@ def count_repeats(run: pl.LazyFrame, keys: Sequence[str], doc: str) -> Repeats:
     >>> count_repeats(run, ["q"], "d")
     Repeats(dropped=2, n_queries=1, n_rows=4, most=3)
     """
-    repeated = run.group_by([*keys, doc]).len().filter(pl.col("len") > 1)
-    rows, dup = pl.collect_all([
-        run.select(pl.len().alias("rows")),
-        repeated.select(
-            (pl.col("len") - 1).sum().alias("dropped"), pl.col("len").max().alias("most"),
-            pl.struct(list(keys)).n_unique().alias("queries"),
-        ),
-    ])  # fmt: skip
+    n = pl.col("len")
+    dup = (
+        run.group_by([*keys, doc])
+        .len()
+        .select(
+            n.sum().alias("rows"), (n - 1).sum().alias("dropped"), n.max().alias("most"),
+            pl.struct(list(keys)).filter(n > 1).n_unique().alias("queries"),
+        )
+        .collect()
+    )  # fmt: skip
     return Repeats(
         dropped=int(dup.item(0, "dropped") or 0),
-        n_queries=int(dup.item(0, "queries") or 0) if dup.item(0, "dropped") else 0,
-        n_rows=int(rows.item() or 0),
+        n_queries=int(dup.item(0, "queries") or 0),
+        n_rows=int(dup.item(0, "rows") or 0),
         most=int(dup.item(0, "most") or 1),
     )
 
@@ -162,15 +164,34 @@ def explain(run: pl.LazyFrame, cols: RunColumns) -> str | None:
     return likely_cause(column, repeats, keys[-1])
 
 
-def warn_dropped(run: pl.LazyFrame, keys: Sequence[str], doc: str, role_cols: Collection[str]) -> Repeats:
+def kept_every_row(rows_per_query: pl.Series, n_rows: int) -> Repeats | None:
+    """No repeated row, read off an evaluation's per-query row counts: when they sum to the
+    run's ``n_rows`` (nothing was dropped; no ``depth`` cut), the repeats are known without
+    a pass over the run.  None: some rows were left out (count them).
+
+    Examples
+    --------
+    >>> kept_every_row(pl.Series([2, 1, 0]), 3)
+    Repeats(dropped=0, n_queries=0, n_rows=3, most=1)
+    >>> kept_every_row(pl.Series([2, 1]), 4) is None
+    True
+    """
+    return Repeats(0, 0, n_rows, 1) if rows_per_query.sum() == n_rows else None
+
+
+def warn_dropped(
+    run: pl.LazyFrame, keys: Sequence[str], doc: str, role_cols: Collection[str], *,
+    repeats: Repeats | None = None,
+) -> Repeats:  # fmt: skip
     """``duplicates="first"``: a :class:`~irframe.exceptions.DuplicatesWarning` saying how many
     rows were dropped (and the likely cause when they look like a log); nothing when none was.
 
     ``keys``: the per-query keys (the query last); ``role_cols``: the order and grade columns
     (:func:`roles`), never taken for an impression id.  Internal key names (a stacked run's
-    system) are not shown.
+    system) are not shown.  ``repeats``: the run's repeats when already known (else counted).
     """
-    repeats = count_repeats(run, keys, doc)
+    if repeats is None:
+        repeats = count_repeats(run, keys, doc)
     if not repeats.dropped:
         return repeats
     shown = [k for k in keys if not k.startswith("__ir_")]

@@ -40,6 +40,7 @@ from irframe._input.options import Options
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import Measure, parse_measures
 from irframe.measures._conventions import warn_conventions
+from irframe.measures._parse import Parsed
 
 __all__ = ["TIED", "TIE_AWARE", "Split", "attach", "split", "straddles", "tie_groups"]
 
@@ -62,7 +63,7 @@ _FIRST = "__tie_first"  # RR: chance that it is at this rank
 class Split:
     """What the main plan computes (the denominators) and every measure asked."""
 
-    main: list[str | Measure]  # NumRel / IDCG measures (FLAGS_ONLY alone: none needed)
+    main: Parsed  # NumRel / IDCG measures (FLAGS_ONLY alone: none needed)
     measures: tuple[tuple[str, Measure], ...]
 
 
@@ -90,7 +91,7 @@ def split(measures: Any, opts: Options) -> Split | None:
         raise InvalidParameterError(msg)
     warn_conventions(m for _, m in parsed)  # (the main plan sees only the helper measures)
     helpers = list(dict.fromkeys(h for _, m in parsed for h in _helpers(m)))
-    return Split(list(helpers) or [FLAGS_ONLY], tuple(parsed))
+    return Split(parse_measures(helpers or FLAGS_ONLY), tuple(parsed))
 
 
 def attach(plan: Plan, table: pl.LazyFrame, parts: Split, opts: Options) -> tuple[Plan, pl.LazyFrame]:

@@ -19,6 +19,7 @@ import polars as pl
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._input.keys import SYSTEM
 from irframe._input.runs import stack_runs
+from irframe._report.tables import text_table
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -263,13 +264,7 @@ class Agreement:
                     *stats,
                 ]
             )
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        lines += [
-            "  ".join(
-                c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
-            )
-            for row in rows
-        ]
+        lines.append(text_table(rows[0], rows[1:], numeric=range(2, len(rows[0])), rule=False))
         d = self._disagreements
         if d.height:
             shown = d.group_by("judge_a", "judge_b", maintain_order=True).head(top)

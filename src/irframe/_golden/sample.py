@@ -16,6 +16,7 @@ import numpy.typing as npt
 import polars as pl
 
 from irframe._input.frames import from_lazy, to_lazy
+from irframe._report.tables import text_table
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
 __all__ = ["QuerySample", "allocate", "sample_queries"]
@@ -127,13 +128,7 @@ def _render(seg: pl.DataFrame, by: list[str]) -> str:
             str(r["n_sampled"]),
             f"{100 * r['sample_share']:.1f}%",
         ])  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in rows
-    )
+    return text_table(head, rows[1:], numeric=range(1, len(head)), rule=False)
 
 
 # --- allocation ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ formatting, and import nothing of :mod:`irframe._check` (no import cycle).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -133,23 +133,23 @@ def _power(result: CheckResult) -> list[str]:
     return [f"Power: {line['sentence']}." for line in result.power]
 
 
-def _moved_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
-    df = result._moved
-    names = {"query_id": "query", "baseline": "baseline", "value": "candidate", "delta": "delta",
-             "text": "text", "baseline_docs": "baseline top docs",
+def _moved_rows(
+    result: CheckResult, docs: Callable[[Any], str] = docs_text
+) -> tuple[list[str], list[list[str]]]:
+    """The moved queries' header and cells; ``docs`` shows a list of documents (as text, or
+    as the page's list with the grades marked)."""
+    names = {"query_id": "query", "value": "candidate", "baseline_docs": "baseline top docs",
              "candidate_docs": "candidate top docs"}  # fmt: skip
-    header = [names.get(c, c) for c in df.columns]
-    rows = []
-    for r in df.iter_rows(named=True):
-        cells = []
-        for c in df.columns:
-            v = r[c]
-            if c.endswith("_docs"):  # the documents: a list of {doc_id, grade}
-                cells.append(docs_text(v))
-                continue
-            cells.append(num(v, sign=c == "delta") if isinstance(v, float) else "-" if v is None else str(v))
-        rows.append(cells)
-    return header, rows
+    rows = [
+        [docs(v) if c.endswith("_docs") else num(v, sign=c == "delta") if isinstance(v, float)
+         else "-" if v is None else str(v) for c, v in r.items()]
+        for r in result._moved.iter_rows(named=True)
+    ]  # fmt: skip
+    return [names.get(c, c) for c in result._moved.columns], rows
+
+
+def _numbers(header: Sequence[str]) -> set[int]:
+    return {i for i, h in enumerate(header) if h in ("baseline", "candidate", "delta")}
 
 
 def _moved_title(result: CheckResult) -> str:
@@ -171,8 +171,7 @@ def render_text(result: CheckResult, *, ascii: bool = False) -> str:
     parts += [*(f"Note: {terminal(n)}" for n in conventions(result.measures)), *map(terminal, _power(result))]
     if result._moved.height:
         mh, mr = _moved_rows(result)
-        numeric = {i for i, h in enumerate(mh) if h in ("baseline", "candidate", "delta")}
-        parts += ["", terminal(_moved_title(result)), text_table(mh, mr, numeric=numeric, rule=False)]
+        parts += ["", terminal(_moved_title(result)), text_table(mh, mr, numeric=_numbers(mh), rule=False)]
     return "\n".join(parts)
 
 
@@ -273,26 +272,11 @@ def _moved(result: CheckResult) -> list[str]:
     df = result._moved
     if df.height == 0:
         return []
-    names = {"query_id": "query", "value": "candidate", "baseline_docs": "baseline top docs",
-             "candidate_docs": "candidate top docs"}  # fmt: skip
-    header = [names.get(c, c) for c in df.columns]
-    numeric = [i for i, c in enumerate(df.columns) if c in ("baseline", "value", "delta")]
+    header, rows = _moved_rows(result, H.docs_cell)
     raw = [i for i, c in enumerate(df.columns) if c.endswith("_docs")]
-    rows: list[list[H.Cell]] = []
-    for r in df.iter_rows(named=True):
-        cells: list[H.Cell] = []
-        for c in df.columns:
-            v = r[c]
-            if c.endswith("_docs"):
-                cells.append(H.docs_cell(v))
-            elif isinstance(v, float):
-                cells.append(num(v, sign=c == "delta"))
-            else:
-                cells.append("-" if v is None else str(v))
-        rows.append(cells)
     intro = H.paragraph(f"Largest |delta| first; each document with its grade, {H.UNJUDGED_TEXT}.", "muted")
     title = _moved_title(result).rstrip(":")
-    return [H.section(title, intro, H.table(header, rows, numeric=numeric, raw=raw))]
+    return [H.section(title, intro, H.table(header, rows, numeric=_numbers(header), raw=raw))]
 
 
 def _plots(result: CheckResult) -> list[H.Plot]:

@@ -26,24 +26,14 @@ import polars as pl
 from irframe._escape import html, latex, markdown, terminal
 from irframe._report import page as H
 from irframe._report.notes import conventions as _conventions
-from irframe._report.notes import group_text, markers_footnote
+from irframe._report.notes import correction_name, group_text, markers_footnote
 from irframe._report.tables import ci_text, markdown_table, num, p_text, text_table
 
 if TYPE_CHECKING:
     from irframe._compare.report import ComparisonReport, Moved
 
-__all__ = [
-    "fragment",
-    "headline",
-    "html_page",
-    "legend",
-    "method_text",
-    "page_tables",
-    "to_latex",
-    "to_markdown",
-    "to_text",
-    "unreachable_note",
-]
+__all__ = ["footnote", "fragment", "headline", "html_page", "legend", "method_text", "page_tables",
+           "to_latex", "to_markdown", "to_text", "unreachable_note"]  # fmt: skip
 
 _TEST_TEXT = {
     "randomization": "randomization (sign-flip permutation)",
@@ -51,17 +41,10 @@ _TEST_TEXT = {
     "wilcoxon": "Wilcoxon signed-rank",
     "bootstrap": "paired bootstrap",
 }
-_CORRECTION_TEXT = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no",
-}
 _LATEX_MARKERS = {"▲": r"$^{\blacktriangle}$", "▼": r"$^{\blacktriangledown}$",
                   "△": r"$^{\vartriangle}$", "▽": r"$^{\triangledown}$"}  # fmt: skip
 _ASCII = str.maketrans({"▲": "^", "▼": "v", "△": "'", "▽": ","})
 _MAX_DELTA_PLOTS = 6  # per-query delta plots: the first systems only
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
 
 def _marker(report: ComparisonReport, row: Mapping[str, Any], style: str) -> str:
@@ -70,12 +53,10 @@ def _marker(report: ComparisonReport, row: Mapping[str, Any], style: str) -> str
         return ""
     up = delta > 0
     if row["significant"]:
-        sym = ("▲" if up else "▼") if style != "ascii" else ("+*" if up else "-*")
-    elif row["p_value"] < report.alpha:
-        sym = ("△" if up else "▽") if style != "ascii" else ("+" if up else "-")
-    else:
-        return ""
-    return sym
+        return ("▲" if up else "▼") if style != "ascii" else ("+*" if up else "-*")
+    if row["p_value"] < report.alpha:
+        return ("△" if up else "▽") if style != "ascii" else ("+" if up else "-")
+    return ""
 
 
 def _n_text(report: ComparisonReport) -> str:
@@ -114,7 +95,7 @@ def _family_text(report: ComparisonReport) -> str:
 
 def method_text(report: ComparisonReport) -> str:
     """One paragraph saying what was tested, how, and over which family."""
-    corr = _CORRECTION_TEXT[report.correction]
+    corr = correction_name(report.correction)
     who = f"Baseline {report.baseline!r}" if report.baseline is not None else "Every pair of systems"
     resamples = report._table.get_column("resamples") if "resamples" in report._table.columns else None
     floor = unreachable_note(resamples, report.family_size, report.alpha, report.correction)
@@ -136,7 +117,7 @@ def method_text(report: ComparisonReport) -> str:
 def legend(report: ComparisonReport, style: str = "unicode") -> str:
     """What the markers mean."""
     up, down, hup, hdown = ("+*", "-*", "+", "-") if style == "ascii" else ("▲", "▼", "△", "▽")
-    corr = _CORRECTION_TEXT[report.correction]
+    corr = correction_name(report.correction)
     than = repr(report.baseline) if report.baseline is not None else "the 'vs' system (details)"
     return (
         f"{up}/{down} significantly better/worse than {than} after {corr} "
@@ -217,25 +198,14 @@ def _detail_rows(report: ComparisonReport, style: str = "unicode") -> tuple[list
     vs = ["vs"] if report.baseline is None else []
     header = ["measure", "system", *vs, *report.by, "mean", "delta", f"{report.ci:.0%} CI", "p",
               "p_adj", "d_z", "W/T/L", "n"]  # fmt: skip
-    rows = []
-    for r in report._table.to_dicts():
-        ci = ci_text(r["ci_low"], r["ci_high"])
-        rows.append(
-            [
-                r["measure"],
-                r["system"],
-                *([r["baseline"]] if vs else []),
-                *[group_text(r[b]) for b in report.by],
-                num(r["mean"]),
-                num(r["delta"], sign=True),
-                ci,
-                p_text(r["p_value"]),
-                p_text(r["p_adjusted"]) + _marker(report, r, style),
-                f"{r['effect_size']:+.2f}" if r["effect_size"] is not None else "-",
-                f"{r['wins']}/{r['ties']}/{r['losses']}",
-                str(r["n_queries"]),
-            ]
-        )
+    rows = [
+        [r["measure"], r["system"], *([r["baseline"]] if vs else []), *[group_text(r[b]) for b in report.by],
+         num(r["mean"]), num(r["delta"], sign=True), ci_text(r["ci_low"], r["ci_high"]), p_text(r["p_value"]),
+         p_text(r["p_adjusted"]) + _marker(report, r, style),
+         "-" if r["effect_size"] is None else f"{r['effect_size']:+.2f}",
+         f"{r['wins']}/{r['ties']}/{r['losses']}", str(r["n_queries"])]
+        for r in report._table.to_dicts()
+    ]  # fmt: skip
     return header, rows
 
 
@@ -401,7 +371,7 @@ def headline(report: ComparisonReport) -> str:
     (-0.1792, p_adj 0.004); hybrid better on nDCG@10 (+0.1241, p_adj 0.031).
     """
     found = report._table.filter(pl.col("significant").fill_null(False) & (pl.col("delta") != 0))
-    corr = f"{_CORRECTIONS.get(report.correction, 'no')} correction (alpha = {report.alpha:g})"
+    corr = f"{correction_name(report.correction)} correction (alpha = {report.alpha:g})"
     if found.height == 0:
         return f"No significant difference after {corr} over {report.family_size} comparisons."
     items = []

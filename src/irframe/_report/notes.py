@@ -19,11 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["conventions", "group_text", "markers_footnote"]
+__all__ = ["conventions", "correction_name", "group_text", "markers_footnote"]
 
 _TESTS = {"randomization": "randomization", "t": "paired t", "wilcoxon": "Wilcoxon signed-rank",
           "bootstrap": "paired bootstrap"}  # fmt: skip
 _CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+
+
+def correction_name(correction: str) -> str:
+    """A multiple-testing correction as every report names it (``"no"`` for none).
+
+    Examples
+    --------
+    >>> correction_name("bh"), correction_name("none")
+    ('Benjamini-Hochberg', 'no')
+    """
+    return _CORRECTIONS.get(correction, "no")
 
 
 def markers_footnote(

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from irframe._escape import markdown, terminal
+from irframe._report.notes import correction_name
 from irframe._report.page import Plot, esc, page, paragraph, plots, section, table
 from irframe._report.tables import markdown_table, num, p_text, text_table
 
@@ -31,8 +32,6 @@ __all__ = [
     "interleaving_markdown",
     "interleaving_text",
 ]
-
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def _num(v: Any) -> str:
@@ -99,7 +98,7 @@ def _ab_notes(control: str, unit: str, correction: str, level: float, notes: Seq
         "a ratio of per-unit sums, its variance the delta method over units (ddof=1), the test Welch's t "
         "with Welch-Satterthwaite degrees of freedom (tea-tasting's RatioOfMeans); the lift's interval is "
         "computed on the log scale.",
-        f"{_CORRECTIONS.get(correction, correction)} correction over the {{n}} comparisons of the table; "
+        f"{correction_name(correction)} correction over the {{n}} comparisons of the table; "
         f"▲/▼: p_adj < {1 - level:.3g}. {round(level * 100)}% intervals, uncorrected.",
         *notes,
     ]
@@ -136,12 +135,14 @@ def ab_markdown(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> 
     return "\n".join(parts)
 
 
-def _lift_plot(tab: pl.DataFrame) -> Plot:
+def _lift_plot(tab: pl.DataFrame, by: Sequence[str] = ()) -> Plot:
+    """The lifts with their intervals, one line per row (its segment, with ``by``, in its label)."""
     rows = [r for r in tab.iter_rows(named=True) if r["lift"] is not None and not math.isnan(r["lift"])]
 
     def draw(ax: Any) -> None:
         labels = [
             f"{r['metric']}{'' if r['position'] is None else ' @' + str(r['position'])} ({r['arm']})"
+            + "".join(f" [{b}={r[b]}]" for b in by)
             for r in rows
         ]
         y = list(range(len(rows)))[::-1]
@@ -176,7 +177,7 @@ def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
         "<h1>irframe online compare</h1>",
         paragraph(" ".join(srm), "verdict bad" if bad else "verdict"),
         section("Effects", table(header, _ab_rows(tab, by), numeric=range(len(by) + 2, len(header) - 1))),
-        section("Lifts", plots([_lift_plot(tab)], "lift")),
+        section("Lifts", plots([_lift_plot(tab, by)], "lift")),
         section("How to read it", *(paragraph(n.replace("{n}", str(tab.height))) for n in notes)),
     ]
     return page("irframe online compare", "\n".join(body))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irframe._report.notes import group_text
+from irframe._report.notes import correction_name, group_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -25,7 +25,6 @@ __all__ = ["GAIN", "LOSS", "TIE", "axes", "check_forest", "delta_bars", "plot_co
 
 GAIN, LOSS, TIE = "#2a9d8f", "#e76f51", "#adb5bd"
 _REGRESSION = "#9b2226"
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 
 
 def pyplot() -> Any:
@@ -129,7 +128,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Axes | None = None) -> Axes
     return _forest(
         rows,
         xlabel=f"Δ vs {against} ({report.ci:.0%} CI)",
-        title=f"filled: significant after {_CORRECTIONS.get(report.correction, 'no')} correction\n"
+        title=f"filled: significant after {correction_name(report.correction)} correction\n"
         f"(family of {report.family_size}, alpha = {report.alpha:g})",
         ax=ax,
     )
@@ -177,7 +176,7 @@ def check_forest(result: CheckResult, ordered: Iterable[dict[str, Any]], *, ax: 
     return _forest(
         rows,
         xlabel=f"Δ {result.candidate} - {result.baseline} (95% CI)",
-        title=f"filled: significant after {_CORRECTIONS.get(gate.correction, 'no')} correction "
+        title=f"filled: significant after {correction_name(gate.correction)} correction "
         f"(alpha = {gate.alpha:g})",
         ax=ax,
     )

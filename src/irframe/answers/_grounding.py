@@ -21,6 +21,7 @@ from irframe._input.frames import from_lazy, to_lazy
 from irframe._input.keys import SYSTEM
 from irframe._input.options import ColumnsArg, Options, Order
 from irframe._input.runs import SINGLE, stack_runs, user_terms
+from irframe._report.tables import text_table
 from irframe.answers._support import cited_sentences, read_sentences
 from irframe.answers._tables import Empty, Table, check_empty, columns_arg, ratio, read_table
 from irframe.exceptions import InvalidDataError, InvalidParameterError
@@ -77,9 +78,8 @@ class Grounding:
         m = self._means
         shown = ("n_queries", "n_cited", "n_never_retrieved")
         names = [c for c in m.columns if not c.startswith("n_") or c in shown]
-        rows = [names] + [[_cell(r[c]) for c in names] for r in m.iter_rows(named=True)]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(names))]
-        lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+        rows = [[_cell(r[c]) for c in names] for r in m.iter_rows(named=True)]
+        lines = [text_table(names, rows, numeric=range(len(names)), rule=False)]
         never = self._never
         lines.append(f"citations to documents the run never retrieved: {never.height}")
         lines += ["  " + " ".join(str(v) for v in r) for r in never.head(top).iter_rows()]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from irframe._escape import terminal
 from irframe._input.options import CHOICES, PRESETS, Options
+from irframe._report.tables import text_table
 from irframe.cli._exit import stage
 from irframe.exceptions import CliError
 
@@ -352,17 +353,9 @@ def render_table(df: pl.DataFrame, decimals: int = 4, mark_best: Sequence[str] =
                 text += "*" if v == best[c] else " "
             line.append(text)
         cells.append(line)
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cols))]
-    out = []
-    for r in cells:
-        parts = []
-        for i, c in enumerate(cols):
-            if c in numeric:
-                parts.append(r[i].rjust(widths[i]))
-            else:
-                parts.append(r[i].ljust(widths[i]))
-        out.append("  ".join(parts).rstrip())
-    return "\n".join(out)
+    return text_table(
+        cells[0], cells[1:], numeric=[i for i, c in enumerate(cols) if c in numeric], rule=False
+    )
 
 
 def terminal_width(out: TextIO) -> int | None:
@@ -375,12 +368,6 @@ def terminal_width(out: TextIO) -> int | None:
     if not os.environ.get("COLUMNS") and not (isatty is not None and isatty()):
         return None
     return shutil.get_terminal_size().columns
-
-
-def _aligned(rows: list[list[str]], right: Sequence[bool]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(right))]
-    pad = [str.rjust if r else str.ljust for r in right]
-    return "\n".join("  ".join(pad[i](c, widths[i]) for i, c in enumerate(r)).rstrip() for r in rows)
 
 
 def render_long(
@@ -419,7 +406,7 @@ def render_long(
                 ("*" if v == best else " ") if best is not None else "" for v in df.get_column(c).to_list()
             ]
             rows.append([terminal(c), *(t + m for t, m in zip(texts, marks, strict=True))])
-        text = _aligned(rows, [False, *[True] * len(names)])
+        text = text_table(rows[0], rows[1:], numeric=range(1, len(names) + 1), rule=False)
         if width is None or max(map(len, text.split("\n"))) <= width:
             return text
     rows = [[*map(terminal, keys), "measure", "value"]]
@@ -428,7 +415,7 @@ def render_long(
         rows += [
             [*(k[i] for k in key_cells), terminal(c), texts[i]] for c, texts in zip(values, cell, strict=True)
         ]
-    return _aligned(rows, [*[False] * (len(keys) + 1), True])
+    return text_table(rows[0], rows[1:], numeric=[len(keys) + 1], rule=False)
 
 
 def say_verdict(lines: Sequence[str], args: argparse.Namespace) -> None:

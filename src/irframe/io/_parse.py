@@ -143,9 +143,19 @@ def _fast(data: bytes, delimiter: str, layout: Layout, *, text: bool) -> pl.Data
     if value.is_nan().any():
         return None  # (NaN too: the general path names the line)
     out = df.select(*kept, value.alias(VALUE))
-    if text and layout.what == "qrels" and out.select(_two_readings(layout).any()).item():
+    if text and layout.what == "qrels" and _any_two_readings(out, layout):
         return None  # (the general path names the line)
     return out
+
+
+def _any_two_readings(out: pl.DataFrame, layout: Layout) -> bool:
+    """Whether a grade of the batch reads two ways (:func:`_two_readings`), looked for only
+    among the grades that are not plain integers (an integer's text has no exponent; the
+    regular expressions on every row were a third of a qrels read)."""
+    plain = out.get_column(layout.text).cast(pl.Int64, strict=False).is_not_null()
+    if plain.all():
+        return False
+    return bool(out.filter(~plain).select(_two_readings(layout).any()).item())
 
 
 def _line_starts(data: bytes, *, blank_heavy: bool) -> np.ndarray:

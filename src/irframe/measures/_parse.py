@@ -25,6 +25,8 @@ from irframe.measures._base import (
 from irframe.measures._peers import dcg_as_gain, from_ir_measures, is_ir_measures
 
 __all__ = [
+    "Measures",
+    "Parsed",
     "parse_measure",
     "parse_measures",
     "to_trec_name",
@@ -337,12 +339,42 @@ def _parse_text(text: str) -> Measure:
         return Measure.parsed(fam.name, None, {**params, fam.at_param: m["k"]}, text)
     cutoff = _cutoff(text, _written_cutoff(params, m["k"], text))
     if fam.cutoff == "required" and cutoff is None:
-        msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1)."
+        msg = f"{fam.name} needs a cutoff: write '{text}@10' (any int k >= 1).{_trec_defaults_hint(text)}"
         raise InvalidParameterError(msg)
     return Measure.parsed(fam.name, cutoff, params, text)
 
 
-def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tuple[str, Measure]]:
+def _trec_defaults_hint(text: str) -> str:
+    """For a bare trec_eval name (``P``): what trec_eval's ``-m P`` means and how to ask for it.
+
+    Examples
+    --------
+    >>> print(_trec_defaults_hint("P")[:80])
+     trec_eval's -m P means its default cutoffs (P_5 ... P_1000): write 'P.5,10,15,2
+    """
+    names = trec_bases().get(text)
+    if not names:
+        return ""
+    values = ",".join(n[len(text) + 1 :] for n in names)
+    return (
+        f" trec_eval's -m {text} means its default cutoffs ({names[0]} ... {names[-1]}): write "
+        f"'{text}.{values}' (as the command line's -m {text} does); ir_measures refuses a bare {text} too."
+    )
+
+
+class Parsed(list[tuple[str, Measure]]):
+    """Measures parsed once: the ``(label, Measure)`` pairs of :func:`parse_measures`, handed
+    down whole to the steps of one call (:func:`parse_measures` returns it as it is; a
+    list, as it always was, that no step changes)."""
+
+    __slots__ = ()
+
+
+# what a step that parses measures takes: the caller's, or parsed already
+Measures = str | Measure | Iterable[str | Measure] | Parsed
+
+
+def parse_measures(measures: Measures) -> Parsed:
     """Parse one or many measures into ``(label, Measure)`` pairs.
 
     The label is the caller's own spelling (the output column name); a ``Measure``
@@ -356,6 +388,8 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
     >>> parse_measures(["P.5,10", "ndcg_cut.10"])  # trec_eval's -m syntax
     [('P_5', P@5), ('P_10', P@10), ('ndcg_cut_10', nDCG(gain=linear)@10)]
     """
+    if isinstance(measures, Parsed):
+        return measures
     items: Sequence[str | Measure]
     single = isinstance(measures, str | Measure) or is_ir_measures(measures)
     items = [measures] if single else list(measures)  # type: ignore[list-item]
@@ -374,4 +408,4 @@ def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[tu
         else:
             m = parse_measure(item)
             out.setdefault(str(m), m)
-    return list(out.items())
+    return Parsed(out.items())

@@ -141,10 +141,9 @@ def is_diversity(m: Measure) -> bool:
 
 def _engine_refuses(m: Measure, ctx: Ctx) -> pl.Expr:
     msg = (
-        f"{m} is a diversity measure: it reads subtopic qrels, which only irframe.evaluate on "
-        "an in-process frame (pandas, polars) evaluates, not the dask, Spark or parquet backends. "
-        "Hint: evaluate the diversity measures on a polars frame (e.g. the run collected), "
-        "the other measures where they are."
+        f"{m} is a diversity measure: it reads subtopic qrels, and is computed beside the main "
+        "plan (irframe.evaluate, on every backend), not compiled into one. Hint: evaluate it "
+        "with irframe.evaluate(run, measures, read_trec_qrels(path, subtopics=True))."
     )
     raise InvalidParameterError(msg)
 

@@ -140,8 +140,12 @@ def text_measures(specs: Sequence[str]) -> list[str]:
 
 
 def _trec_spelling(spec: str) -> list[str] | None:
-    """trec_eval's -m spellings: ``P.5,10`` (given values) and a bare ``P`` or ``ndcg_cut``
-    (trec_eval's default values), where irframe reads no measure of that name."""
+    """trec_eval's -m spellings: ``P.5,10`` (given values), ``ndcg.1=0.5,2=3`` (gains) and a
+    bare ``P`` or ``ndcg_cut`` (trec_eval's default values), where irframe reads no measure
+    of that name."""
+    pairs = _gain_pairs(spec)
+    if pairs is not None:
+        return [pairs[0]]
     dotted = trec_dotted(spec)
     if dotted is not None or spec not in trec_bases():
         return dotted
@@ -174,6 +178,58 @@ def expand_groups(specs: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# trec_eval's -m name.params where the params are one string trec_eval prints after the name:
+# set_F.0.5 (a value; set_F_0.5) and ndcg.1=0.5,2=3 (gains per level; ndcg_1=0.5,2=3)
+_PARAM_STRING = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*)\.(?P<params>.+)$")
+_GAIN_PAIRS = re.compile(r"^-?[0-9]+=-?[0-9]+(?:\.[0-9]+)?(?:,-?[0-9]+=-?[0-9]+(?:\.[0-9]+)?)*$")
+
+
+def _gain_pairs(spec: str) -> tuple[str, str] | None:
+    """trec_eval's ``ndcg.1=0.5,2=3`` (level=gain pairs, the levels not listed at their linear
+    gain): the irframe measure and the name trec_eval prints (``ndcg_1=0.5,2=3``); None when
+    ``spec`` is not so written.
+
+    Examples
+    --------
+    >>> _gain_pairs("ndcg.1=0.5,2=3"), _gain_pairs("ndcg_cut.10")
+    (('nDCG(gains={1:0.5,2:3})', 'ndcg_1=0.5,2=3'), None)
+    """
+    m = _PARAM_STRING.match(spec.strip())
+    if m is None or not _GAIN_PAIRS.match(m["params"]):
+        return None
+    for fam in registry().values():  # the family whose trec_eval name this is (gain=linear)
+        for t in fam.trec:
+            if t.pattern == m["base"] and t.slot is None and t.fixed.get("gain") == "linear":
+                gains = "{" + m["params"].replace("=", ":") + "}"
+                return str(parse_measure(f"{fam.name}(gains={gains})")), f"{m['base']}_{m['params']}"
+    return None
+
+
+def _printed_names(spec: str) -> dict[str, str]:
+    """What trec_eval prints for the measures ``spec`` expands to, where irframe's own name
+    differs: ``set_F.0.5`` -> ``set_F_0.5`` (trec_eval appends the parameter string as
+    written), ``ndcg.1=0.5,2=3`` -> ``ndcg_1=0.5,2=3``.
+
+    Examples
+    --------
+    >>> _printed_names("set_F.0.5"), _printed_names("set_F.1.0,0.5"), _printed_names("P.5")
+    ({'SetF(beta=0.5)': 'set_F_0.5'}, {'SetF(beta=0.5)': 'set_F_0.5'}, {})
+    """
+    pairs = _gain_pairs(spec)
+    if pairs is not None:
+        return {pairs[0]: pairs[1]}
+    m = _PARAM_STRING.match(spec.strip())
+    found = trec_dotted(spec) if m is not None else None
+    if m is None or found is None:
+        return {}
+    values = m["params"].split(",")
+    return {
+        name: f"{m['base']}_{v}"
+        for name, v in zip(found, values, strict=False)
+        if name not in (m["base"], *(f"{m['base']}_{v}" for v in values))  # (P_5: already its name)
+    }
+
+
 def _explicit_params(spec: str) -> set[str]:
     """Parameter names written in a measure string: ``P(rel=2)@5`` -> ``{"rel"}``."""
     m = re.search(r"\((.*)\)", spec)
@@ -182,10 +238,12 @@ def _explicit_params(spec: str) -> set[str]:
     return {part.split("=", 1)[0].strip() for part in m.group(1).split(",") if "=" in part}
 
 
-def _asked(spec: str, rel: float | None, gain: str | None) -> Asked:
+def _asked(spec: str, rel: float | None, gain: str | None, trec_printed: str | None = None) -> Asked:
+    """``trec_printed``: the name trec_eval prints for ``spec`` when it is not irframe's
+    (:func:`_printed_names`)."""
     m = parse_measure(spec)  # the one parse of this measure
-    trec = to_trec_name(m)
-    written_as_trec = trec == spec
+    trec = trec_printed or to_trec_name(m)
+    written_as_trec = trec == spec or trec_printed is not None
     params = registry()[m.family].params
     explicit = _explicit_params(spec)
     new = m
@@ -196,7 +254,7 @@ def _asked(spec: str, rel: float | None, gain: str | None) -> Asked:
     if gain is not None and gains and not explicit & {"gain", "gains"} and not written_as_trec:
         new = new(gain=gain)
     label = spec if new == m else str(new)
-    printed = (to_trec_name(new) or label) if written_as_trec else label
+    printed = (trec_printed or to_trec_name(new) or label) if written_as_trec else label
     return Asked(spec, new, label, printed)
 
 
@@ -218,9 +276,11 @@ def resolve(specs: Sequence[str], rel: float | None = None, gain: str | None = N
     [('num_ret', True, False), ('gm_map', False, True)]
     """
     by_label: dict[str, Asked] = {}
-    for spec in expand_groups(specs):
-        a = _asked(spec, rel, gain)
-        by_label.setdefault(a.label, a)
+    for given in specs:
+        printed = _printed_names(given)
+        for spec in expand_groups([given]):
+            a = _asked(spec, rel, gain, printed.get(spec))
+            by_label.setdefault(a.label, a)
     return list(by_label.values())
 
 
