@@ -7,16 +7,18 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 import polars as pl
 
+from irframe._distributions import t_quantile
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
+from irframe.functions import options_of
 from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
 from irframe.online._outofcore import online_log
@@ -26,11 +28,13 @@ from irframe.online._stats import (
     ratio_bootstrap,
     ratio_bootstrap_columns,
     srm_p_value,
-    t_quantile,
     welch_row,
 )
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["ABReport", "compare", "compare_report", "metrics"]
 
@@ -99,6 +103,7 @@ def metrics(
         session metrics), under ``memory_limit`` (e.g. ``"2GB"``) or into ``buckets``
         buckets, in ``tmp_dir``; each bucket is checked and summed per unit in turn, the
         sums added: the same numbers as in memory (see :mod:`irframe.online._outofcore`).
+
 
     Returns
     -------
@@ -213,7 +218,7 @@ def _position_draws(
     return ratio_bootstrap_columns(x, y, n_boot, seed)
 
 
-def compare(
+def _ab_table(
     log: Any,
     metrics: str | Sequence[str],
     *,
@@ -229,7 +234,63 @@ def compare(
     memory_limit: int | str | None = None,
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
-) -> Any:
+) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
+    """compare's table (polars), the log read, and the facts its report prints: the one list
+    of :func:`compare`'s keyword options, which it and :func:`compare_report` show."""
+    where = "irframe.online.compare"
+    ms = parse_metrics(metrics, where)
+    level = check_level(level, "level", where)
+    if not isinstance(correction, str) or correction.lower() not in CORRECTIONS:
+        raise InvalidParameterError.for_value(
+            "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
+        )
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, [*olog.by, ARM])
+    arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
+    if control not in arms:
+        msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
+        raise InvalidParameterError(msg)
+    stats = tables.stats.with_columns(delta_columns())
+    srm = _srm(tables.units, olog.by, arms=arms, expected=expected_split, alpha=srm_alpha, where=where)
+    out = _comparisons(stats, olog.by, control, level)
+    out = (
+        out.join(srm, on=list(olog.by), how="left", nulls_equal=True)
+        if olog.by
+        else out.with_columns(srm_p_value=srm["srm_p_value"][0])
+    )
+    p_adj = adjust_p_values(out["p_value"].to_numpy(), correction)
+    out = out.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
+    out = out.with_columns((pl.col("p_adjusted") < 1 - level).alias("significant"))
+    cols = [*olog.by, "metric", POSITION, "arm", *_COMPARE_COLS]
+    facts = {"control": str(control), "unit": unit, "correction": CORRECTIONS[correction.lower()],
+             "level": level, "srm_alpha": srm_alpha, "notes": list(tables.notes)}  # fmt: skip
+    return out.select(cols), olog, facts
+
+
+class ABOptions(TypedDict, total=False):
+    """The keyword options of :func:`compare` and :func:`compare_report` (their one list is
+    ``_ab_table``'s signature, which both show: :func:`irframe.functions.options_of`), for
+    the type checkers; ``tests/meta/test_signatures.py`` keeps them equal."""
+
+    arm: str
+    control: Any
+    unit: str
+    by: str | Sequence[str] | None
+    level: float
+    correction: str
+    expected_split: Mapping[Any, float] | None
+    srm_alpha: float
+    columns: Mapping[str, str] | None
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+@options_of(_ab_table)
+def compare(log: Any, metrics: str | Sequence[str], **options: Unpack[ABOptions]) -> Any:
     """An A/B test on an impression log: each arm against the control, per metric.
 
     The numbers are tea-tasting's ``RatioOfMeans`` defaults on the table of per-unit sums
@@ -270,7 +331,8 @@ def compare(
     columns : mapping, optional
         The log's column names by role.
     memory_limit, buckets, tmp_dir
-        Out of core, as :func:`metrics`: the same numbers as in memory.
+        Out of core (or the partitions of a Spark log), as :func:`metrics`: the same numbers
+        as in memory.
 
     Returns
     -------
@@ -295,63 +357,8 @@ def compare(
     >>> out.select("arm", "control_value", "treatment_value", "diff").rows()
     [('B', 0.75, 0.75, 0.0)]
     """
-    out, olog, _ = _ab_table(
-        log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
-        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns, memory_limit=memory_limit,
-        buckets=buckets, tmp_dir=tmp_dir,
-    )  # fmt: skip
+    out, olog, _ = _ab_table(log, metrics, **options)
     return to_caller(out, olog)
-
-
-def _ab_table(
-    log: Any,
-    metrics: str | Sequence[str],
-    *,
-    arm: str = "arm",
-    control: Any = None,
-    unit: str = "user_id",
-    by: str | Sequence[str] | None = None,
-    level: float = 0.95,
-    correction: str = "holm",
-    expected_split: Mapping[Any, float] | None = None,
-    srm_alpha: float = 0.001,
-    columns: Mapping[str, str] | None = None,
-    memory_limit: int | str | None = None,
-    buckets: int | None = None,
-    tmp_dir: str | os.PathLike[str] | None = None,
-) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
-    """compare's table (polars), the log read, and the facts its report prints."""
-    where = "irframe.online.compare"
-    ms = parse_metrics(metrics, where)
-    level = check_level(level, "level", where)
-    if not isinstance(correction, str) or correction.lower() not in CORRECTIONS:
-        raise InvalidParameterError.for_value(
-            "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
-        )
-    with online_log(
-        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
-        unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False,
-    ) as olog:  # fmt: skip
-        tables = group_tables(olog, ms, [*olog.by, ARM])
-    arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
-    if control not in arms:
-        msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
-        raise InvalidParameterError(msg)
-    stats = tables.stats.with_columns(delta_columns())
-    srm = _srm(tables.units, olog.by, arms=arms, expected=expected_split, alpha=srm_alpha, where=where)
-    out = _comparisons(stats, olog.by, control, level)
-    out = (
-        out.join(srm, on=list(olog.by), how="left", nulls_equal=True)
-        if olog.by
-        else out.with_columns(srm_p_value=srm["srm_p_value"][0])
-    )
-    p_adj = adjust_p_values(out["p_value"].to_numpy(), correction)
-    out = out.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
-    out = out.with_columns((pl.col("p_adjusted") < 1 - level).alias("significant"))
-    cols = [*olog.by, "metric", POSITION, "arm", *_COMPARE_COLS]
-    facts = {"control": str(control), "unit": unit, "correction": CORRECTIONS[correction.lower()],
-             "level": level, "srm_alpha": srm_alpha, "notes": list(tables.notes)}  # fmt: skip
-    return out.select(cols), olog, facts
 
 
 @dataclass(frozen=True)
@@ -389,7 +396,8 @@ class ABReport:
         return self.to_text()
 
 
-def compare_report(log: Any, metrics: str | Sequence[str], **options: Any) -> ABReport:
+@options_of(_ab_table)
+def compare_report(log: Any, metrics: str | Sequence[str], **options: Unpack[ABOptions]) -> ABReport:
     """:func:`compare` as a report: the same keywords, the table and its text, Markdown and HTML.
 
     It is a report, not a gate: nothing in it raises on the result.

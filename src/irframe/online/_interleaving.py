@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from irframe._backends.dask import is_dask_frame
+from irframe._distributions import binomial_two_sided
 from irframe._input.frames import from_lazy
 from irframe._input.logs import IMPRESSION, QUERY, check_log
 from irframe._input.params import check_level, check_resamples, check_seed
@@ -25,7 +26,6 @@ from irframe.online._log import OnlineLog, eager_origin
 from irframe.online._outofcore import check_out_of_core, online_log, split_impressions, whole_rows
 from irframe.online._runs import Rankings, read_rankings
 from irframe.online._spark import is_spark, pack, spark_tasks, unpack
-from irframe.online._stats import binomial_two_sided
 from irframe.stats import CORRECTIONS, adjust_p_values
 
 __all__ = ["InterleavingResult", "interleaving"]

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from irframe._distributions import binomial_two_sided
 from irframe._input.columns import resolve_qrels
 from irframe._input.frames import from_lazy, to_lazy
 from irframe._input.params import check_level, check_resamples, check_seed
@@ -41,7 +42,7 @@ from irframe.online._interleave import team_draft
 from irframe.online._log import eager_origin
 from irframe.online._outofcore import in_memory_only
 from irframe.online._runs import read_rankings
-from irframe.online._stats import binomial_two_sided, welch_row
+from irframe.online._stats import welch_row
 
 __all__ = ["CLICK_MODELS", "power_curve"]
 
