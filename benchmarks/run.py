@@ -119,15 +119,21 @@ def _worker(conn: Any, name: str, rows: int, dpq: int, seed: int, ordered: bool)
             gc.collect()
             can_peak = _reset_peak()
             base = _status()["VmRSS"]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             native, phases = c.call(state)
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             st = _status()
             extra = (st["VmHWM"] - base) if can_peak else None
             if "_peak_bytes" in phases:  # a child process did the work: its wall time and peak RSS
                 extra = phases.pop("_peak_bytes")
                 dt = phases.pop("_seconds")
-            reply: dict[str, Any] = {"time": dt, "phases": phases, "extra": extra, "peak": st["VmHWM"]}
+            reply: dict[str, Any] = {
+                "time": dt,
+                "cpu": cpu,
+                "phases": phases,
+                "extra": extra,
+                "peak": st["VmHWM"],
+            }
             if msg == "check" and c.normalize is not None:
                 reply["result"] = c.normalize(native)
             del native
@@ -294,7 +300,7 @@ def _start_workers(
             res[n] = {"skipped": why, "note": c.note}
             print(f"  {n}: skipped ({why})")
             continue
-        res[n] = {"note": c.note, "times": [], "phases": [], "extra": [], "error": None}
+        res[n] = {"note": c.note, "times": [], "cpu": [], "phases": [], "extra": [], "error": None}
         workers[n] = Worker(n, rows, args.docs_per_query, args.seed, args.ordered)
         # start them one at a time: loading is memory- and CPU-heavy on 2 cores
         info = workers[n].recv(args.timeout)
@@ -327,6 +333,7 @@ def _run_rounds(
                 alive.remove(n)
                 continue
             res[n]["times"].append(r["time"])
+            res[n]["cpu"].append(r["cpu"])
             res[n]["phases"].append(r["phases"])
             res[n]["extra"].append(r["extra"])
             if "result" in r:
@@ -378,9 +385,10 @@ def _check_agreement(
     return ref_name
 
 
-def _per_round(res: dict[str, dict[str, Any]], n: str, ref: str) -> float | None:
-    """Median over rounds of contender ``n``'s time / ``ref``'s time in the same round."""
-    a, b = res.get(n, {}).get("times", []), res.get(ref, {}).get("times", [])
+def _per_round(res: dict[str, dict[str, Any]], n: str, ref: str, key: str = "times") -> float | None:
+    """Median over rounds of contender ``n``'s time / ``ref``'s time in the same round (``key``
+    "cpu": the worker's CPU time, every thread, instead of the wall time)."""
+    a, b = res.get(n, {}).get(key, []), res.get(ref, {}).get(key, [])
     m = min(len(a), len(b))
     if m == 0:
         return None
@@ -403,6 +411,7 @@ def _summarize(res: dict[str, dict[str, Any]]) -> None:
         r["x_irframe_pandas_graded"] = _per_round(res, n, "irframe-pandas-graded")
         if n + BASE in res:
             r["x_head_over_base"] = _per_round(res, n, n + BASE)
+            r["x_head_over_base_cpu"] = _per_round(res, n, n + BASE, key="cpu")
 
 
 def bench_size(rows: int, names: list[str], args: argparse.Namespace) -> dict[str, Any]:
@@ -640,15 +649,18 @@ def versus_table(out: dict[str, Any]) -> str:
     """The markdown table of every irframe contender against its ``@base`` twin."""
     lines = [
         f"\n{out['rows']:,} rows, head = this tree, base = {out['baseline_src']}",
-        "| contender | head median | base median | head / base (median of rounds) |",
-        "|---|---|---|---|",
+        "| contender | head median | base median | head / base (median of rounds) | the same in CPU time |",
+        "|---|---|---|---|---|",
     ]
     res = out["contenders"]
     for n, r in res.items():
         if "x_head_over_base" in r and r["x_head_over_base"] is not None:
             b = res[n + BASE]
+            cpu = r.get("x_head_over_base_cpu")
             lines.append(
-                f"| {n} | {r['median_s']:.3f} s | {b['median_s']:.3f} s | {r['x_head_over_base']:.2f}x |"
+                f"| {n} | {r['median_s']:.3f} s | {b['median_s']:.3f} s | {r['x_head_over_base']:.2f}x | "
+                + ("-" if cpu is None else f"{cpu:.2f}x")
+                + " |"
             )
     files = sorted({str(r.get("irframe")) for r in res.values() if r.get("irframe")})
     lines.append("\nirframe imported from: " + ", ".join(files))

@@ -178,12 +178,17 @@ def _bound(call: Callable[[Any], Any], state: Any) -> Callable[[], Any]:
     return lambda: call(state)
 
 
+CLOCK: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+_SETTINGS = {"clock": "wall"}  # --clock cpu: the process's CPU time (every thread), steadier under load
+
+
 def _median_call(fn: Callable[[], Any], calls: int) -> float:
+    clock = CLOCK[_SETTINGS["clock"]]
     times = []
     for _ in range(calls):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return statistics.median(times)
 
 
@@ -285,7 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--golden-only", action="store_true", help="only the compare/check cases")
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("--json", metavar="PATH", help="also write the raw result there (versus.py reads it)")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCK), default="wall",
+        help="wall time, or the process's CPU time (all threads: the work done; steadier under load)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    _SETTINGS["clock"] = args.clock
     warnings.simplefilter("ignore")
     rows = [] if args.golden_only else [float(r) for r in args.rows.split(",")]
     load_before = os.getloadavg()
@@ -294,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         "when": datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"),
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
         "sizes": sizes,
+        "clock": args.clock,
     }
     if not args.no_golden:
         result["golden"] = bench_golden(args.rounds)

@@ -4,12 +4,13 @@ interleaved rounds of fresh processes.
     python benchmarks/versus.py --base ../old/src --rounds 5
     python benchmarks/versus.py --base ../old/src --head src --rounds 7 --rows 1e3,1e4
 
-Each round runs ``small.py --rounds 1`` once per tree (``PYTHONPATH=<tree>``; the order
-alternates per round), and every case's time in the head tree's run is divided by its time
-in the base tree's run of the same round; the median over rounds is reported, beside the
-same ratio normalized by pytrec_eval's time in each process (which neither tree changes:
-it cancels a change of load between the two processes).  ``run.py --baseline SRC`` does
-the same for the large sizes, inside one run.  Results: ``results/versus/``.
+Each round runs ``small.py --rounds 1 --clock cpu`` (default; ``--clock wall``) once per
+tree (``PYTHONPATH=<tree>``; the order alternates per round), and every case's time in
+the head tree's run is divided by its time in the base tree's run of the same round; the
+median over rounds is reported, beside the same ratio normalized by pytrec_eval's time in
+each process (which neither tree changes: it cancels a change of load between the two
+processes).  ``run.py --baseline SRC`` does the same for the large sizes, inside one run.
+Results: ``results/versus/``.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ RESULTS = HERE / "results" / "versus"
 NORMALIZER = "pytrec_eval"
 
 
-def _one(tree: str, rows: str, calls: int, golden: bool) -> dict[str, Any]:
+def _one(tree: str, rows: str, calls: int, golden: bool, clock: str) -> dict[str, Any]:
     """One ``small.py --rounds 1`` in a fresh process importing irframe from ``tree``."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "small.json"
         cmd = [sys.executable, str(HERE / "small.py"), "--rounds", "1", "--calls", str(calls),
-               "--rows", rows, "--no-save", "--json", str(out)]  # fmt: skip
+               "--rows", rows, "--no-save", "--json", str(out), "--clock", clock]  # fmt: skip
         if not golden:
             cmd.append("--no-golden")
         env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
@@ -66,17 +67,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", default="1e3,1e4")
     ap.add_argument("--calls", type=int, default=15)
     ap.add_argument("--no-golden", action="store_true")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="cpu", help="see small.py --clock")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args(argv)
     load = os.getloadavg()
     rounds: list[dict[str, dict[str, Any]]] = []
     for r in range(args.rounds):
         order = ("head", "base") if r % 2 == 0 else ("base", "head")
-        got = {w: _one(getattr(args, w), args.rows, args.calls, not args.no_golden) for w in order}
+        got = {
+            w: _one(getattr(args, w), args.rows, args.calls, not args.no_golden, args.clock) for w in order
+        }
         rounds.append({w: _cases(got[w]) for w in got})
         print(f"round {r + 1}/{args.rounds} done (load {os.getloadavg()[0]:.1f})", flush=True)
     lines = [
-        f"head {args.head} / base {args.base}: {args.rounds} rounds (median of per-round ratios)",
+        f"head {args.head} / base {args.base}: {args.rounds} rounds (median of per-round ratios; "
+        f"{args.clock} time)",
         "",
         "| case | head / base | normalized by pytrec_eval |",
         "|---|---|---|",
@@ -105,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_save:
         RESULTS.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        raw = {"when": stamp, "head": args.head, "base": args.base, "rounds": rounds, "summary": summary,
-               "load": {"before": load, "after": after}}  # fmt: skip
+        raw = {"when": stamp, "head": args.head, "base": args.base, "clock": args.clock, "rounds": rounds,
+               "summary": summary, "load": {"before": load, "after": after}}  # fmt: skip
         (RESULTS / f"{stamp}-small.json").write_text(json.dumps(raw, indent=1))
         (RESULTS / f"{stamp}-small.md").write_text(text)
     return 0

@@ -38,7 +38,7 @@ def _write(tmp_path: Path) -> tuple[Path, Path]:
     return good, bad
 
 
-@pytest.mark.deep  # a mypy run (~9 s): .ci/run runs -m deep
+@pytest.mark.deep  # a mypy run (slow): .ci/run runs -m deep
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
 def test_mypy_strict_sees_the_callers_frame_type(tmp_path: Path) -> None:
     good, bad = _write(tmp_path)

@@ -88,7 +88,7 @@ def _unit_table(log: pl.DataFrame, metric: str) -> pl.DataFrame:
 
 
 @pytest.mark.oracle
-@pytest.mark.deep  # importing tea-tasting (ibis) takes ~4 s: the oracle step runs it, not the test command
+@pytest.mark.deep  # importing tea-tasting (ibis) is slow: the oracle step runs it, not the test command
 @pytest.mark.parametrize("metric", ["CTR@3", "RRFirstClick", "TimeToFirstClick"])
 def test_compare_equals_tea_tasting_ratio_of_means(metric: str) -> None:
     tt = pytest.importorskip("tea_tasting", reason="tea-tasting (the oracles extra) checks the A/B numbers")
@@ -297,3 +297,22 @@ def test_a_segment_without_the_control_keeps_its_rows() -> None:
         ("m", "B", 0, 2),
     ]
     assert math.isnan(out["p_value"][1])
+
+
+def test_the_lift_plot_names_each_segment() -> None:
+    """With ``by``, two segments' lifts of one metric and arm are two labelled lines, in the
+    table's order (the page's plot named neither segment until 2026-12-07)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from irframe._report.online import _lift_plot
+
+    tab = online.compare(ab_log(300, seed=1), "CTR", control="A", by="device")
+    _, _, draw = _lift_plot(to_polars(tab), ["device"])
+    ax = Figure().add_subplot()
+    draw(ax)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    want = [f"CTR ({arm}) [device={dev}]" for dev, arm in to_polars(tab).select("device", "arm").rows()]
+    assert labels == want  # (the first row at the top)
+    assert {lab.split("device=")[1].rstrip("]") for lab in labels} == {"desktop", "mobile"}

@@ -8,18 +8,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from irframe._compare import Settings, check_choice
 from irframe._exit import Exit
 from irframe._input.columns import natural_key
+from irframe._input.frames import Origin, from_lazy
+from irframe._report import check as R
 from irframe._report.notes import correction_name
+from irframe._report.page import write_text
 from irframe.exceptions import InvalidParameterError
-
-if TYPE_CHECKING:
-    from irframe._input.frames import Origin
 
 __all__ = ["FAIL_ON", "CheckResult", "JudgmentChanges", "_Gate"]
 
@@ -209,8 +209,6 @@ class CheckResult:
         also ``sum_weights``; with holes, ``n_holes``, ``n_holes_baseline``,
         ``n_to_judge``, ``delta_low``, ``delta_high`` and ``possible_hole``.
         """
-        from irframe._input.frames import from_lazy
-
         return from_lazy(self._table, self._origin)
 
     @property
@@ -218,47 +216,35 @@ class CheckResult:
         """Per system (``baseline``, ``candidate``) and judged query, the top
         ``holes_depth``'s unjudged documents (as :attr:`irframe.ComparisonReport.holes`);
         None when ``holes_mode`` is "ignore"."""
-        from irframe._input.frames import from_lazy
-
         return None if self._holes is None else from_lazy(self._holes, self._origin)
 
     @property
     def regressions(self) -> Any:
         """The rows of :attr:`comparisons` that fail the check."""
-        from irframe._input.frames import from_lazy
-
         return from_lazy(self._table.filter(pl.col("regression")), self._origin)
 
     @property
     def moved(self) -> Any:
         """The queries that moved most on :attr:`moved_measure`, with text and top documents."""
-        from irframe._input.frames import from_lazy
-
         return from_lazy(self._moved, self._origin)
 
     def report(self, *, ascii: bool = False) -> str:
         """Plain text: the verdict, the deltas with CIs and markers, the queries that moved."""
-        from irframe._report.check import render_text
-
-        return render_text(self, ascii=ascii)
+        return R.render_text(self, ascii=ascii)
 
     def __str__(self) -> str:
         return self.report()
 
     def to_markdown(self) -> str:
         """The report as Markdown, for a pull-request comment."""
-        from irframe._report.check import render_markdown
-
-        return render_markdown(self)
+        return R.render_markdown(self)
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data (full-precision numbers), as ``-f json`` prints it."""
-        from irframe._report.check import as_dict
-
-        return as_dict(self)
+        return R.as_dict(self)
 
     def html_page(self) -> str:
         """The report as one self-contained HTML page (no network: inline CSS, the plots as
@@ -277,16 +263,12 @@ class CheckResult:
         >>> page.startswith("<!DOCTYPE html>"), "FAIL: 1 regression" in page, "http://" in page
         (True, True, False)
         """
-        from irframe._report.check import html_page
-
-        return html_page(self)
+        return R.html_page(self)
 
     def to_html(self, path: str | os.PathLike[str] | None = None) -> str | None:
         """Write :meth:`html_page` to ``path`` atomically (None returned); without ``path``,
         return it."""
         if path is None:
             return self.html_page()
-        from irframe._report.page import write_text
-
         write_text(path, self.html_page())
         return None

@@ -14,7 +14,10 @@ from typing import Any, overload
 import polars as pl
 
 from irframe._compare.pairing import _BASE, _DELTA, _MEAS, _QKEY, _SYS, _VAL
-from irframe._input.frames import Origin, from_lazy
+from irframe._input.frames import Origin, from_lazy, to_lazy
+from irframe._report import compare as R
+from irframe._report.notes import conventions as measure_conventions
+from irframe._report.page import write_text
 
 __all__ = ["ComparisonReport", "Moved", "Sources", "resample_count"]
 
@@ -159,34 +162,24 @@ class ComparisonReport:
     # --- the renderings (irframe._report.compare) ------------------------------------------
     def method_text(self) -> str:
         """One paragraph saying what was tested, how, and over which family."""
-        from irframe._report.compare import method_text
-
-        return method_text(self)
+        return R.method_text(self)
 
     def legend(self, style: str = "unicode") -> str:
         """What the markers mean."""
-        from irframe._report.compare import legend
-
-        return legend(self, style)
+        return R.legend(self, style)
 
     def footnote(self) -> str:
         """Which test the markers follow, and why a CI and a p-value can disagree (every
         format prints it: :func:`irframe._report.notes.markers_footnote`)."""
-        from irframe._report.compare import footnote
-
-        return footnote(self)
+        return R.footnote(self)
 
     def conventions(self) -> list[str]:
         """The measures' conventions a peer reads differently (nDCG's gain), one sentence each."""
-        from irframe._report.notes import conventions
-
-        return conventions(self.measures)
+        return measure_conventions(self.measures)
 
     def to_text(self, *, ascii: bool = False, details: bool = True) -> str:
         """Aligned plain-text tables for the terminal (``ascii=True``: no Unicode markers)."""
-        from irframe._report.compare import to_text
-
-        return to_text(self, ascii=ascii, details=details)
+        return R.to_text(self, ascii=ascii, details=details)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -197,9 +190,7 @@ class ComparisonReport:
         ``details`` adds the table of every comparison; by default only with ``pairs="all"``
         (where the first table shows the means without markers).
         """
-        from irframe._report.compare import to_markdown
-
-        return to_markdown(self, details=details)
+        return R.to_markdown(self, details=details)
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
@@ -227,13 +218,9 @@ class ComparisonReport:
         (2, True)
         """
         if path is not None:
-            from irframe._report.page import write_text
-
             write_text(path, self.html_page(n_moved=n_moved, docs_top=docs_top))
             return None
-        from irframe._report.compare import fragment
-
-        return fragment(self)
+        return R.fragment(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -254,9 +241,7 @@ class ComparisonReport:
         >>> page.startswith("<!DOCTYPE html>"), "Queries that moved most" in page, "https://" in page
         (True, True, False)
         """
-        from irframe._report.compare import html_page
-
-        return html_page(self, self._moved(n_moved, docs_top), docs_top=docs_top)
+        return R.html_page(self, self._moved(n_moved, docs_top), docs_top=docs_top)
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         r"""A LaTeX ``table`` (booktabs; markers need ``amssymb``).
@@ -266,9 +251,7 @@ class ComparisonReport:
         and values are text (:func:`irframe._escape.latex`); a ``caption`` given is LaTeX
         as written, ``$...$`` math included, its other special characters escaped.
         """
-        from irframe._report.compare import to_latex
-
-        return to_latex(self, caption=caption, label=label)
+        return R.to_latex(self, caption=caption, label=label)
 
     # --- the data the HTML page shows ------------------------------------------------------
     def _holes_summary(self) -> pl.DataFrame | None:
@@ -329,8 +312,6 @@ class ComparisonReport:
 
     def _texts(self) -> dict[str, str]:
         """The queries' texts (a ``text`` column of the queries table), by query id."""
-        from irframe._input.frames import to_lazy
-
         src = self._sources
         if src is None or src.queries is None:
             return {}

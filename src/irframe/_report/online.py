@@ -135,12 +135,14 @@ def ab_markdown(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> 
     return "\n".join(parts)
 
 
-def _lift_plot(tab: pl.DataFrame) -> Plot:
+def _lift_plot(tab: pl.DataFrame, by: Sequence[str] = ()) -> Plot:
+    """The lifts with their intervals, one line per row (its segment, with ``by``, in its label)."""
     rows = [r for r in tab.iter_rows(named=True) if r["lift"] is not None and not math.isnan(r["lift"])]
 
     def draw(ax: Any) -> None:
         labels = [
             f"{r['metric']}{'' if r['position'] is None else ' @' + str(r['position'])} ({r['arm']})"
+            + "".join(f" [{b}={r[b]}]" for b in by)
             for r in rows
         ]
         y = list(range(len(rows)))[::-1]
@@ -175,7 +177,7 @@ def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
         "<h1>irframe online compare</h1>",
         paragraph(" ".join(srm), "verdict bad" if bad else "verdict"),
         section("Effects", table(header, _ab_rows(tab, by), numeric=range(len(by) + 2, len(header) - 1))),
-        section("Lifts", plots([_lift_plot(tab)], "lift")),
+        section("Lifts", plots([_lift_plot(tab, by)], "lift")),
         section("How to read it", *(paragraph(n.replace("{n}", str(tab.height))) for n in notes)),
     ]
     return page("irframe online compare", "\n".join(body))
