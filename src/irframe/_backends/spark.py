@@ -28,7 +28,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import io
+import pickle
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
     pass
 
 
-__all__ = ["default_parallelism", "evaluate_options", "is_spark_frame"]
+__all__ = ["default_parallelism", "evaluate_options", "ipc_bytes", "is_spark_frame", "run_tasks"]
 
 ROLE = "__irframe_role"  # 0: run row, 1: qrels row
 KEY = "__irframe_key"  # the query id as a string: the partitioning key
@@ -59,6 +61,43 @@ def is_spark_frame(obj: object) -> bool:
 
     sql = sys.modules.get("pyspark.sql")
     return sql is not None and isinstance(obj, sql.DataFrame)
+
+
+_OUT = pa.schema([("error", pa.bool_()), ("table", pa.binary())])
+Task = Callable[[pl.DataFrame], pl.DataFrame]
+
+
+def ipc_bytes(frame: pl.DataFrame) -> bytes:
+    """``frame`` as Arrow IPC bytes (a table of any shape in one binary Spark column)."""
+    buffer = io.BytesIO()
+    frame.write_ipc(buffer)
+    return buffer.getvalue()
+
+
+def run_tasks(placed: Any, task: Task) -> list[pl.DataFrame]:
+    """``task`` on every non-empty partition of the repartitioned frame ``placed`` (one
+    ``mapInArrow`` job; the partition's rows without the role and key columns); its tables
+    (any shapes: sent back as Arrow IPC bytes), in partition order.  An
+    :class:`IrFrameError` raised in a task is raised here as it is."""
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    schema = to_arrow_schema(placed.schema)
+
+    def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = pl.DataFrame(pa.Table.from_batches(list(batches), schema=schema)).drop(ROLE, KEY)
+        if rows.height == 0:
+            return
+        try:
+            out, error = ipc_bytes(task(rows)), False
+        except IrFrameError as exc:
+            out, error = pickle.dumps(exc), True
+        yield pa.RecordBatch.from_pydict({"error": [error], "table": [out]}, schema=_OUT)
+
+    got = placed.mapInArrow(per_partition, from_arrow_schema(_OUT)).toArrow()
+    for error, payload in zip(got["error"].to_pylist(), got["table"].to_pylist(), strict=True):
+        if error:
+            raise pickle.loads(payload)  # (our own task's exception, just pickled)
+    return [pl.read_ipc(io.BytesIO(payload)) for payload in got["table"].to_pylist()]
 
 
 def evaluate_options(
