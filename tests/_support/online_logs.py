@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from irframe import online
+
 
 def ab_log(
     n_users: int = 300, *, seed: int = 0, lift: float = 0.0, k: int = 5, arms: tuple[str, ...] = ("A", "B")
@@ -37,3 +39,33 @@ def ab_log(
                 for col, v in zip(rows, values, strict=True):
                     rows[col].append(v)
     return pl.DataFrame(rows)
+
+
+def interleaved_log(
+    method: str, n_queries: int = 40, reps: int = 3
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    """Two runs over ``n_queries`` queries, each query served ``reps`` times (seeds 0..reps-1),
+    clicks drawn at random (seeded): an interleaved log with several impressions per query."""
+    rng = np.random.default_rng(5)
+    runs = {
+        name: pl.DataFrame(
+            [
+                (f"q{q}", f"d{d}", r)
+                for q in range(n_queries)
+                for r, d in enumerate(rng.choice(12, size=6, replace=False), 1)
+            ],
+            schema=["query_id", "doc_id", "rank"],
+            orient="row",
+        )
+        for name in ("A", "B")
+    }
+    served = [
+        online.interleave(runs, method=method, seed=s).with_columns(pl.lit(s).alias("rep"))
+        for s in range(reps)
+    ]
+    log = pl.concat(served).with_columns(
+        pl.struct("query_id", "rep").rank("dense").cast(pl.Int64).alias("impression_id"),
+        (pl.lit(rng.random(sum(f.height for f in served))) < 0.3 / pl.col("position").sqrt())
+        .cast(pl.Int8).alias("clicked"),
+    )  # fmt: skip
+    return log, runs

@@ -76,12 +76,14 @@ def add_run_options(p: argparse.ArgumentParser, *, memory: bool = False) -> None
         add_memory_limit(p, "evaluate", "irframe.evaluate_parquet", "the runs are")
 
 
-def add_memory_limit(p: argparse.ArgumentParser, doing: str, note: str, inputs: str) -> None:
-    """``--memory-limit SIZE``: out of core, bucket by bucket of whole queries."""
+def add_memory_limit(
+    p: argparse.ArgumentParser, doing: str, note: str, inputs: str, *, whole: str = "queries"
+) -> None:
+    """``--memory-limit SIZE``: out of core, bucket by bucket of whole queries (or ``whole``)."""
     p.add_argument(
         "--memory-limit",
         metavar="SIZE",
-        help=f"{doing} out of core within SIZE (e.g. 2GB), bucket by bucket of whole queries ({note}); "
+        help=f"{doing} out of core within SIZE (e.g. 2GB), bucket by bucket of whole {whole} ({note}); "
         f"default: {inputs} read into memory",
     )
 

@@ -26,7 +26,7 @@ from irframe.cli._common import (
     write_frame,
 )
 from irframe.cli._exit import Exit
-from irframe.cli._inputs import add_log_argument, named_runs, scan_log
+from irframe.cli._inputs import add_log_argument, add_memory_limit, named_runs, scan_log
 from irframe.exceptions import SampleRatioMismatchWarning
 
 __all__ = ["add_parser"]
@@ -50,6 +50,9 @@ def _shared(p: argparse.ArgumentParser, *, unit: bool = True) -> None:
         help="the log's column for a role, e.g. --map query_id=qid --map dwell=dwell_s (repeatable)",
     )  # fmt: skip
     add_level(p)
+    add_memory_limit(
+        p, "read the log", "the same numbers", "the log is", whole="impressions, sessions or queries"
+    )
     add_table_output(p, FORMATS)
 
 
@@ -144,6 +147,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         out = online.metrics(
             scan_log(args.log), _metrics(args), unit=args.unit, by=args.by or None, variance=args.variance,
             level=args.level, n_bootstrap=args.bootstrap, seed=args.seed, columns=_columns(args),
+            memory_limit=args.memory_limit,
         )  # fmt: skip
     write_frame(out.collect(), args, "online metrics")
     return 0
@@ -169,7 +173,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             scan_log(args.log), _metrics(args), arm=args.arm, control=args.control, unit=args.unit,
             by=args.by or None, level=args.level, correction=args.correction,
             expected_split=dict(args.expected_split) or None, srm_alpha=args.srm_alpha,
-            columns=_columns(args),
+            columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     for w in seen:  # the mismatch is printed on stderr (the report says it too)
         sys.stderr.write(f"irframe: warning: {w.message}\n")
@@ -189,7 +193,7 @@ def cmd_interleaving(args: argparse.Namespace) -> int:
         res = online.interleaving(
             scan_log(args.log), runs=named_runs(args.run), systems=args.systems, method=args.method,
             per=args.per, tau=args.tau, level=args.level, n_bootstrap=args.bootstrap, seed=args.seed,
-            correction=args.correction, columns=_columns(args),
+            correction=args.correction, columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     _render(res, res.pairs, args)
     return 0

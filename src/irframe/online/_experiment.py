@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,9 +19,17 @@ from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
 from irframe.functions import options_of
-from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
-from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, welch_row
+from irframe.online._outofcore import online_log
+from irframe.online._stats import (
+    FloatArray,
+    delta_columns,
+    ratio_bootstrap,
+    ratio_bootstrap_columns,
+    srm_p_value,
+    welch_row,
+)
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
 
@@ -36,6 +45,12 @@ def _needs(ms: Sequence[OnlineMetric]) -> list[str]:
     return list(dict.fromkeys(r for m in ms for r in m.needs))
 
 
+def _bucket_key(ms: Sequence[OnlineMetric]) -> str:
+    """Out of core, the role whose buckets keep what the metrics read whole."""
+    sessions = any(m.family in ("Reformulation", "SuccessfulSession") for m in ms)
+    return "session_id" if sessions else "impression_id"
+
+
 def metrics(
     log: Any,
     metrics: str | Sequence[str],
@@ -47,6 +62,9 @@ def metrics(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Online search metrics from an impression log, per group, with the unit's variance.
 
@@ -79,6 +97,13 @@ def metrics(
         The cluster bootstrap's resamples and seed.
     columns : mapping, optional
         The log's column names by role, e.g. ``{"query_id": "qid", "dwell": "dwell_s"}``.
+    memory_limit, buckets, tmp_dir
+        Out of core: the log (a frame, a scan, or parquet files, a glob, a directory) is
+        written once into hash buckets of its impression id (of its session id for the
+        session metrics), under ``memory_limit`` (e.g. ``"2GB"``) or into ``buckets``
+        buckets, in ``tmp_dir``; each bucket is checked and summed per unit in turn, the
+        sums added: the same numbers as in memory (see :mod:`irframe.online._outofcore`).
+
 
     Returns
     -------
@@ -108,8 +133,11 @@ def metrics(
     level = check_level(level, "level", where)
     if variance not in ("delta", "bootstrap"):
         raise InvalidParameterError.for_value("variance", where, "'delta' or 'bootstrap'", variance)
-    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns, check=False)
-    tables = group_tables(olog, ms, olog.by)
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, olog.by)
     stats = tables.stats.with_columns(delta_columns())
     if variance == "delta":
         stats = _t_intervals(stats, level)
@@ -140,16 +168,26 @@ def _bootstrap(
     n_boot: int,
     seed: int | None,
 ) -> pl.DataFrame:
-    if any(m.family == "PositionCTR" for m in ms):
-        msg = "irframe.online.metrics: variance='bootstrap' is not available for PositionCTR; use 'delta'."
-        raise InvalidParameterError(msg)
+    """The cluster bootstrap: per group, ``n_boot`` resamples of its units (the same draws for
+    every metric of the group, and for PositionCTR's positions, from the seed)."""
     key = {str(m): m.key for m in ms}
     se, lo, hi = [], [], []
-    parts = tables.units.partition_by(list(groups), as_dict=True) if groups else {(): tables.units}
+    units = tables.units.sort(UNIT)  # (the draws index the units: one order, whatever the group_by's)
+    parts = units.partition_by(list(groups), as_dict=True) if groups else {(): units}
+    position_draws: dict[tuple[Any, ...], FloatArray] = {}
+    positions = sorted(stats[POSITION].drop_nulls().unique().to_list())
     for row in stats.iter_rows(named=True):
-        part = parts[tuple(row[g] for g in groups)]
-        k = key[row["metric"]]
-        draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
+        group = tuple(row[g] for g in groups)
+        part = parts[group]
+        if row["metric"] == "PositionCTR":
+            if group not in position_draws:
+                assert tables.positions is not None
+                rows = tables.positions.join(part.select(*groups, UNIT), on=[*groups, UNIT], nulls_equal=True)
+                position_draws[group] = _position_draws(rows, part, positions, n_boot=n_boot, seed=seed)
+            draws = position_draws[group][:, positions.index(row[POSITION])]
+        else:
+            k = key[row["metric"]]
+            draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
         ok = draws[np.isfinite(draws)]
         se.append(float(ok.std(ddof=1)) if ok.size > 1 else math.nan)
         tail = (1 - level) / 2
@@ -159,6 +197,25 @@ def _bootstrap(
         pl.Series("se", se, dtype=pl.Float64), pl.Series("ci_low", lo, dtype=pl.Float64),
         pl.Series("ci_high", hi, dtype=pl.Float64),
     )  # fmt: skip
+
+
+def _position_draws(
+    rows: pl.DataFrame, units: pl.DataFrame, positions: list[Any], *, n_boot: int, seed: int | None
+) -> FloatArray:
+    """PositionCTR's bootstrap ratios of one group (``rows``: its sums per (unit, position);
+    ``units``: its unit table): the units x positions sums (0 where a unit never saw a
+    position), resampled by unit with one draw set for every position."""
+    index = units.select(UNIT).with_row_index("_r")
+    cells = rows.join(index, on=UNIT, how="inner").with_columns(
+        pl.col(POSITION)
+        .replace_strict({p: i for i, p in enumerate(positions)}, return_dtype=pl.Int64)
+        .alias("_c")
+    )
+    r, c = cells["_r"].to_numpy(), cells["_c"].to_numpy()
+    x, y = np.zeros((units.height, len(positions))), np.zeros((units.height, len(positions)))
+    np.add.at(x, (r, c), cells["_num_PositionCTR"].to_numpy())
+    np.add.at(y, (r, c), cells["_den_PositionCTR"].to_numpy())
+    return ratio_bootstrap_columns(x, y, n_boot, seed)
 
 
 def _ab_table(
@@ -174,6 +231,9 @@ def _ab_table(
     expected_split: Mapping[Any, float] | None = None,
     srm_alpha: float = 0.001,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
     """compare's table (polars), the log read, and the facts its report prints: the one list
     of :func:`compare`'s keyword options, which it and :func:`compare_report` show."""
@@ -184,10 +244,11 @@ def _ab_table(
         raise InvalidParameterError.for_value(
             "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
         )
-    olog = read_online_log(
-        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
-    )
-    tables = group_tables(olog, ms, [*olog.by, ARM])
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, [*olog.by, ARM])
     arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
     if control not in arms:
         msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
@@ -223,6 +284,9 @@ class ABOptions(TypedDict, total=False):
     expected_split: Mapping[Any, float] | None
     srm_alpha: float
     columns: Mapping[str, str] | None
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
 
 
 @options_of(_ab_table)
@@ -266,6 +330,9 @@ def compare(log: Any, metrics: str | Sequence[str], **options: Unpack[ABOptions]
     srm_alpha : float, default 0.001
     columns : mapping, optional
         The log's column names by role.
+    memory_limit, buckets, tmp_dir
+        Out of core (or the partitions of a Spark log), as :func:`metrics`: the same numbers
+        as in memory.
 
     Returns
     -------

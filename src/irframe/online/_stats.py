@@ -30,6 +30,7 @@ __all__ = [
     "delta_columns",
     "moment_aggs",
     "ratio_bootstrap",
+    "ratio_bootstrap_columns",
     "welch_row",
 ]
 
@@ -112,6 +113,24 @@ def srm_p_value(observed: Sequence[int], weights: Sequence[float]) -> float:
 
 
 # --- the cluster bootstrap -------------------------------------------------------------------------
+def ratio_bootstrap_columns(x: FloatArray, y: FloatArray, n_boot: int, seed: int | None) -> FloatArray:
+    """:func:`ratio_bootstrap` of every column of ``x``, ``y`` (units x columns) with ONE set of
+    resamples of the units shared by the columns (the same draws as :func:`ratio_bootstrap`
+    for the same seed and number of units): ``n_boot`` x columns ratios."""
+    n, cols = x.shape
+    out = np.empty((n_boot, cols))
+    done = 0
+    for idx in index_chunks(seed, lambda: np.random.default_rng(seed), n_boot, n):
+        c = idx.shape[0]
+        # each resample's multiplicity of every unit, then the column sums as one product
+        offsets = (np.arange(c)[:, None] * n + idx).ravel()
+        counts = np.bincount(offsets, minlength=c * n).reshape(c, n).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[done : done + c] = (counts @ x) / (counts @ y)
+        done += c
+    return out
+
+
 def ratio_bootstrap(x: FloatArray, y: FloatArray, n_boot: int, seed: int | None) -> FloatArray:
     """``sum(x*) / sum(y*)`` over ``n_boot`` resamples of the units (rows) with replacement."""
     out = np.empty(n_boot)
