@@ -5,10 +5,13 @@ the row count, on the same frame.  irframe's time includes reading and checking 
 (``_input/logs.check_log``), the per-impression step, the per-unit sums, the moments and the test.
 Rounds are interleaved (floor, irframe, floor, irframe...); the ratio is the median of the
 per-round ratios.  The log: ``rows / 10`` impressions of 10 results, ``rows / 50`` users in two
-arms, clicks with a position-decaying probability.
+arms, clicks with a position-decaying probability.  In memory it is measured twice: as written
+(sorted by impression and position: irframe proves the log's checks row by row, the fast path)
+and shuffled (the general path: the checks per impression, ``n_unique`` of the positions).
 
     python benchmarks/online.py --rows 1e7 --repeats 5
     python benchmarks/online.py --rows 1e8 --parquet /tmp/log1e8 --repeats 1   # out of core (scan)
+    python benchmarks/online.py --rows 1e8 --parquet /tmp/log1e8 --repeats 1 --memory-limit 2GB  # buckets
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import time
 from datetime import UTC, datetime
@@ -58,8 +62,8 @@ def floor(log: Any) -> pl.DataFrame:
     return log.group_by("arm", "user_id").agg(pl.col("clicked").sum(), pl.len()).collect(engine="streaming")
 
 
-def ours(log: Any, metrics: list[str]) -> pl.DataFrame:
-    out = online.compare(log, metrics, control="A")
+def ours(log: Any, metrics: list[str], memory_limit: str | None = None) -> pl.DataFrame:
+    out = online.compare(log, metrics, control="A", memory_limit=memory_limit)
     return out.collect() if isinstance(out, pl.LazyFrame) else out
 
 
@@ -67,15 +71,16 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run(log: Any, rows: int, repeats: int, label: str) -> dict[str, Any]:
+def run(log: Any, rows: int, repeats: int, label: str, memory_limit: str | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {"rows": rows, "input": label, "load_before": _load(), "sets": {}}
+    result["memory_limit"] = memory_limit
     for name, metrics in METRIC_SETS.items():
         ratios, t_floor, t_ours = [], [], []
         for _ in range(repeats):
             t0 = time.perf_counter()
             floor(log)
             t1 = time.perf_counter()
-            ours(log, metrics)
+            ours(log, metrics, memory_limit)
             t2 = time.perf_counter()
             t_floor.append(t1 - t0)
             t_ours.append(t2 - t1)
@@ -95,6 +100,8 @@ def main() -> None:
     p.add_argument("--rows", type=float, default=1e6)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--parquet", metavar="DIR", help="parquet parts here, scanned (out of core)")
+    p.add_argument("--memory-limit", metavar="SIZE", help="with --parquet: irframe's buckets (memory_limit=)")
+    p.add_argument("--sorted-only", action="store_true", help="in memory: skip the shuffled log")
     args = p.parse_args()
     rows = int(args.rows)
     if args.parquet:
@@ -107,16 +114,25 @@ def main() -> None:
                     pl.col("impression_id") + i * (rows // parts // 10), pl.col("user_id") + 0
                 ).write_parquet(d / f"part-{i:03d}.parquet")
         log: Any = pl.scan_parquet(d / "*.parquet")
-        label = "parquet-scan"
-    else:
-        log = make_log(rows)
-        label = "in-memory"
-    result = run(log, rows, args.repeats, label)
+        label = "parquet-buckets" if args.memory_limit else "parquet-scan"
+        _save(run(log, rows, args.repeats, label, args.memory_limit), args.rows)
+        return
+    log = make_log(rows)
+    _save(run(log, rows, args.repeats, "in-memory"), args.rows)
+    if not args.sorted_only:
+        shuffled = log.sample(fraction=1.0, shuffle=True, seed=1)
+        _save(run(shuffled, rows, args.repeats, "in-memory-shuffled"), args.rows)
+
+
+def _save(result: dict[str, Any], rows: float) -> None:
     result["when"] = datetime.now(UTC).isoformat(timespec="seconds")
     result["versions"] = {"polars": pl.__version__, "cpus": os.cpu_count()}
+    # the process's peak so far (the log, the floor's and irframe's passes; Linux: KiB)
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    (RESULTS / f"{stamp}-online-{args.rows:.0e}-{label}.json").write_text(json.dumps(result, indent=1))
+    path = RESULTS / f"{stamp}-online-{rows:.0e}-{result['input']}.json"
+    path.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

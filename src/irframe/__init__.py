@@ -32,7 +32,6 @@ from irframe._namespaces import IrNamespace, ir
 
 if TYPE_CHECKING:
     from irframe import answers, clicks, datasets, expr
-    from irframe._backends.parquet import evaluate_parquet
     from irframe._check.gate import Snapshot, check, read_snapshot, snapshot
     from irframe._check.result import CheckResult
     from irframe._compare import ComparisonReport, compare, compare_report, moved
@@ -69,6 +68,7 @@ if TYPE_CHECKING:
         write_trec_run,
     )
     from irframe.measures import Measure, define_measure, parse_measure
+    from irframe.outofcore import evaluate_parquet
 
 __version__ = "0.1.0"
 
@@ -151,7 +151,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "irframe.fusion": ("FusionTuning", "fuse", "tune_fusion"),
     "irframe.measures": ("Measure", "define_measure", "parse_measure"),
-    "irframe._backends.parquet": ("evaluate_parquet",),
+    "irframe.outofcore": ("evaluate_parquet",),
 }  # fmt: skip
 # the public submodules: `irframe.stats` after `import irframe` whatever ran before (Python
 # sets a submodule on its package only once something imports it); irframe.mypy, the mypy

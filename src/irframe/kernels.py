@@ -142,7 +142,7 @@ def discount(g: pl.Expr = GRADES, n: int | None = None) -> pl.Expr:
 def first_relevant(t: float, g: pl.Expr = GRADES) -> pl.Expr:
     """The 1-based rank of the first relevant document; 0 if there is none."""
     # arg_max of the flags as UInt8 (the first maximum), times their max (0: none is
-    # relevant): 2x faster than arg_true().first() (11 against 23 ms at 1e6 rows).  Not
+    # relevant): faster than arg_true().first() (benchmarks/results/decisions.md, first-relevant).  Not
     # arg_max of the Boolean itself: polars 2.1's streaming engine returns the last index
     # for [True, True] in a group_by (tests/engine/test_kernels_engines.py checks both).
     flags = relevant(t, g).cast(pl.UInt8)

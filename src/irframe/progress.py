@@ -39,7 +39,8 @@ from irframe.exceptions import InvalidParameterError
 __all__ = ["AUTO_DELAY", "AUTO_ROWS", "Progress", "Steps", "auto", "check_progress", "reporter", "wanted"]
 
 Progress = bool | Callable[[int, int, str], object] | None
-# progress=None reports an in-memory evaluation of more run rows than this (~1 s of work)
+# progress=None reports an in-memory evaluation of more run rows than this (about a second
+# of work: benchmarks/results/decisions.md, progress-auto-rows)
 AUTO_ROWS = 1_000_000
 # progress=None: a bar appears only once the work has lasted this long (seconds)
 AUTO_DELAY = 1.0

@@ -2,9 +2,9 @@
 
 Everything here works on plain numpy vectors of per-query scores: ``x`` for a
 system, ``y`` for the baseline, paired by position (``y=None`` means ``x`` already
-holds the per-query deltas ``x - y``).  No scipy at run time: the Student t
-distribution is computed from the regularised incomplete beta function (a
-continued fraction), the normal distribution from :func:`math.erfc`.
+holds the per-query deltas ``x - y``).  No scipy at run time: the Student t and
+normal distributions are those of :mod:`irframe._distributions` (written once for
+every statistic of the library).
 
 Conventions
 -----------
@@ -90,6 +90,7 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
+from irframe._distributions import norm_cdf, norm_ppf, norm_sf, student_t_sf
 from irframe._input.params import MAX_RESAMPLES, check_level, check_resamples, check_seed
 from irframe._resample import exact_signs, index_chunks, sign_chunks
 from irframe.exceptions import InvalidDataError, InvalidParameterError
@@ -293,149 +294,6 @@ def _sign_matrix(m: int) -> FloatArray:
     return exact_signs(m, keep=EXACT_MAX_N)
 
 
-# --------------------------------------------------------------------------------------
-# distributions (no scipy)
-# --------------------------------------------------------------------------------------
-def _norm_sf(z: float) -> float:
-    return 0.5 * math.erfc(z / math.sqrt(2.0))
-
-
-def _norm_cdf(z: float) -> float:
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
-
-
-def _norm_ppf(p: float) -> float:
-    """Inverse normal CDF: Acklam's rational approximation plus two Newton steps."""
-    if not 0.0 < p < 1.0:
-        if p == 0.0:
-            return -math.inf
-        if p == 1.0:
-            return math.inf
-        return math.nan
-    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-         1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)  # fmt: skip
-    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-         6.680131188771972e01, -1.328068155288572e01)  # fmt: skip
-    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-         -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)  # fmt: skip
-    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
-         3.754408661907416e00)  # fmt: skip
-    lo = 0.02425
-    if p < lo:
-        q = math.sqrt(-2 * math.log(p))
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
-            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1
-        )
-    elif p > 1 - lo:
-        q = math.sqrt(-2 * math.log1p(-p))
-        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
-            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1
-        )
-    else:
-        q = p - 0.5
-        r = q * q
-        x = (
-            (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
-            * q
-            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
-        )
-    for _ in range(2):  # Newton on Phi(x) - p; Phi'(x) = pdf(x)
-        err = _norm_cdf(x) - p
-        x -= err * math.sqrt(2 * math.pi) * math.exp(0.5 * x * x)
-    return x
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction for the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = tiny if abs(d) < tiny else d
-    d = 1.0 / d
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return h
-
-
-def _lbeta(a: float, b: float) -> float:
-    """log B(a, b); for B(a, 1/2) with large a, an asymptotic series avoids the cancellation
-    of lgamma(a) - lgamma(a + 1/2) (error < 1e-16 for a >= 30)."""
-    if b == 0.5 and a >= 30:
-        # log Gamma(a + 1/2) - log Gamma(a) = log(a)/2 - 1/(8a) + 1/(192a^3) - 1/(640a^5) + ...
-        ratio = 0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
-        return 0.5 * math.log(math.pi) - ratio
-    if a == 0.5 and b >= 30:
-        return _lbeta(b, a)
-    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-
-
-def _betainc(
-    a: float, b: float, x: float, y: float, *, log_x: float | None = None, log_y: float | None = None
-) -> float:
-    """Regularised incomplete beta I_x(a, b), given x and y = 1 - x (both accurate).
-
-    ``log_x``/``log_y`` may be passed when the caller knows them more accurately than
-    ``log(x)`` (x close to 1: ``log_x = -log1p(...)``).
-    """
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    lx = math.log(x) if log_x is None else log_x
-    ly = math.log(y) if log_y is None else log_y
-    log_front = a * lx + b * ly - _lbeta(a, b)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
-
-
-def student_t_sf(t: float, df: float) -> float:
-    """Survival function ``P(T > t)`` of Student's t with ``df`` degrees of freedom.
-
-    Computed as ``I_{df/(df+t^2)}(df/2, 1/2) / 2`` with the regularised incomplete beta
-    function (continued fraction), so no scipy is needed.  Relative error against
-    ``scipy.stats.t.sf``: below 1e-12 up to ``df = 1e5``, about 1e-11 at ``df = 1e6``.
-
-    Examples
-    --------
-    >>> round(student_t_sf(2.0, 5), 10)
-    0.0509697394
-    >>> student_t_sf(0.0, 3)
-    0.5
-    """
-    if math.isnan(t) or math.isnan(df) or df <= 0:
-        return math.nan
-    if math.isinf(t):
-        return 0.0 if t > 0 else 1.0
-    t2 = t * t
-    x = df / (df + t2)
-    y = t2 / (df + t2)
-    if y == 0.0:
-        return 0.5
-    # log x = -log1p(t^2/df) keeps its digits when x is close to 1 (large df)
-    tail = 0.5 * _betainc(0.5 * df, 0.5, x, y, log_x=-math.log1p(t2 / df), log_y=math.log(y))
-    return tail if t >= 0 else 1.0 - tail
-
-
 @lru_cache(maxsize=64)
 def _wilcoxon_pmf(n: int) -> FloatArray:
     """Exact null distribution of R+ for n untied non-zero deltas (r = 0..n(n+1)/2).
@@ -590,7 +448,7 @@ def wilcoxon_test(
     mean = m * (m + 1) / 4.0
     var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(ties**3 - ties)) / 2.0) / 24.0
     z = (r_plus - mean) / math.sqrt(var)
-    return PairedTestResult("wilcoxon", statistic, min(1.0, 2.0 * _norm_sf(abs(z))), n, "asymptotic")
+    return PairedTestResult("wilcoxon", statistic, min(1.0, 2.0 * norm_sf(abs(z))), n, "asymptotic")
 
 
 def randomization_test(
@@ -757,15 +615,15 @@ def bootstrap_ci(
     lo_q, hi_q = alpha, 1.0 - alpha
     if method == "bca":
         below = np.count_nonzero(means < est) + np.count_nonzero(means <= est)
-        z0 = _norm_ppf(below / (2.0 * n_boot))
+        z0 = norm_ppf(below / (2.0 * n_boot))
         jack = _jackknife(d, w)
         u = (n - 1) * (jack.mean() - jack)
         a_hat = float((u**3).sum() / n**3) / (6.0 * float((u**2).sum() / n**2) ** 1.5)
-        z_lo, z_hi = _norm_ppf(alpha), _norm_ppf(1.0 - alpha)
+        z_lo, z_hi = norm_ppf(alpha), norm_ppf(1.0 - alpha)
         if not math.isfinite(z0):  # every resample on one side: BCa is undefined (as scipy)
             return ConfidenceInterval(est, math.nan, math.nan, level, method, n)
-        lo_q = _norm_cdf(z0 + (z0 + z_lo) / (1 - a_hat * (z0 + z_lo)))
-        hi_q = _norm_cdf(z0 + (z0 + z_hi) / (1 - a_hat * (z0 + z_hi)))
+        lo_q = norm_cdf(z0 + (z0 + z_lo) / (1 - a_hat * (z0 + z_lo)))
+        hi_q = norm_cdf(z0 + (z0 + z_hi) / (1 - a_hat * (z0 + z_hi)))
     low, high = np.quantile(means, [lo_q, hi_q])
     return ConfidenceInterval(est, float(low), float(high), level, method, n)
 

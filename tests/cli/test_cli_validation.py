@@ -18,7 +18,7 @@ import pytest
 
 import irframe
 import irframe.measures._parse
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.cli import _build_parser
 from irframe.cli._common import DEFAULT_MEASURES
 from irframe.cli._config import KEYS
@@ -135,7 +135,10 @@ def test_a_duplicated_judgment_is_reported_before_the_snapshot_comparison(tmp_pa
     res = run_cli("check", tmp_path / "qrels.txt", HYBRID, "-b", snap, "--no-config")
     assert res.returncode == 2
     q, _, d, _ = lines[0].split()
-    assert f"judge 1 (query, document) pairs more than once (1 extra rows), e.g. ('{q}', '{d}')" in res.stderr
+    assert (
+        f"judge the same document twice in queries '{q}', e.g. (query, document) ('{q}', '{d}')" in res.stderr
+    )
+    assert "(duplicated lines: compared with the snapshot, not a regrading)" in res.stderr
     assert "regraded" not in res.stderr
     assert "changed" not in res.stderr
 

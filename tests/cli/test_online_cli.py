@@ -10,10 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
+from _support.online_logs import ab_log
 from irframe import online
 from irframe.cli._exit import Exit
-from online_logs import ab_log
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +29,17 @@ def _log(d: Path) -> pl.DataFrame:
     return pl.read_parquet(d / "*.parquet").rename({"qid": "query_id"})
 
 
-def test_metrics_cli_equals_python(log_dir: Path) -> None:
+@pytest.mark.parametrize("extra", [[], ["--memory-limit", "1GB"]], ids=["in-memory", "out-of-core"])
+def test_metrics_cli_equals_python(log_dir: Path, extra: list[str]) -> None:
     res = run_cli(
-        "online", "metrics", str(log_dir), "--map", "query_id=qid", "-m", "CTR@3", "--by", "arm", "-f", "json"
-    )
+        "online", "metrics", str(log_dir), "--map", "query_id=qid", "-m", "CTR@3", "--by", "arm",
+        "-f", "json", *extra,
+    )  # fmt: skip
     assert res.returncode == 0, res.stderr
     got = pl.DataFrame(json.loads(res.stdout))
     ref = online.metrics(_log(log_dir), "CTR@3", by="arm")
-    assert got["value"].to_list() == ref["value"].to_list()
-    assert got["se"].to_list() == ref["se"].to_list()
+    assert got["value"].to_list() == pytest.approx(ref["value"].to_list(), rel=1e-12)
+    assert got["se"].to_list() == pytest.approx(ref["se"].to_list(), rel=1e-12)
 
 
 def test_compare_cli_formats_and_numbers(log_dir: Path, tmp_path: Path) -> None:
@@ -123,5 +125,7 @@ def test_interleaving_cli(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     pairs = json.loads(res.stdout)
     assert (pairs[0]["wins_a"], pairs[0]["wins_b"], pairs[0]["ties"]) == (2, 1, 0)
+    args = ("online", "interleaving", str(path), "--systems", "A", "B", "-f", "json", "--memory-limit", "1GB")
+    assert json.loads(run_cli(*args).stdout) == pairs
     text = run_cli("online", "interleaving", str(path), "--systems", "A", "B", "-f", "table").stdout
     assert "team-draft interleaving, credit summed per query" in text

@@ -22,7 +22,7 @@ from irframe.datasets import golden
 
 CHROMIUM = os.environ.get("IRFRAME_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
-    pytest.mark.deep,  # a browser per page (~9 s): .ci/run runs -m deep
+    pytest.mark.deep,  # a browser per page (slow): .ci/run runs -m deep
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="needs headless Chromium (apt-get install chromium, or IRFRAME_CHROMIUM=path)",

@@ -184,7 +184,8 @@ def test_bad_input(case: Case) -> None:
 
 
 def test_buckets_are_bounded(tmp_path: Path) -> None:
-    # 200000 buckets on 5 rows took 11 minutes: refused before any work
+    # that many buckets took minutes (benchmarks/results/decisions.md, max-buckets): refused
+    # before any work
     with pytest.raises(InvalidParameterError, match="'buckets' parameter of evaluate_parquet") as info:
         _buckets(tmp_path)
     assert "at most 65536" in str(info.value)

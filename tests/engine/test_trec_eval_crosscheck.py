@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from datagen import run_and_qrels, trec_name
-from helpers import NamedConstructor, assert_close_dicts, examples, per_query_dict
+from _support.datagen import run_and_qrels, trec_name
+from _support.helpers import NamedConstructor, assert_close_dicts, examples, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe.measures import Measure, parse_measure
-from oracle import oracle_evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -121,7 +121,7 @@ def test_oracle_toy_example_matches_pytrec_eval() -> None:
 # ---------------------------------------------------------------------------------------
 # (a) the engine agrees with trec_eval on random runs
 # ---------------------------------------------------------------------------------------
-@pytest.mark.deep  # hypothesis against pytrec_eval (~9 s): .ci/run runs -m deep
+@pytest.mark.deep  # hypothesis against pytrec_eval (slow): .ci/run runs -m deep
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -252,7 +252,7 @@ def test_trec_eval_test_files_readable_by_pytrec_eval(trec_eval_test_dir: Path) 
 # ---------------------------------------------------------------------------------------
 # exponential gain and RR@k: ranx (ndcg_burges = 2^rel - 1, IDCG from the qrels)
 # ---------------------------------------------------------------------------------------
-@pytest.mark.slow  # ranx compiles its numba kernels on first use (~10 s)
+@pytest.mark.slow  # ranx compiles its numba kernels on first use (slow)
 def test_engine_exp_ndcg_and_rr_at_k_match_ranx() -> None:
     """ranx's ``ndcg_burges@k`` is our default ``nDCG@k`` and its ``mrr@k`` our ``RR@k``.
 

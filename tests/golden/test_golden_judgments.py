@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import to_polars
+from _support.helpers import to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -176,7 +176,10 @@ def test_column_names_and_id_dtypes() -> None:
 
 def test_bad_qrels_named() -> None:
     twice = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "relevance": [1, 1]})
-    with pytest.raises(DuplicateRowsError, match=r"qrels judge 1 \(query, document\) pairs more than once"):
+    with pytest.raises(
+        DuplicateRowsError,
+        match=r"judge the same document twice in queries 'q1', e\.g\. \(query, document\) \('q1', 'a'\)",
+    ):
         irframe.add_judgments(twice, _sheet([("q1", "b", 1)]))
     with pytest.raises(InvalidParameterError, match="'on_conflict' parameter of add_judgments"):
         irframe.add_judgments(None, _sheet([("q1", "b", 1)]), on_conflict="newest")  # type: ignore[arg-type]

@@ -34,7 +34,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import to_polars
+from _support.helpers import to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -244,7 +244,8 @@ def test_bad_qrels_and_text_tables() -> None:
     runs = _runs()
     twice = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d1"], "relevance": [1, 2]})
     with pytest.raises(
-        DuplicateRowsError, match=r"judge 1 \(query, document\) pairs more than once, e\.g\. \('q1', 'd1'\)"
+        DuplicateRowsError,
+        match=r"judge the same document twice in queries 'q1', e\.g\. \(query, document\) \('q1', 'd1'\)",
     ):
         irframe.pool(runs, twice)
     queries = pl.DataFrame({"query_id": ["q1", "q1"], "text": ["a", "b"]})

@@ -10,13 +10,13 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
+from irframe._distributions import t_critical
 from irframe._golden.power import (
     _standardized_mde,
     detectable_effect,
     power_sentence,
     queries_needed,
-    t_critical,
     t_test_power,
 )
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
@@ -54,14 +54,6 @@ def test_power_matches_statsmodels() -> None:
                 assert t_test_power(es, n, alpha) == pytest.approx(want, abs=1e-8), (alpha, es, n)
     # n = 2 (one degree of freedom) is the hardest for the quadrature: within 2e-7
     assert t_test_power(0.3, 2) == pytest.approx(float(tp.power(0.3, 2, 0.05)), abs=2e-7)
-
-
-@pytest.mark.oracle
-def test_t_critical_matches_scipy() -> None:
-    ss = pytest.importorskip("scipy.stats", reason="needs pip install scipy (oracle)")
-    for alpha in (0.05, 0.01, 0.2):
-        for df in (1, 2, 5, 29, 1000):
-            assert t_critical(alpha, df) == pytest.approx(float(ss.t.ppf(1 - alpha / 2, df)), rel=1e-11)
 
 
 @pytest.mark.oracle

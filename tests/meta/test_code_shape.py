@@ -122,11 +122,6 @@ def _top(name: str) -> str:
     return ".".join(name.split(".")[:2])
 
 
-# a cycle between whole parts, known and left for its own change: the backends' entry points
-# take evaluate's options (irframe.functions), which finds the backend (issue 39's notes)
-KNOWN_PART_CYCLES = [["irframe._backends", "irframe.functions", "irframe._backends"]]
-
-
 def test_no_import_cycles_between_parts() -> None:
     """Between the library's parts (``_check``, ``_compare``, ``_report``, ``plotting``...), lazy
     imports included: reports (``_report``) import no verb, and no verb imports ``plotting``."""
@@ -137,8 +132,6 @@ def test_no_import_cycles_between_parts() -> None:
             a, b = _top(name), _top(target)
             if a != b and "irframe" not in (a, b):  # (the package root re-exports everything)
                 graph.setdefault(a, set()).add(b)
-    for cycle in KNOWN_PART_CYCLES:
-        graph[cycle[0]].discard(cycle[1])
     cycle = _cycle(graph)
     assert cycle is None, "import cycle between parts: " + " -> ".join(cycle or [])
 

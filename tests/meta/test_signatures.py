@@ -25,11 +25,14 @@ from typing import Any
 import pytest
 
 import irframe
+from irframe import clicks, online
 from irframe._backends.registry import backend_named
+from irframe._clicks.models import ClickModelOptions
 from irframe._compare.movers import MovedOptions, moved_frame
 from irframe._compare.table import CompareOptions
 from irframe._input.options import Options
 from irframe.functions import BackendOptions, ColumnOptions, EvaluateOptions, MeasureOptions, options_of
+from irframe.online._experiment import ABOptions
 
 FIELDS = {f.name: f.default for f in dataclasses.fields(Options)}
 # module, function, the optional dependency it needs, its backend
@@ -129,8 +132,10 @@ def test_the_column_options_are_evaluates() -> None:
     [
         (CompareOptions, (irframe.compare, irframe.compare_report)),
         (MovedOptions, (irframe.moved, moved_frame)),
+        (ABOptions, (online.compare, online.compare_report)),
+        (ClickModelOptions, (clicks.click_model, clicks.click_judgments)),
     ],
-    ids=["compare", "moved"],
+    ids=["compare", "moved", "online.compare", "click_model"],
 )
 def test_the_overloads_typed_dicts_are_the_keyword_options(
     typed_dict: type, functions: tuple[Callable[..., Any], ...]
@@ -145,7 +150,11 @@ def test_a_wrapper_shows_the_keywords_of_what_it_wraps() -> None:
     """``compare`` and ``moved_frame`` take their keywords as ``**options`` (one list:
     ``compare_report``'s, ``moved``'s implementation's) and show exactly that list, with its
     defaults and annotations; a wrapper whose positional parameters differ is refused."""
-    for wrapper, source in ((irframe.compare, irframe.compare_report), (moved_frame, irframe.moved)):
+    pairs = (
+        (irframe.compare, irframe.compare_report), (moved_frame, irframe.moved),
+        (online.compare, online.compare_report), (clicks.click_judgments, clicks.click_model),
+    )  # fmt: skip
+    for wrapper, source in pairs:
         assert list(inspect.signature(wrapper).parameters.values()) == list(
             inspect.signature(source).parameters.values()
         )

@@ -122,7 +122,7 @@ EXPECTED = {  # line: what mypy must say there
 }
 
 
-@pytest.mark.deep  # a mypy run (~5 s): .ci/run runs -m deep
+@pytest.mark.deep  # a mypy run (slow): .ci/run runs -m deep
 def test_mypy_checks_every_keyword_through_ir(tmp_path: Path) -> None:
     """One mypy --strict run on a sample: the correct calls pass, each misspelled keyword,
     wrong value and wrong result type is an error on its own line, and nothing else."""
@@ -168,7 +168,7 @@ PLUGIN_EXPECTED = {  # line: what mypy must say there (the README's headline for
 }
 
 
-@pytest.mark.deep  # a mypy run (~10 s): .ci/run runs -m deep
+@pytest.mark.deep  # a mypy run (slow): .ci/run runs -m deep
 def test_mypy_types_df_ir_with_irframes_plugin(tmp_path: Path) -> None:
     """Issue 45: ``df.ir`` (not only ``irframe.ir(df)``) is typed for mypy --strict with
     ``plugins = ["irframe.mypy"]``: right calls pass; each misspelled keyword, wrong result

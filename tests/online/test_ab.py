@@ -10,7 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import CONSTRUCTORS, to_polars
+from _support.helpers import CONSTRUCTORS, to_polars
+from _support.online_logs import ab_log
 from irframe import online
 from irframe.exceptions import (
     ColumnNotFoundError,
@@ -19,7 +20,6 @@ from irframe.exceptions import (
     SampleRatioMismatchWarning,
     UnknownMeasureError,
 )
-from online_logs import ab_log
 
 ONE_ROW = {"query_id": "q", "doc_id": "d", "position": 1}
 
@@ -88,7 +88,7 @@ def _unit_table(log: pl.DataFrame, metric: str) -> pl.DataFrame:
 
 
 @pytest.mark.oracle
-@pytest.mark.deep  # importing tea-tasting (ibis) takes ~4 s: the oracle step runs it, not the test command
+@pytest.mark.deep  # importing tea-tasting (ibis) is slow: the oracle step runs it, not the test command
 @pytest.mark.parametrize("metric", ["CTR@3", "RRFirstClick", "TimeToFirstClick"])
 def test_compare_equals_tea_tasting_ratio_of_means(metric: str) -> None:
     tt = pytest.importorskip("tea_tasting", reason="tea-tasting (the oracles extra) checks the A/B numbers")

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log, interleaved_log
 from irframe import online
-from online_logs import ab_log
 
 dd = pytest.importorskip("dask.dataframe", reason="dask (the dask extra) runs the online metrics on dask")
 
@@ -62,3 +62,30 @@ def test_a_bad_dask_log_names_the_impression(log: pl.DataFrame) -> None:
     )
     with pytest.raises(ValueError, match="position 0 in impression 5"):
         online.metrics(_dask(bad), "CTR")
+
+
+@pytest.mark.parametrize("method", ["team_draft", "probabilistic"])
+def test_interleaving_on_dask_equals_in_process(method: str) -> None:
+    log, runs = interleaved_log(method)
+    ref = online.interleaving(log, runs=runs, method=method)
+    got = online.interleaving(_dask(log), runs=runs, method=method)
+    assert got.counts == ref.counts
+    assert type(got.outcomes).__module__.startswith("pandas")  # (a small result: pandas, as irframe.clicks)
+    outcomes, pairs = pl.from_pandas(got.outcomes), pl.from_pandas(got.pairs)
+    assert outcomes.columns == ref.outcomes.columns
+    for got_f, ref_f in ((outcomes, ref.outcomes), (pairs, ref.pairs)):
+        for col in ref_f.columns:
+            if ref_f[col].dtype.is_float():
+                assert got_f[col].to_list() == pytest.approx(ref_f[col].to_list(), rel=1e-12, nan_ok=True), (
+                    col
+                )
+            else:
+                assert got_f[col].to_list() == ref_f[col].to_list(), col
+
+
+def test_interleaving_on_dask_names_an_impression_of_two_queries() -> None:
+    log, runs = interleaved_log("team_draft")
+    row = pl.int_range(pl.len()).over("impression_id") == 0
+    q = pl.when((pl.col("impression_id") == 4) & row).then(pl.lit("q-other")).otherwise("query_id")
+    with pytest.raises(ValueError, match=r"impression 4 has rows of 2 queries"):
+        online.interleaving(_dask(log.with_columns(q.alias("query_id"))), runs=runs)

@@ -11,10 +11,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import SHARED_DIR
+from _support.helpers import SHARED_DIR
 from irframe import online
 from irframe.exceptions import InvalidDataError, InvalidParameterError
-from irframe.online._stats import binomial_two_sided
 
 MPKATO = SHARED_DIR / "tools" / "interleaving"
 
@@ -209,12 +208,6 @@ def test_per_query_sums_and_sign_test() -> None:
     assert res.counts["impressions_without_clicks"] == 1
     by_imp = online.interleaving(log, systems=["A", "B"], per="impression")
     assert by_imp.outcomes["winner"].to_list() == ["A", "A", "B", "A", "tie"]
-
-
-def test_sign_test_equals_scipy() -> None:
-    stats = pytest.importorskip("scipy.stats")
-    for k, n in ((0, 1), (3, 10), (9, 10), (50, 100), (40, 100), (480, 1000), (5000, 10_300), (12, 12)):
-        assert binomial_two_sided(k, n) == pytest.approx(stats.binomtest(k, n).pvalue, rel=1e-10, abs=1e-300)
 
 
 def test_team_draft_multileaving_matrix() -> None:

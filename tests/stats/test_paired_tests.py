@@ -47,12 +47,6 @@ def test_t_test_matches_scipy(n: int, kind: str) -> None:
         assert ours.p_value == pytest.approx(float(ref.pvalue), rel=1e-10, abs=1e-12)
 
 
-@pytest.mark.parametrize("df", [1, 2, 3, 7, 29, 30, 31, 49, 61, 499, 10_000, 100_000])
-def test_student_t_sf_matches_scipy_including_tails(df: int) -> None:
-    for t in [0.0, 1e-3, 0.3, 1.0, 2.0, 3.5, 8.0, 25.0, 200.0, -1.5, -40.0]:
-        assert student_t_sf(t, df) == pytest.approx(float(ss.t.sf(t, df)), rel=1e-10, abs=1e-300)
-
-
 def test_student_t_sf_exact_for_cauchy() -> None:
     # df = 1 is the Cauchy distribution: sf(t) = 1/2 - atan(t)/pi (scipy loses digits at 1e-8)
     for t in [1e-8, 0.5, 3.0, 1e6]:

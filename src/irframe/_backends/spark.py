@@ -28,7 +28,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import io
+import pickle
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,17 +42,13 @@ from irframe._input.frames import to_lazy
 from irframe._input.options import Options
 from irframe._input.queries import KEY as ATTR_KEY
 from irframe.exceptions import IrFrameError
-from irframe.functions import EvaluateOptions, evaluate_as, with_evaluate_options
-from irframe.measures import Measure
 from irframe.progress import Progress
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
-    from typing_extensions import Unpack
+    pass
 
-MeasureLike = str | Measure
 
-__all__ = ["default_parallelism", "evaluate", "evaluate_options", "is_spark_frame"]
+__all__ = ["default_parallelism", "evaluate_options", "ipc_bytes", "is_spark_frame", "run_tasks"]
 
 ROLE = "__irframe_role"  # 0: run row, 1: qrels row
 KEY = "__irframe_key"  # the query id as a string: the partitioning key
@@ -65,63 +63,41 @@ def is_spark_frame(obj: object) -> bool:
     return sql is not None and isinstance(obj, sql.DataFrame)
 
 
-@with_evaluate_options
-def evaluate(
-    run: DataFrame,
-    measures: MeasureLike | Iterable[MeasureLike],
-    qrels: Any = None,
-    *,
-    num_partitions: int | None = None,
-    **options: Unpack[EvaluateOptions],
-) -> DataFrame:
-    """Evaluate a Spark DataFrame run; a (lazy) Spark DataFrame comes back.
+_OUT = pa.schema([("error", pa.bool_()), ("table", pa.binary())])
+Task = Callable[[pl.DataFrame], pl.DataFrame]
 
-    ``irframe.evaluate(spark_df, ...)`` calls this too.
 
-    Parameters
-    ----------
-    run : pyspark.sql.DataFrame
-        Long format, as for :func:`irframe.evaluate`.
-    measures
-        As for :func:`irframe.evaluate`.
-    qrels : Spark, pandas or polars DataFrame, optional
-        A local frame is turned into a Spark DataFrame first.
-    num_partitions : int, optional
-        Partitions of the evaluation (``repartition(n, query)``); default: the
-        session's default parallelism. More partitions than queries is fine.
-    queries : Spark, pandas or polars DataFrame, optional
-        Query attributes keyed by query id, as for :func:`irframe.evaluate`: a ``by``
-        column the run lacks is taken from it (else from the qrels), checked for one value
-        per query when ``evaluate`` is called (a Spark frame is collected: it is small),
-        and broadcast-joined onto the run (and the qrels) before the repartition.
-    **options
-        Every other keyword option of :func:`irframe.evaluate` (``by``, ``per_query``,
-        ``missing``, the column names, ``duplicates``, ``columns``, ``order``, ``depth``,
-        ``weights``), with its default. ``ties`` and the diversity measures give the in-process
-        values (each partition composes them). ``weights``: the weights table is built on the
-        driver, from a queries table or the qrels' distinct (query, weight) rows, and sent with
-        every task, whose weighted partial sums add up to the in-process means.
+def ipc_bytes(frame: pl.DataFrame) -> bytes:
+    """``frame`` as Arrow IPC bytes (a table of any shape in one binary Spark column)."""
+    buffer = io.BytesIO()
+    frame.write_ipc(buffer)
+    return buffer.getvalue()
 
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        ``per_query=True``: key columns and one double column per measure, one row per
-        (by-group, query), in natural query order (q2 before q10) as on every
-        backend. ``per_query=False``: the means and the query
-        counts of :func:`irframe.evaluate`, by ``by`` when given (sorted). Values equal
-        :func:`irframe.evaluate`'s exactly per query (means up to summation order).
-        Input errors are raised on the executors when an action runs (Spark wraps them
-        in ``PythonException`` with irframe's message), except those of query attributes
-        (``queries``, or a ``by`` column only the qrels carry), raised by ``evaluate`` on
-        the driver.
-    """
-    # pyspark may be missing where mypy runs (DataFrame is Any then): an assignment
-    # types the same with and without it, a ``type: ignore`` would not
-    result: DataFrame = evaluate_as(
-        "irframe.spark.evaluate", run, measures, qrels, options, backend="spark",
-        num_partitions=num_partitions,
-    )  # fmt: skip
-    return result
+
+def run_tasks(placed: Any, task: Task) -> list[pl.DataFrame]:
+    """``task`` on every non-empty partition of the repartitioned frame ``placed`` (one
+    ``mapInArrow`` job; the partition's rows without the role and key columns); its tables
+    (any shapes: sent back as Arrow IPC bytes), in partition order.  An
+    :class:`IrFrameError` raised in a task is raised here as it is."""
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    schema = to_arrow_schema(placed.schema)
+
+    def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = pl.DataFrame(pa.Table.from_batches(list(batches), schema=schema)).drop(ROLE, KEY)
+        if rows.height == 0:
+            return
+        try:
+            out, error = ipc_bytes(task(rows)), False
+        except IrFrameError as exc:
+            out, error = pickle.dumps(exc), True
+        yield pa.RecordBatch.from_pydict({"error": [error], "table": [out]}, schema=_OUT)
+
+    got = placed.mapInArrow(per_partition, from_arrow_schema(_OUT)).toArrow()
+    for error, payload in zip(got["error"].to_pylist(), got["table"].to_pylist(), strict=True):
+        if error:
+            raise pickle.loads(payload)  # (our own task's exception, just pickled)
+    return [pl.read_ipc(io.BytesIO(payload)) for payload in got["table"].to_pylist()]
 
 
 def evaluate_options(

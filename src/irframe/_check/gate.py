@@ -222,13 +222,10 @@ def _qrels_hashes(
 def _refuse_duplicated(qrels: pl.LazyFrame, ids: tuple[str, str], *, against_snapshot: bool) -> None:
     """A (query, document) judged twice is refused before any fingerprint is compared: a
     snapshot check would otherwise see its query as regraded (it is duplicated)."""
-    from irframe._engine.checks import qrels_duplicates_error
+    from irframe._engine.checks import refuse_duplicate_judgments
 
-    q, d = ids
-    dups = qrels.group_by(q, d).len().filter(pl.col("len") > 1).collect()
-    if dups.height:
-        note = " (duplicated lines: compared with the snapshot, not a regrading)" if against_snapshot else ""
-        raise qrels_duplicates_error(dups, q, d, note)
+    note = " (duplicated lines: compared with the snapshot, not a regrading)" if against_snapshot else ""
+    refuse_duplicate_judgments(qrels, *ids, note)
 
 
 def _queries_frame(queries: Any, opts: Options) -> pl.DataFrame | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import polars as pl
 
@@ -15,8 +15,12 @@ from irframe._clicks.prepare import ClickLog, check_positive_int, check_prior, w
 from irframe._input.columns import natural_sorted
 from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import options_of
 
-__all__ = ["MODELS", "ClickModel", "ModelName", "click_judgments", "click_model"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["MODELS", "ClickModel", "ClickModelOptions", "ModelName", "click_judgments", "click_model"]
 
 ModelName = Literal["coec", "cm", "dcm", "sdbn", "pbm", "ubm", "dbn"]
 MODELS: tuple[str, ...] = ("coec", "cm", "dcm", "sdbn", "pbm", "ubm", "dbn")
@@ -103,7 +107,7 @@ def _relevance(pairs: pl.DataFrame, model: str) -> pl.Expr:
     return pl.col("attractiveness")
 
 
-def click_model(
+def _click_model(
     log: Any,
     model: ModelName = "sdbn",
     *,
@@ -122,21 +126,8 @@ def click_model(
     buckets: int | None = None,
     tmp_dir: str | os.PathLike[str] | None = None,
 ) -> ClickModel:
-    """Fit a click model on an impression log: per-pair judgments and the model's parameters.
-
-    Parameters and the models are those of :func:`click_judgments`, which returns this
-    result's ``judgments``.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2], "query_id": "q",
-    ...                     "doc_id": ["a", "b", "b", "a"], "position": [1, 2, 1, 2],
-    ...                     "clicked": [0, 1, 1, 0]})
-    >>> fit = click_model(log, "dcm")
-    >>> fit.positions.select("position", "continuation").rows()
-    [(1, 0.3333333333333333), (2, 0.3333333333333333)]
-    """
+    """:func:`click_model`: the one list of its and :func:`click_judgments`' keyword options
+    (both show it: :func:`irframe.functions.options_of`)."""
     where = "click_model"
     name = _check_model(model)
     alpha_beta = check_prior(prior, where)
@@ -169,6 +160,46 @@ def click_model(
     return _result(clog, name, kept, tables=tables, left_out=left_out, n_pairs=pairs.height)
 
 
+class ClickModelOptions(TypedDict, total=False):
+    """The keyword options of :func:`click_model` and :func:`click_judgments`, for the type
+    checkers (``tests/meta/test_signatures.py`` keeps them equal to ``_click_model``'s)."""
+
+    prior: tuple[float, float]
+    iterations: int
+    tol: float
+    min_impressions: int
+    max_position: int | None
+    coec_expected: CoecExpected
+    impression_col: str
+    query_col: str
+    doc_col: str
+    position_col: str
+    clicked_col: str
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+@options_of(_click_model)
+def click_model(log: Any, model: ModelName = "sdbn", **options: Unpack[ClickModelOptions]) -> ClickModel:
+    """Fit a click model on an impression log: per-pair judgments and the model's parameters.
+
+    Parameters and the models are those of :func:`click_judgments`, which returns this
+    result's ``judgments``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> log = pl.DataFrame({"impression_id": [1, 1, 2, 2], "query_id": "q",
+    ...                     "doc_id": ["a", "b", "b", "a"], "position": [1, 2, 1, 2],
+    ...                     "clicked": [0, 1, 1, 0]})
+    >>> fit = click_model(log, "dcm")
+    >>> fit.positions.select("position", "continuation").rows()
+    [(1, 0.3333333333333333), (2, 0.3333333333333333)]
+    """
+    return _click_model(log, model, **options)
+
+
 def _result(
     clog: ClickLog, name: str, kept: pl.DataFrame, *, tables: EMTables, left_out: int, n_pairs: int
 ) -> ClickModel:
@@ -192,25 +223,8 @@ def _result(
     )
 
 
-def click_judgments(
-    log: Any,
-    model: ModelName = "sdbn",
-    *,
-    prior: tuple[float, float] = (1.0, 1.0),
-    iterations: int = 50,
-    tol: float = 1e-6,
-    min_impressions: int = 1,
-    max_position: int | None = None,
-    coec_expected: CoecExpected = "rows",
-    impression_col: str = IMPRESSION,
-    query_col: str = QUERY,
-    doc_col: str = DOC,
-    position_col: str = POSITION,
-    clicked_col: str = CLICKED,
-    memory_limit: int | str | None = None,
-    buckets: int | None = None,
-    tmp_dir: str | os.PathLike[str] | None = None,
-) -> Any:
+@options_of(_click_model)
+def click_judgments(log: Any, model: ModelName = "sdbn", **options: Unpack[ClickModelOptions]) -> Any:
     """Turn an impression log into judgments (qrels) with a click model.
 
     Parameters
@@ -331,10 +345,4 @@ def click_judgments(
     │ b      ┆ 0.5625    ┆ 0.75           ┆ 0.75         │
     └────────┴───────────┴────────────────┴──────────────┘
     """
-    return click_model(
-        log, model, prior=prior, iterations=iterations, tol=tol, min_impressions=min_impressions,
-        max_position=max_position, coec_expected=coec_expected, impression_col=impression_col,
-        query_col=query_col,
-        doc_col=doc_col, position_col=position_col, clicked_col=clicked_col,
-        memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir,
-    ).judgments  # fmt: skip
+    return _click_model(log, model, **options).judgments

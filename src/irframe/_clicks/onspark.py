@@ -16,55 +16,20 @@ result is a pandas frame (Spark's local frame type).  An input error raised in a
 from __future__ import annotations
 
 import contextlib
-import io
-import pickle
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 
-from irframe._backends.spark import KEY, ROLE, Spark, default_parallelism
+from irframe._backends.spark import Spark, default_parallelism
+from irframe._backends.spark import run_tasks as _run
 from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, cut_rows, warn_beyond
 from irframe._input.frames import Origin
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
-from irframe.exceptions import IrFrameError
 
 __all__ = ["spark_log"]
 
 _COUNTS = ("n_rows", "n_impressions", "n_impressions_without_clicks", "n_rows_beyond_max_position")
-_OUT = pa.schema([("error", pa.bool_()), ("table", pa.binary())])
-Task = Callable[[pl.DataFrame], pl.DataFrame]
-
-
-def _ipc(frame: pl.DataFrame) -> bytes:
-    buffer = io.BytesIO()
-    frame.write_ipc(buffer)
-    return buffer.getvalue()
-
-
-def _run(placed: Any, task: Task) -> list[pl.DataFrame]:
-    """``task`` on every non-empty partition of ``placed`` (one job); its tables, in partition
-    order.  An :class:`IrFrameError` of a task is raised here."""
-    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
-
-    schema = to_arrow_schema(placed.schema)
-
-    def per_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        rows = pl.DataFrame(pa.Table.from_batches(list(batches), schema=schema)).drop(ROLE, KEY)
-        if rows.height == 0:
-            return
-        try:
-            out, error = _ipc(task(rows)), False
-        except IrFrameError as exc:
-            out, error = pickle.dumps(exc), True
-        yield pa.RecordBatch.from_pydict({"error": [error], "table": [out]}, schema=_OUT)
-
-    got = placed.mapInArrow(per_partition, from_arrow_schema(_OUT)).toArrow()
-    for error, payload in zip(got["error"].to_pylist(), got["table"].to_pylist(), strict=True):
-        if error:
-            raise pickle.loads(payload)  # (our own task's exception, just pickled)
-    return [pl.read_ipc(io.BytesIO(payload)) for payload in got["table"].to_pylist()]
 
 
 def _check_whole(log: Any, cols: LogColumns, schema: pl.Schema, totals: dict[str, int]) -> None:

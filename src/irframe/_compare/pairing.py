@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from irframe._engine import compose, per_query_table
 from irframe._engine.repeats import warn_dropped
 from irframe._input.frames import to_lazy
 from irframe._input.keys import MEASURE, QUERY_KEY, SYSTEM, VALUE
@@ -22,6 +23,7 @@ from irframe._input.runs import Stack, stack_runs, user_terms
 from irframe.exceptions import InvalidParameterError, closest
 from irframe.functions import evaluate
 from irframe.measures import Measure
+from irframe.measures._parse import Measures
 
 MeasureLike = str | Measure
 TIE_TOLERANCE = 1e-12
@@ -127,7 +129,7 @@ def _per_query_long(
     *,
     qrels: Any,
     labels: Sequence[str],
-    measures: Sequence[MeasureLike],
+    measures: Measures,
     by: Sequence[str],
     missing: str,
     system_col: str,
@@ -143,15 +145,10 @@ def _per_query_long(
     if opts.duplicates == "first" and {query_col, opts.doc_col} <= set(stacked.lf.collect_schema()):
         role_cols = [c for c in (opts.rank_col, opts.score_col, opts.relevance_col) if c is not None]
         warn_dropped(stacked.lf, [_SYS, *by, query_col], opts.doc_col, role_cols)
-    with user_terms(system_col):
-        pq = evaluate(
-            stacked.lf,
-            list(measures),
-            qrels,
-            per_query=True,
-            progress=False,  # (a step of compare's own progress)
-            **opts.with_(by=[_SYS, *by], missing=missing).as_kwargs(),
-        )
+    with user_terms(system_col):  # (a step of compare's own progress: no bar of its own)
+        every = opts.with_(by=[_SYS, *by], missing=missing)
+        plan, table, _ = compose.evaluate(stacked.lf, measures, qrels, every, progress=False)
+        pq = per_query_table(plan, table)
         df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
     long = df.unpivot(index=[_SYS, *by, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL)
     return long, query_col

@@ -48,6 +48,7 @@ from irframe._log import compare as log
 from irframe.exceptions import InvalidParameterError
 from irframe.functions import ColumnOptions, options_of, with_column_options
 from irframe.measures import parse_measures
+from irframe.measures._parse import Parsed
 from irframe.progress import Progress, Steps, check_progress, reporter
 
 if TYPE_CHECKING:
@@ -392,15 +393,16 @@ def compare_report(
     values = value_labels(stacked.lf.collect_schema(), measures, opts, _WHERE)  # per-query values?
     if values is not None:
         refuse_run_options(_WHERE, qrels=qrels, holes=look)
-    labels = values or [label for label, _ in parse_measures(measures)]
+    parsed = None if values is not None else parse_measures(measures)  # (once: passed down)
+    labels = values or [label for label, _ in parsed or ()]
     opts = _resolve_columns(stacked, qrels, opts, _WHERE)
     table = resolve(stacked.lf, qrels, queries, opts, weights=weights, where=_WHERE)
     stacked, qrels = _with_queries(stacked, qrels, queries, by_cols, opts)
     base_name, pair_list = _resolve_pairs(baseline, pairs, stacked.systems, _WHERE)
     check_shared_queries(stacked.lf, qrels, pair_list, where=_WHERE, opts=opts)
     with reporter(check_progress(progress, _WHERE), 1, "comparing") as step:
-        long, query_col = _long(stacked, values, qrels=qrels, labels=labels, settings=settings, opts=opts,
-                                system_col=system_col)  # fmt: skip
+        long, query_col = _long(stacked, values, parsed, qrels=qrels, labels=labels, settings=settings,
+                                opts=opts, system_col=system_col)  # fmt: skip
         step(f"evaluated {len(stacked.systems)} systems")
         pair_rows = with_weights(pair_values(long, pair_list, [*by_cols, query_col]), query_col, table)
         hole_table = None
@@ -428,15 +430,16 @@ def compare_report(
 
 
 def _long(
-    stacked: Stack, values: list[str] | None, *, qrels: Any, labels: list[str], settings: Settings,
-    opts: Options, system_col: str,
+    stacked: Stack, values: list[str] | None, parsed: Parsed | None, *, qrels: Any, labels: list[str],
+    settings: Settings, opts: Options, system_col: str,
 ) -> tuple[pl.DataFrame, str]:  # fmt: skip
-    """Every system's per-query values as compare's long table: the runs evaluated, or the
-    per-query values as given (:mod:`irframe._compare.values`)."""
+    """Every system's per-query values as compare's long table: the runs evaluated (the
+    measures as parsed once, ``parsed``), or the per-query values as given (``values``,
+    their column names; :mod:`irframe._compare.values`)."""
     if values is None:
         return _per_query_long(
-            stacked, qrels=qrels, labels=labels, measures=labels, by=settings.by, missing=settings.missing,
-            system_col=system_col, opts=opts,
+            stacked, qrels=qrels, labels=labels, measures=parsed or (), by=settings.by,
+            missing=settings.missing, system_col=system_col, opts=opts,
         )  # fmt: skip
     with user_terms(system_col):
         return values_long(stacked.lf, values, settings.by, opts.query_col, _WHERE), opts.query_col

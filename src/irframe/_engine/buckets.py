@@ -48,13 +48,10 @@ from irframe.progress import AUTO_ROWS, Progress, reporter
 
 __all__ = ["BUCKET_ROWS", "MAX_BUCKETS", "RunInput", "bucket_count", "collect_in_memory", "run_input"]
 
-# Run rows per bucket.  At 1e7 rows (polars, 5 measures, 2 cores): one pass needs 1.07 GB
-# beyond the inputs (0.44 GB) with the allocator returning freed pages at once, buckets
-# of 2e6 rows 0.43 GB and of 1e6 rows 0.27 GB.  In time (fresh processes, median of 5
-# interleaved rounds) one pass took 7.9 s, buckets of 2e6 rows 7.5 s and of 1e6 rows
-# 8.0 s: every bucket costs a scan of the whole input (the filter) and fixed costs per
-# pass, while smaller sorts and hash tables stay closer to the caches.  At 1e6 rows, 4
-# buckets cost 28% more time, so input up to BUCKET_ROWS is evaluated in one pass.
+# Run rows per bucket: buckets need far less memory than one pass and about its time
+# (every bucket costs a scan of the whole input and fixed costs per pass, while smaller
+# sorts and hash tables stay closer to the caches); below this size buckets only cost
+# time, so input up to BUCKET_ROWS is evaluated in one pass (benchmarks/results/decisions.md, engine-buckets).
 BUCKET_ROWS = 1_500_000
 MAX_BUCKETS = 256  # (a bucket number fits a UInt8)
 PREFETCH = True  # cut the next bucket in a worker thread (converted parts only)

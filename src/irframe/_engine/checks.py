@@ -46,6 +46,7 @@ __all__ = [
     "partition_stats",
     "partitions_error",
     "qrels_duplicates_error",
+    "refuse_duplicate_judgments",
 ]
 
 
@@ -414,11 +415,27 @@ def _check_qrels_duplicates(plan: Plan, probe: int) -> None:
     q = plan.qrels_rows
     if q is None or probe == 0:
         return
-    keys, doc = list(plan.qrels_keys), plan.cols.doc
-    dups = q.group_by([*keys, doc]).len().filter(pl.col("len") > 1).collect()
-    if dups.height == 0:
-        return
-    raise qrels_duplicates_error(dups, plan.cols.query, doc)
+    refuse_duplicate_judgments(q, plan.cols.query, plan.cols.doc, keys=plan.qrels_keys)
+
+
+def refuse_duplicate_judgments(
+    qrels: pl.LazyFrame, query: str, doc: str, note: str = "", *, keys: Sequence[str] | None = None
+) -> None:
+    """THE rule of judgments: a document judged twice for one query (per ``keys``, default
+    the query) is refused, in :func:`qrels_duplicates_error`'s words (``note`` appended to
+    its first sentence); evaluate, check and the golden-set verbs call it.
+
+    Examples
+    --------
+    >>> qrels = pl.LazyFrame({"q": ["q1", "q1"], "d": ["a", "a"], "grade": [1, 2]})
+    >>> refuse_duplicate_judgments(qrels, "q", "d")
+    Traceback (most recent call last):
+    ...
+    irframe.exceptions.DuplicateRowsError: The qrels judge the same document twice in queries 'q1', ...
+    """
+    dups = qrels.group_by([*(keys or [query]), doc]).len().filter(pl.col("len") > 1).collect()
+    if dups.height:
+        raise qrels_duplicates_error(dups, query, doc, note)
 
 
 def qrels_duplicates_error(dups: pl.DataFrame, query: str, doc: str, note: str = "") -> DuplicateRowsError:

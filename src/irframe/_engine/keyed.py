@@ -229,7 +229,8 @@ def join_grades(
     same_ids = bg.start(_same_ids(run, qrels, cols, hits.select(_RI, _QI)))
     ri = hits.get_column(_RI)
     # NaN, not null, for "not judged" until the rows are in order: gathers of a column
-    # without a validity mask are 2.5x faster (callers turn NaN into null at the end)
+    # without a validity mask are faster (callers turn NaN into null at the end;
+    # benchmarks/results/decisions.md, keyed-executor)
     grades = pl.repeat(float("nan"), run.height, dtype=pl.Float64, eager=True).alias(K.REL)
     return Joined(grades.scatter(ri, hits.get_column(K.REL)), (distinct_qrels, same_ids))
 
@@ -268,7 +269,7 @@ def _coarse_order(
 
     if len(gk) > _MAX_ROWS:
         return None  # (the row numbers would not fit the key's 32 low bits)
-    queries = gk.approx_n_unique()  # (HyperLogLog: 5 ms at 1e6 rows)
+    queries = gk.approx_n_unique()  # (HyperLogLog: cheap, decisions.md, keyed-executor)
     layout = _Layout.of(len(gk), queries if isinstance(queries, int) else len(gk))
     key = order_bits(order, descending=descending, bits=layout.order)
     if key is None:

@@ -289,7 +289,8 @@ def _keyed(inp: Inputs[pl.LazyFrame], cols: RunColumns, comp: Compiler, exp_gain
     judgments' columns too.
     """
     frames = [inp.rows] if inp.qrels is None else [inp.rows, inp.qrels]
-    # one chunk each: gathers from a chunked column (a file read in batches) are ~5x slower
+    # one chunk each: gathers from a chunked column (a file read in batches) are slower
+    # (benchmarks/results/decisions.md, keyed-executor)
     run, *rest = (f.rechunk() for f in pl.collect_all(frames))
     qrels = rest[0] if rest else None
     if not can_key(run, qrels, cols, inp.qkeys):
@@ -351,7 +352,7 @@ def _group_keyed(
         )
         gid = rows.get_column(KGID)
         rows = rows.with_columns(rn.get_column(c).gather(gid) for c in sorted(comp.rn))
-    # (the lazy engine: ~4 of 29 ms less than the eager group_by at 1e6 rows)
+    # (the lazy engine: faster than the eager group_by, decisions.md, keyed-executor)
     grouped = rows.lazy().group_by(KGID, maintain_order=True)
     in_run = judged_in_run(comp, exp_gain) if qstats is None else {}
     per_q = grouped.agg(pl.len().alias(N_ROWS), **in_run, **comp.ranked).collect()

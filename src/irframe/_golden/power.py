@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from irframe._distributions import norm_cdf_array, t_critical, threshold
 from irframe._input.frames import from_lazy, to_lazy
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
-from irframe.stats import student_t_sf
 
 __all__ = [
     "detectable_effect",
@@ -25,7 +25,6 @@ __all__ = [
     "power",
     "power_sentence",
     "queries_needed",
-    "t_critical",
     "t_test_power",
 ]
 
@@ -33,35 +32,10 @@ _WHERE = "power"
 # Simpson points over the chi distribution: power within 2e-7 of statsmodels' at n = 2, 1e-9 from n = 4
 _GRID = 801
 _MAX_N = 10_000_000  # queries_needed gives up beyond this many queries
-_erfc = np.frompyfunc(math.erfc, 1, 1)
 FloatArray = npt.NDArray[np.float64]
 
 
 # --- the paired t-test's power --------------------------------------------------------------------
-@lru_cache(maxsize=256)
-def t_critical(alpha: float, df: float) -> float:
-    """The two-sided critical value ``t_{1 - alpha/2, df}`` of Student's t (bisection on its sf).
-
-    Examples
-    --------
-    >>> round(t_critical(0.05, 10), 6)
-    2.228139
-    """
-    target = alpha / 2.0
-    lo, hi = 0.0, 8.0
-    while student_t_sf(hi, df) > target:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if student_t_sf(mid, df) > target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-14 * hi:
-            break
-    return 0.5 * (lo + hi)
-
-
 @lru_cache(maxsize=256)
 def _chi_grid(df: float) -> tuple[FloatArray, FloatArray]:
     """Points ``s`` and Simpson weights of the density of ``S = sqrt(chi2_df / df)``."""
@@ -80,10 +54,6 @@ def _chi_grid(df: float) -> tuple[FloatArray, FloatArray]:
     return s, w
 
 
-def _phi(z: FloatArray) -> FloatArray:
-    return 0.5 * np.asarray(_erfc(-z / math.sqrt(2.0)), dtype=np.float64)
-
-
 def t_test_power(effect_size: float, n: int, alpha: float = 0.05) -> float:
     """Power of the two-sided paired t-test with ``n`` pairs for a standardized effect (``delta / sd``).
 
@@ -100,23 +70,12 @@ def t_test_power(effect_size: float, n: int, alpha: float = 0.05) -> float:
     crit = t_critical(alpha, df)
     nc = abs(effect_size) * math.sqrt(n)
     s, w = _chi_grid(df)
-    return float((w * (_phi(nc - crit * s) + _phi(-nc - crit * s))).sum())
+    return float((w * (norm_cdf_array(nc - crit * s) + norm_cdf_array(-nc - crit * s))).sum())
 
 
 def _standardized_mde(n: int, alpha: float, target: float) -> float:
     """The effect size ``delta / sd`` at which the power with ``n`` pairs reaches ``target``."""
-    lo, hi = 0.0, 1.0
-    while t_test_power(hi, n, alpha) < target:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if t_test_power(mid, n, alpha) < target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-10 * hi:
-            break
-    return 0.5 * (lo + hi)
+    return threshold(lambda e: t_test_power(e, n, alpha) >= target, 1.0, rel=1e-10, steps=60)
 
 
 def _queries_for(effect_size: float, alpha: float, target: float) -> int | None:

@@ -13,7 +13,8 @@ from typing import Any
 
 import polars as pl
 
-from irframe._golden._ids import examples, judgment_order
+from irframe._engine.checks import refuse_duplicate_judgments
+from irframe._golden._ids import examples
 from irframe._input.columns import RunColumns, resolve_qrels, resolve_run
 from irframe._input.frames import to_lazy
 from irframe._input.keys import DOC_KEY, GRADE, POSITION, QUERY_KEY, SYSTEM
@@ -128,16 +129,7 @@ def judged_pairs(qrels: Any, opts: Options) -> pl.LazyFrame:
             "have no qrels row)."
         )
         raise InvalidDataError(msg)
-    dups = out.group_by(QUERY_KEY, DOC_KEY).len().filter(pl.col("len") > 1)
-    shown = dups.sort(judgment_order()).head(5).collect()
-    if shown.height:
-        n = dups.select(pl.len()).collect().item()
-        msg = (
-            f"The qrels judge {n} (query, document) pairs more than once, e.g. "
-            f"{examples(shown.select(QUERY_KEY, DOC_KEY).rows(), n)}. "
-            "Hint: keep one grade per pair, e.g. qrels.unique(subset=[query, doc], keep='last')."
-        )
-        raise DuplicateRowsError(msg)
+    refuse_duplicate_judgments(out, QUERY_KEY, DOC_KEY)
     return out
 
 

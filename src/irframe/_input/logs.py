@@ -15,7 +15,7 @@ columns under the canonical names below, so that the estimators never see the ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -33,6 +33,7 @@ __all__ = [
     "canonical_log",
     "check_impressions",
     "check_log",
+    "clean_sorted_log",
     "impression_checks",
     "is_click",
     "log_columns",
@@ -167,10 +168,54 @@ def impression_checks(prefix: str = "") -> list[pl.Expr]:
         "n_queries": pl.col(QUERY).n_unique(),
         "min_position": pl.col(POSITION).min(),
         "clicks": (pl.col(CLICKED) > 0).sum(),
-        "bad_clicks": (pl.col(CLICKED).is_null() | pl.col(CLICKED).is_nan() | (pl.col(CLICKED) < 0)).sum(),
-        "null_keys": (pl.col(QUERY).is_null() | pl.col(DOC).is_null() | pl.col(POSITION).is_null()).sum(),
+        "bad_clicks": _bad_click().sum(),
+        "null_keys": _null_key().sum(),
     }
     return [e.alias(prefix + name) for name, e in exprs.items()]
+
+
+def _bad_click() -> pl.Expr:
+    """A row whose clicked value no estimate can take: null, NaN or negative."""
+    return pl.col(CLICKED).is_null() | pl.col(CLICKED).is_nan() | (pl.col(CLICKED) < 0)
+
+
+def _null_key() -> pl.Expr:
+    """A row without its query, document or position."""
+    return pl.col(QUERY).is_null() | pl.col(DOC).is_null() | pl.col(POSITION).is_null()
+
+
+def clean_sorted_log(schema: pl.Schema, same: Sequence[str] = ()) -> pl.Expr | None:
+    """One boolean (a ``select`` over the canonical log's rows, no grouping): True when the
+    rows are sorted by (impression, position), positions strictly increasing within an
+    impression, and every check of :func:`check_log` passes, and each column of ``same`` has
+    one value within each impression (nulls mixed with values count as different).
+
+    A proof by row comparisons with the previous row, cheaper than :func:`check_log`'s
+    per-impression ``n_unique``: strictly increasing positions within an impression are
+    distinct, a query (or ``same`` column) equal to the previous row's within an impression
+    is one value.  False proves nothing: the caller then runs :func:`check_log` (or
+    :func:`impression_checks`), which names the offending impression.  ``None`` when the
+    impression column's dtype has no order to compare (the caller takes the general path).
+
+    Examples
+    --------
+    >>> log = pl.LazyFrame({"impression_id": [1, 1, 2], "query_id": ["q", "q", "r"],
+    ...                     "doc_id": ["a", "b", "a"], "position": [1, 2, 1], "clicked": [0.0, 1.0, 0.0]})
+    >>> proof = clean_sorted_log(log.collect_schema())
+    >>> log.select(proof).collect().item()
+    True
+    >>> log.with_columns(position=pl.lit(1, pl.Int64)).select(proof).collect().item()
+    False
+    """
+    dtype = schema[IMPRESSION]
+    if not (dtype.is_integer() or dtype == pl.String):
+        return None
+    imp, pos = pl.col(IMPRESSION), pl.col(POSITION)
+    within = imp == imp.shift()
+    ordered = ((imp > imp.shift()) | (within & (pos > pos.shift()))).slice(1).all()
+    problems = [imp.is_null(), _null_key(), pos < 1, _bad_click()]
+    problems += [within & pl.col(c).ne_missing(pl.col(c).shift()) for c in (QUERY, *same)]
+    return (pl.len() > 0) & ordered & ~pl.any_horizontal(problems).any()
 
 
 def check_impressions(per: pl.LazyFrame, log: pl.LazyFrame, cols: LogColumns) -> pl.DataFrame:

@@ -12,8 +12,8 @@ from irframe.exceptions import InvalidParameterError
 
 __all__ = ["MAX_RESAMPLES", "check_level", "check_resamples", "check_seed"]
 
-#: Largest ``n_permutations`` / ``n_bootstrap`` accepted. 1e6 resamples take about a second
-#: and 8 MB per comparison on 50 queries; 1e8 took 1.6 GB and minutes.
+#: Largest ``n_permutations`` / ``n_bootstrap`` accepted: about a second per comparison on
+#: 50 queries; 100 times more took gigabytes and minutes (benchmarks/results/decisions.md, max-resamples).
 MAX_RESAMPLES = 1_000_000
 
 

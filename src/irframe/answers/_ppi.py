@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from irframe._distributions import norm_ppf
 from irframe._input.columns import natural_sorted
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe.exceptions import (
@@ -23,7 +24,6 @@ from irframe.exceptions import (
     InvalidDataError,
     InvalidParameterError,
 )
-from irframe.stats import _norm_ppf
 
 __all__ = ["PPI_COLUMNS", "ppi_mean", "ppi_mean_difference"]
 
@@ -373,7 +373,7 @@ def _estimates(t: pl.DataFrame, lam: float | None, ci: float) -> pl.DataFrame:
     var_rect = np.maximum(vy + lams**2 * vyh - 2.0 * lams * cov, 0.0)
     se = np.sqrt(lams**2 * vu / big_n + var_rect / n)
     se_classical = np.sqrt(vy / n)
-    z = _norm_ppf(1.0 - (1.0 - ci) / 2.0)
+    z = norm_ppf(1.0 - (1.0 - ci) / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(se > 0, n * se_classical**2 / se**2, np.nan)
     return t.with_columns(

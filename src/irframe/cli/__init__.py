@@ -138,12 +138,11 @@ def _build_parser(argv: Sequence[str] | None = None, *, every: bool = True) -> a
     return parser
 
 
-# polars' allocator (jemalloc) keeps freed pages (muzzy: 1 s) before returning them to the
+# polars' allocator (jemalloc) keeps freed pages (muzzy ones: a second) before returning them to the
 # system; a command that reads whole files, evaluates once and exits gains nothing from
-# that. Returning muzzy pages at once lowers the peak RSS by 10-17% at the same wall time
-# (MS MARCO-dev-shaped files, 47 measures: 265-300 MB against 315-320 MB, 1.61-1.68 s
-# against 1.68-1.71 s); also returning dirty pages at once (dirty_decay_ms:0) gave 198 MB
-# but took 18% longer. polars reads this variable when it loads and appends it to its own
+# that. Returning muzzy pages at once lowers the peak RSS at the same wall time; also
+# returning dirty pages at once (dirty_decay_ms:0) lowers it more but takes longer
+# (decisions.md, cli-allocator). polars reads this variable when it loads and appends it to its own
 # defaults (pola-rs/polars#18088): set before that, never over a value already set.
 _ALLOCATOR_ENV = "_RJEM_MALLOC_CONF"
 _ALLOCATOR_CONF = "muzzy_decay_ms:0"

@@ -7,10 +7,11 @@ Reading the inputs is :mod:`irframe.cli._inputs`; the exit codes and the error l
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -27,11 +28,17 @@ if TYPE_CHECKING:
     from irframe.measures.trec_m import Asked
 
 __all__ = [
+    "CORRECTIONS",
     "DEFAULT_MEASURES",
     "FORMATS",
+    "TABLE_FORMATS",
     "CliError",
     "SubParsers",
+    "action_usage",
+    "add_bootstrap",
     "add_config_options",
+    "add_level",
+    "add_table_output",
     "add_test_options",
     "gain_note",
     "load_plugins",
@@ -42,6 +49,7 @@ __all__ = [
     "say_verdict",
     "shown",
     "terminal_width",
+    "write_frame",
     "write_table",
 ]
 
@@ -53,6 +61,8 @@ FORMATS = ("table", "tsv", "csv", "json", "trec")
 TEXT_PRECISION: int | None = 4
 
 SubParsers = Any  # argparse._SubParsersAction, private in typeshed
+#: --correction's choices (irframe.stats.CORRECTIONS' names; tests/cli/test_options_shared.py)
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
 # --- options ------------------------------------------------------------------------------
@@ -196,7 +206,7 @@ def add_test_options(p: argparse.ArgumentParser, *, defaults: bool = True) -> No
     p.add_argument(
         "-c",
         "--correction",
-        choices=("holm", "bonferroni", "bh", "none"),
+        choices=CORRECTIONS,
         default="holm" if defaults else None,
         help="multiple-testing correction over all comparisons (default: holm)",
     )
@@ -473,6 +483,65 @@ def _add_precision(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="decimals of table/tsv/csv output (default: 4; json always keeps every digit)",
     )
+
+
+TABLE_FORMATS = ("table", "tsv", "csv", "json")
+
+
+def add_table_output(p: argparse.ArgumentParser, formats: Sequence[str] = TABLE_FORMATS) -> None:
+    """``-f/--format`` (one of ``formats``), ``-o/--output FILE`` and ``--precision``: the
+    output options of a subcommand that prints a table (:func:`write_frame` writes it)."""
+    from irframe.cli._report_output import add_output_option
+
+    p.add_argument(
+        "-f", "--format", choices=formats, help="output format (default: table on a terminal, else tsv)"
+    )
+    add_output_option(p)
+    _add_precision(p)
+
+
+def write_frame(
+    df: pl.DataFrame,
+    args: argparse.Namespace,
+    command: str,
+    renderers: Mapping[str, Callable[[], str]] | None = None,
+) -> None:
+    """``df`` as the format asked (:func:`add_table_output`'s options) to ``-o`` or standard
+    output: a report's own text for the formats in ``renderers`` (``"table"``,
+    ``"markdown"``, ``"html"``...), else the table as table/tsv/csv/json; any other format
+    (``-o x.html`` of a command without an HTML report) is refused."""
+    from irframe.cli._report_output import report_format, write_output
+
+    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
+    out = io.StringIO()
+    if renderers is not None and fmt in renderers:
+        _write(renderers[fmt](), out)
+    elif fmt in TABLE_FORMATS:
+        _emit(df, fmt, out, precision=args.precision)
+    else:
+        msg = f"irframe {command}: -f {fmt} is not a format of this command; use table, tsv, csv or json"
+        raise CliError(msg)
+    write_output(out.getvalue(), args.output)
+
+
+def add_bootstrap(p: argparse.ArgumentParser, n: int, help_text: str, *, level: bool = False) -> None:
+    """``--bootstrap N`` (default ``n``), with ``level``: ``--level``, then ``--seed``."""
+    p.add_argument("--bootstrap", type=int, default=n, metavar="N", help=help_text)
+    if level:
+        add_level(p)
+    p.add_argument("--seed", type=int, default=0)
+
+
+def add_level(p: argparse.ArgumentParser) -> None:
+    """``--level``: the confidence level of the intervals."""
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
+
+
+def action_usage(command: str, actions: Sequence[str]) -> int:
+    """A subcommand with actions called without one: the error naming them."""
+    names = f"{', '.join(actions[:-1])} or {actions[-1]}"
+    msg = f"irframe {command}: name an action: {names} (see irframe {command} --help)"
+    raise CliError(msg)
 
 
 def _emit(

@@ -45,11 +45,14 @@ if TYPE_CHECKING:
 __all__ = [
     "Columns",
     "Inputs",
+    "add_log_argument",
+    "add_memory_limit",
     "add_run_options",
     "asked_measures",
+    "named_runs",
     "read_inputs",
-    "refuse_duplicate_judgments",
     "run_sources",
+    "scan_log",
 ]
 
 RUN_FILES_ARE = ("systems", "one")
@@ -70,12 +73,46 @@ def add_run_options(p: argparse.ArgumentParser, *, memory: bool = False) -> None
         "(another column: --map COLUMN=relevance)",
     )
     if memory:
-        p.add_argument(
-            "--memory-limit",
-            metavar="SIZE",
-            help="evaluate out of core within SIZE (e.g. 2GB), bucket by bucket of whole queries "
-            "(irframe.evaluate_parquet); default: the runs are read into memory",
-        )
+        add_memory_limit(p, "evaluate", "irframe.evaluate_parquet", "the runs are")
+
+
+def add_memory_limit(
+    p: argparse.ArgumentParser, doing: str, note: str, inputs: str, *, whole: str = "queries"
+) -> None:
+    """``--memory-limit SIZE``: out of core, bucket by bucket of whole queries (or ``whole``)."""
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help=f"{doing} out of core within SIZE (e.g. 2GB), bucket by bucket of whole {whole} ({note}); "
+        f"default: {inputs} read into memory",
+    )
+
+
+# --- logs ---------------------------------------------------------------------------------
+def add_log_argument(p: argparse.ArgumentParser) -> None:
+    """The ``LOG`` positionals of ``irframe online`` and ``irframe clicks``."""
+    p.add_argument(
+        "log", metavar="LOG", nargs="+",
+        help="the impression log: parquet, CSV/TSV or JSON-lines files, quoted globs or directories "
+        "(one table)",
+    )  # fmt: skip
+
+
+def scan_log(paths: Sequence[str]) -> Any:
+    """The ``LOG`` arguments as one lazy table."""
+    from irframe.io import scan_table
+
+    return scan_table(list(paths) if len(paths) > 1 else paths[0])
+
+
+def named_runs(specs: Sequence[tuple[str, str]]) -> dict[str, Any] | None:
+    """``--run NAME=PATH`` (repeatable): each a TREC run or a table, by name; None without any."""
+    if not specs:
+        return None
+    from irframe.io import read_table, read_trec_run
+    from irframe.io.tables import detect_format
+
+    return {name: read_table(path) if detect_format(path) else read_trec_run(path) for name, path in specs}
 
 
 # --- columns ------------------------------------------------------------------------------
@@ -382,26 +419,3 @@ def refuse_swapped_tables(
         "The judgments come first: irframe eval QRELS RUN."
     )
     raise InvalidDataError(msg)
-
-
-def refuse_duplicate_judgments(qrels: pl.DataFrame, path: str) -> None:
-    """A document judged twice for one query: refused before anything is compared with it
-    (a snapshot check would otherwise report the query as regraded)."""
-    import polars as pl
-
-    from irframe.exceptions import DuplicateRowsError
-
-    keys = [c for c in ("query_id", "doc_id") if c in qrels.columns]
-    if len(keys) < 2 or qrels.height == 0:
-        return
-    dups = qrels.group_by(keys).len().filter(pl.col("len") > 1).sort(keys)
-    if dups.height == 0:
-        return
-    extra = int((dups.get_column("len") - 1).sum())
-    shown = ", ".join(str(tuple(r)) for r in dups.head(5).select(keys).iter_rows())
-    msg = (
-        f"the qrels {path} judge {dups.height} (query, document) pairs more than once ({extra} extra "
-        f"rows), e.g. {shown}; trec_eval refuses such qrels. Hint: keep one grade per (query, "
-        "document)."
-    )
-    raise DuplicateRowsError(msg)

@@ -7,20 +7,17 @@ tables are read as tables (parquet, CSV/TSV, JSON lines), a run as a TREC run or
 from __future__ import annotations
 
 import argparse
-import io
 import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from irframe.cli._common import SubParsers, _add_precision, _common, _default_format, _emit, _mapping
-from irframe.cli._report_output import add_output_option, report_format, write_output
-from irframe.exceptions import CliError, ColumnNotFoundError
+from irframe.cli._common import SubParsers, _common, _mapping, action_usage, add_table_output, write_frame
+from irframe.exceptions import ColumnNotFoundError
 
 __all__ = ["add_parser"]
 
-FORMATS = ("table", "tsv", "csv", "json")
 _TABLE = "(parquet, CSV/TSV or JSON lines)"
 
 
@@ -31,11 +28,7 @@ def _shared(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--preset", choices=("irframe", "trec_rag", "nuggetizer"), help="a column convention")
     p.add_argument("--per-query", action="store_true", help="one row per answer instead of the means")
-    p.add_argument(
-        "-f", "--format", choices=FORMATS, help="output format (default: table on a terminal, else tsv)"
-    )
-    add_output_option(p)
-    _add_precision(p)
+    add_table_output(p)
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -114,8 +107,7 @@ def _add_grounding(actions: Any) -> None:
 
 
 def _usage(_args: argparse.Namespace) -> int:
-    msg = "irframe answers: name an action: nuggets, support or grounding (see irframe answers --help)"
-    raise CliError(msg)
+    return action_usage("answers", ("nuggets", "support", "grounding"))
 
 
 def _table(path: str | None, args: argparse.Namespace) -> Any:
@@ -149,16 +141,6 @@ def _columns(args: argparse.Namespace) -> Any:
     return args.preset
 
 
-def _out(df: Any, args: argparse.Namespace) -> None:
-    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
-    if fmt not in FORMATS:
-        msg = f"irframe answers: -f {fmt} is not a format of this command; use table, tsv, csv or json"
-        raise CliError(msg)
-    out = io.StringIO()
-    _emit(df, fmt, out, precision=args.precision)
-    write_output(out.getvalue(), args.output)
-
-
 def cmd_nuggets(args: argparse.Namespace) -> int:
     """Run ``irframe answers nuggets``."""
     from irframe.answers import nugget_scores
@@ -169,7 +151,7 @@ def cmd_nuggets(args: argparse.Namespace) -> int:
             assignments, nuggets, per_query=args.per_query, columns=_columns(args), missing=args.missing,
             no_vital=args.no_vital, no_nuggets=args.no_nuggets,
         )  # fmt: skip
-    _out(out, args)
+    write_frame(out, args, "answers")
     return 0
 
 
@@ -182,7 +164,7 @@ def cmd_support(args: argparse.Namespace) -> int:
         out = support_scores(
             citations, sentences, per_query=args.per_query, columns=_columns(args), empty=args.empty
         )
-    _out(out, args)
+    write_frame(out, args, "answers")
     return 0
 
 
@@ -211,7 +193,7 @@ def cmd_grounding(args: argparse.Namespace) -> int:
         result = grounding(citations, runs, qrels, sentences, k=args.k, rel=args.rel, columns=_columns(args))
     if args.never_retrieved:
         write_table(result.never_retrieved, args.never_retrieved)
-    _out(result.per_query if args.per_query else result.means, args)
+    write_frame(result.per_query if args.per_query else result.means, args, "answers")
     n = result.never_retrieved.height
     if n:
         hint = "" if args.never_retrieved else " (list them with --never-retrieved FILE)"

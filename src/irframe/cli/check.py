@@ -181,7 +181,7 @@ def _baseline(path: str, mapping: dict[str, str], stdin: bytes | None) -> Any:
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """The frames check() takes (a snapshot baseline as a Snapshot), and the config table."""
-    from irframe.cli._inputs import Columns, refuse_duplicate_judgments
+    from irframe.cli._inputs import Columns
     from irframe.io.sniff import load, load_queries, load_runs
 
     config, _ = load_config(args.config, enabled=not args.no_config)
@@ -201,7 +201,6 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     run_map = columns.renames("run")
     queries_path = args.queries or config.get("queries")
     qrels = load(qrels_path, "qrels", columns.renames("qrels"), stdin)[0]
-    refuse_duplicate_judgments(qrels, qrels_path)  # before a snapshot sees them as regraded
     frames = {
         "qrels": qrels,
         "candidate": load_runs([cand_path], run_map, stdin),

@@ -8,58 +8,46 @@ on the logged clicks.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from irframe.cli._common import (
     SubParsers,
-    _add_precision,
     _common,
-    _default_format,
-    _emit,
     _mapping,
     _progress,
+    action_usage,
+    add_bootstrap,
+    add_table_output,
+    write_frame,
 )
-from irframe.cli._report_output import add_output_option, report_format, write_output
+from irframe.cli._inputs import add_log_argument, add_memory_limit, named_runs, scan_log
 from irframe.exceptions import ClickLogWarning, CliError
 
 __all__ = ["add_parser"]
 
-FORMATS = ("table", "tsv", "csv", "json")
 _ROLES = {
     "impression_id": "impression_col", "query_id": "query_col", "doc_id": "doc_col",
     "position": "position_col", "clicked": "clicked_col",
 }  # fmt: skip
-_LOG_HELP = (
-    "the impression log: parquet, CSV/TSV or JSON-lines files, quoted globs or directories (one table)"
-)
 
 
 def _shared(p: argparse.ArgumentParser) -> None:
-    p.add_argument("log", metavar="LOG", nargs="+", help=_LOG_HELP)
+    add_log_argument(p)
     p.add_argument(
         "--map", type=_mapping, action="append", default=[], metavar="ROLE=COLUMN",
         help="the log's column for a role (impression_id, query_id, doc_id, position, clicked), e.g. "
         "--map position=rank (repeatable)",
     )  # fmt: skip
     p.add_argument("--max-position", type=int, metavar="K", help="leave out rows below position K (counted)")
-    p.add_argument(
-        "-f", "--format", choices=FORMATS, help="output format (default: table on a terminal, else tsv)"
-    )
-    add_output_option(p)
-    _add_precision(p)
+    add_table_output(p)
 
 
 def _memory(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        help="read the log out of core within SIZE (e.g. 2GB), bucket by bucket of whole queries (the "
-        "same numbers); default: the log is read into memory",
-    )
+    add_memory_limit(p, "read the log", "the same numbers", "the log is")
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -77,9 +65,7 @@ def add_parser(sub: SubParsers) -> None:
     _shared(b)
     _memory(b)
     b.add_argument("--method", choices=("pivot", "adjacent", "allpairs", "em", "ctr"), default="pivot")
-    b.add_argument("--bootstrap", type=int, default=200, metavar="N", help="bootstrap resamples (0: none)")
-    b.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
-    b.add_argument("--seed", type=int, default=0)
+    add_bootstrap(b, 200, "bootstrap resamples (0: none)", level=True)
     b.set_defaults(func=cmd_bias)
     j = actions.add_parser(
         "judgments", parents=[_common()], help="a qrels table from a click model",
@@ -139,21 +125,12 @@ def _add_counterfactual(actions: Any) -> None:
         "--estimator", choices=("ips", "sips", "iips", "rips", "snsips", "sniips", "snrips"), default="ips"
     )
     c.add_argument("--per-query", action="store_true", help="one row per (system, query)")
-    c.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples (0: none)")
-    c.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
-    c.add_argument("--seed", type=int, default=0)
+    add_bootstrap(c, 1000, "bootstrap resamples (0: none)", level=True)
     c.set_defaults(func=cmd_counterfactual)
 
 
 def _usage() -> int:
-    msg = "irframe clicks: name an action: bias, judgments or counterfactual (see irframe clicks --help)"
-    raise CliError(msg)
-
-
-def _log(paths: Sequence[str]) -> Any:
-    from irframe.io import scan_table
-
-    return scan_table(list(paths) if len(paths) > 1 else paths[0])
+    return action_usage("clicks", ("bias", "judgments", "counterfactual"))
 
 
 def _columns(args: argparse.Namespace) -> dict[str, Any]:
@@ -166,17 +143,12 @@ def _columns(args: argparse.Namespace) -> dict[str, Any]:
     return out | {"max_position": args.max_position}
 
 
-def _output(df: Any, args: argparse.Namespace) -> None:
-    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
-    if fmt not in FORMATS:
-        msg = f"irframe clicks: -f {fmt} is not a format of this command; use table, tsv, csv or json"
-        raise CliError(msg)
-    out = io.StringIO()
-    _emit(df, fmt, out, precision=args.precision)
-    write_output(out.getvalue(), args.output)
-
-
-def _warnings(seen: list[warnings.WarningMessage], quiet: bool) -> None:
+@contextmanager
+def _running(label: str, quiet: bool) -> Iterator[None]:
+    """A progress note on a terminal; the log's warnings on stderr (none with ``--quiet``)."""
+    with _progress(label, enabled=sys.stderr.isatty()), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ClickLogWarning)
+        yield
     for w in seen:
         if not quiet:
             sys.stderr.write(f"irframe: warning: {w.message}\n")
@@ -186,14 +158,12 @@ def cmd_bias(args: argparse.Namespace) -> int:
     """Run ``irframe clicks bias``."""
     from irframe import clicks
 
-    with _progress("clicks bias", enabled=sys.stderr.isatty()), warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always", ClickLogWarning)
+    with _running("clicks bias", args.quiet):
         out = clicks.position_bias(
-            _log(args.log), args.method, n_bootstrap=args.bootstrap, ci=args.level, seed=args.seed,
+            scan_log(args.log), args.method, n_bootstrap=args.bootstrap, ci=args.level, seed=args.seed,
             memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
-    _warnings(seen, args.quiet)
-    _output(out.collect(), args)
+    write_frame(out.collect(), args, f"clicks {args.action}")
     return 0
 
 
@@ -201,43 +171,27 @@ def cmd_judgments(args: argparse.Namespace) -> int:
     """Run ``irframe clicks judgments``."""
     from irframe import clicks
 
-    with (
-        _progress("clicks judgments", enabled=sys.stderr.isatty()),
-        warnings.catch_warnings(record=True) as seen,
-    ):
-        warnings.simplefilter("always", ClickLogWarning)
+    with _running("clicks judgments", args.quiet):
         out = clicks.click_judgments(
-            _log(args.log), args.model, prior=tuple(args.prior), iterations=args.iterations,
+            scan_log(args.log), args.model, prior=tuple(args.prior), iterations=args.iterations,
             min_impressions=args.min_impressions, coec_expected=args.coec_expected,
             memory_limit=args.memory_limit, **_columns(args),
         )  # fmt: skip
-    _warnings(seen, args.quiet)
-    _output(out.collect(), args)
+    write_frame(out.collect(), args, f"clicks {args.action}")
     return 0
-
-
-def _runs(specs: Sequence[tuple[str, str]]) -> dict[str, Any] | None:
-    if not specs:
-        return None
-    from irframe.io import read_table, read_trec_run
-    from irframe.io.tables import detect_format
-
-    return {name: read_table(path) if detect_format(path) else read_trec_run(path) for name, path in specs}
 
 
 def cmd_counterfactual(args: argparse.Namespace) -> int:
     """Run ``irframe clicks counterfactual``."""
     from irframe import clicks
 
-    log, columns, runs = _log(args.log), _columns(args), _runs(args.run)
+    log, columns, runs = scan_log(args.log), _columns(args), named_runs(args.run)
     if args.estimator == "ips" and runs is None:
         msg = (
             "irframe clicks counterfactual: name the new ranking(s) with --run NAME=PATH (or use --estimator)"
         )
         raise CliError(msg)
-    label = "clicks counterfactual"
-    with _progress(label, enabled=sys.stderr.isatty()), warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always", ClickLogWarning)
+    with _running("clicks counterfactual", args.quiet):
         theta = None
         if args.estimator == "ips":
             theta = _propensities(args, log, columns)
@@ -246,8 +200,7 @@ def cmd_counterfactual(args: argparse.Namespace) -> int:
             estimator=args.estimator, per_query=args.per_query, n_bootstrap=args.bootstrap, ci=args.level,
             seed=args.seed, memory_limit=args.memory_limit, **columns,
         )  # fmt: skip
-    _warnings(seen, args.quiet)
-    _output(out.collect(), args)
+    write_frame(out.collect(), args, f"clicks {args.action}")
     return 0
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
-import sys
 from typing import Any
 
 from irframe.cli._common import (
@@ -16,16 +14,14 @@ from irframe.cli._common import (
     _add_precision,
     _add_queries,
     _common,
-    _default_format,
-    _emit,
     _number,
     _progress,
-    _write,
     add_test_options,
     markers_encodable,
+    write_frame,
 )
 from irframe.cli._inputs import add_run_options, read_inputs
-from irframe.cli._report_output import add_output_option, report_format, write_output
+from irframe.cli._report_output import add_output_option
 from irframe.exceptions import CliError
 
 __all__ = ["COMPARE_FORMATS", "add_parser", "cmd_compare"]
@@ -133,16 +129,9 @@ def _compare_values(args: argparse.Namespace) -> int:
 
 
 def _render(report: Any, args: argparse.Namespace) -> None:
-    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
-    out = io.StringIO()  # (the report's text and markdown carry the gain note themselves)
-    if fmt == "table":
-        _write(report.to_text(ascii=args.output is None and not markers_encodable()), out)
-    elif fmt == "markdown":
-        _write(report.to_markdown(), out)
-    elif fmt == "latex":
-        _write(report.to_latex(), out)
-    elif fmt == "html":
-        _write(report.html_page(), out)
-    else:
-        _emit(report.table, fmt, out, precision=args.precision)
-    write_output(out.getvalue(), args.output)
+    # (the report's text and markdown carry the gain note themselves)
+    renderers = {
+        "table": lambda: report.to_text(ascii=args.output is None and not markers_encodable()),
+        "markdown": report.to_markdown, "latex": report.to_latex, "html": report.html_page,
+    }  # fmt: skip
+    write_frame(report.table, args, "compare", renderers)

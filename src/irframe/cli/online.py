@@ -8,37 +8,34 @@ report, not a gate: it exits 0 whatever it finds, unless ``--fail-on`` names wha
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 from irframe.cli._common import (
+    CORRECTIONS,
     SubParsers,
-    _add_precision,
     _common,
-    _default_format,
-    _emit,
     _mapping,
     _number,
     _progress,
-    _write,
+    action_usage,
+    add_bootstrap,
+    add_level,
+    add_table_output,
+    write_frame,
 )
 from irframe.cli._exit import Exit
-from irframe.cli._report_output import add_output_option, report_format, write_output
-from irframe.exceptions import CliError, SampleRatioMismatchWarning
+from irframe.cli._inputs import add_log_argument, add_memory_limit, named_runs, scan_log
+from irframe.exceptions import SampleRatioMismatchWarning
 
 __all__ = ["add_parser"]
 
 FORMATS = ("table", "tsv", "csv", "json", "markdown", "html")
-_LOG_HELP = (
-    "the impression log: parquet, CSV/TSV or JSON-lines files, quoted globs or directories (one table)"
-)
 
 
 def _shared(p: argparse.ArgumentParser, *, unit: bool = True) -> None:
-    p.add_argument("log", metavar="LOG", nargs="+", help=_LOG_HELP)
+    add_log_argument(p)
     if unit:
         p.add_argument(
             "--unit", default="user_id", metavar="COLUMN", help="randomization unit (default: user_id)"
@@ -52,12 +49,11 @@ def _shared(p: argparse.ArgumentParser, *, unit: bool = True) -> None:
         "--map", type=_mapping, action="append", default=[], metavar="ROLE=COLUMN",
         help="the log's column for a role, e.g. --map query_id=qid --map dwell=dwell_s (repeatable)",
     )  # fmt: skip
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
-    p.add_argument(
-        "-f", "--format", choices=FORMATS, help="output format (default: table on a terminal, else tsv)"
+    add_level(p)
+    add_memory_limit(
+        p, "read the log", "the same numbers", "the log is", whole="impressions, sessions or queries"
     )
-    add_output_option(p)
-    _add_precision(p)
+    add_table_output(p, FORMATS)
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -75,8 +71,7 @@ def add_parser(sub: SubParsers) -> None:
     )  # fmt: skip
     _shared(m)
     m.add_argument("--variance", choices=("delta", "bootstrap"), default="delta")
-    m.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="cluster bootstrap resamples")
-    m.add_argument("--seed", type=int, default=0)
+    add_bootstrap(m, 1000, "cluster bootstrap resamples")
     m.set_defaults(func=cmd_metrics)
     c = actions.add_parser(
         "compare", parents=[_common()], help="an A/B test: each arm against the control",
@@ -90,7 +85,7 @@ def add_parser(sub: SubParsers) -> None:
     _shared(c)
     c.add_argument("--arm", default="arm", metavar="COLUMN", help="the arm column (default: arm)")
     c.add_argument("--control", required=True, metavar="ARM", help="the control arm's value")
-    c.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm")
+    c.add_argument("--correction", choices=CORRECTIONS, default="holm")
     c.add_argument("--expected-split", type=_split, action="append", default=[], metavar="ARM=SHARE",
                    help="designed share of units per arm (repeatable; default: equal)")  # fmt: skip
     c.add_argument(
@@ -118,15 +113,13 @@ def _add_interleaving(actions: Any) -> None:
     i.add_argument("--method", choices=("team_draft", "balanced", "probabilistic"), default="team_draft")
     i.add_argument("--per", choices=("query", "impression"), default="query")
     i.add_argument("--tau", type=_number, default=3.0, help="probabilistic: softmax exponent (default 3)")
-    i.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm")
-    i.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples")
-    i.add_argument("--seed", type=int, default=0)
+    i.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    add_bootstrap(i, 1000, "bootstrap resamples")
     i.set_defaults(func=cmd_interleaving)
 
 
 def _usage(p: argparse.ArgumentParser) -> int:
-    msg = "irframe online: name an action: metrics, compare or interleaving (see irframe online --help)"
-    raise CliError(msg)
+    return action_usage("online", ("metrics", "compare", "interleaving"))
 
 
 def _split(text: str) -> tuple[str, float]:
@@ -138,12 +131,6 @@ def _split(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(msg) from None
 
 
-def _log(paths: Sequence[str]) -> Any:
-    from irframe.io import scan_table
-
-    return scan_table(list(paths) if len(paths) > 1 else paths[0])
-
-
 def _columns(args: argparse.Namespace) -> dict[str, str]:
     return dict(args.map)
 
@@ -152,41 +139,23 @@ def _metrics(args: argparse.Namespace) -> list[str]:
     return args.metric or ["CTR@3", "Abandonment", "RRFirstClick"]
 
 
-def _table_out(df: Any, args: argparse.Namespace) -> None:
-    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
-    if fmt in ("markdown", "html"):
-        msg = f"irframe online metrics: -f {fmt} is a report format; use table, tsv, csv or json"
-        raise CliError(msg)
-    out = io.StringIO()
-    _emit(df, fmt, out, precision=args.precision)
-    write_output(out.getvalue(), args.output)
-
-
 def cmd_metrics(args: argparse.Namespace) -> int:
     """Run ``irframe online metrics``."""
     from irframe import online
 
     with _progress("online metrics", enabled=sys.stderr.isatty()):
         out = online.metrics(
-            _log(args.log), _metrics(args), unit=args.unit, by=args.by or None, variance=args.variance,
+            scan_log(args.log), _metrics(args), unit=args.unit, by=args.by or None, variance=args.variance,
             level=args.level, n_bootstrap=args.bootstrap, seed=args.seed, columns=_columns(args),
+            memory_limit=args.memory_limit,
         )  # fmt: skip
-    _table_out(out.collect(), args)
+    write_frame(out.collect(), args, "online metrics")
     return 0
 
 
 def _render(report: Any, table: Any, args: argparse.Namespace) -> None:
-    fmt = report_format(args.format, args.output, _default_format(sys.stdout))
-    out = io.StringIO()
-    if fmt == "table":
-        _write(report.to_text(), out)
-    elif fmt == "markdown":
-        _write(report.to_markdown(), out)
-    elif fmt == "html":
-        _write(report.html_page(), out)
-    else:
-        _emit(table, fmt, out, precision=args.precision)
-    write_output(out.getvalue(), args.output)
+    renderers = {"table": report.to_text, "markdown": report.to_markdown, "html": report.html_page}
+    write_frame(table, args, f"online {args.action}", renderers)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -201,10 +170,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ):
         warnings.simplefilter("always", SampleRatioMismatchWarning)
         report = online.compare_report(
-            _log(args.log), _metrics(args), arm=args.arm, control=args.control, unit=args.unit,
+            scan_log(args.log), _metrics(args), arm=args.arm, control=args.control, unit=args.unit,
             by=args.by or None, level=args.level, correction=args.correction,
             expected_split=dict(args.expected_split) or None, srm_alpha=args.srm_alpha,
-            columns=_columns(args),
+            columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     for w in seen:  # the mismatch is printed on stderr (the report says it too)
         sys.stderr.write(f"irframe: warning: {w.message}\n")
@@ -216,24 +185,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return Exit.FAILED if failed else Exit.OK
 
 
-def _runs(specs: Sequence[tuple[str, str]]) -> dict[str, Any] | None:
-    if not specs:
-        return None
-    from irframe.io import read_table, read_trec_run
-    from irframe.io.tables import detect_format
-
-    return {name: read_table(path) if detect_format(path) else read_trec_run(path) for name, path in specs}
-
-
 def cmd_interleaving(args: argparse.Namespace) -> int:
     """Run ``irframe online interleaving``."""
     from irframe import online
 
     with _progress("online interleaving", enabled=sys.stderr.isatty()):
         res = online.interleaving(
-            _log(args.log), runs=_runs(args.run), systems=args.systems, method=args.method, per=args.per,
-            tau=args.tau, level=args.level, n_bootstrap=args.bootstrap, seed=args.seed,
-            correction=args.correction, columns=_columns(args),
+            scan_log(args.log), runs=named_runs(args.run), systems=args.systems, method=args.method,
+            per=args.per, tau=args.tau, level=args.level, n_bootstrap=args.bootstrap, seed=args.seed,
+            correction=args.correction, columns=_columns(args), memory_limit=args.memory_limit,
         )  # fmt: skip
     _render(res, res.pairs, args)
     return 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from irframe.cli._common import (
+    CORRECTIONS,
     CliError,
     SubParsers,
     _add_map,
@@ -67,7 +68,7 @@ def add_parser(sub: SubParsers) -> None:
         "[tool.irframe.check], its measures x (overall + the segments of its by), else 1)",
     )  # fmt: skip
     p.add_argument(
-        "--correction", choices=("holm", "bonferroni", "bh", "none"),
+        "--correction", choices=CORRECTIONS,
         help="the gate's correction (default: from [tool.irframe.check], else holm)",
     )  # fmt: skip
     p.add_argument("--power", type=float, default=0.8, help="the power wanted (default: 0.8)")

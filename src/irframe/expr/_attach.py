@@ -168,7 +168,7 @@ def attach(
     )
     out = _join(lf, graded.rename({K.REL: grade}), [(query, cols[0]), (doc, cols[1])])
     out = _join(out, _constants(graded, pairs, cols[0], judgments), [(query, cols[0])])
-    if origin.kind != "polars-lazy":  # (the streaming engine took 1.6x as long for these joins)
+    if origin.kind != "polars-lazy":  # (the streaming engine is slower here: decisions.md, expr-list-agg)
         return from_lazy(out.collect(engine="in-memory"), origin)  # type: ignore[no-any-return]
     return out  # type: ignore[return-value]
 

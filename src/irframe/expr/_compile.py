@@ -310,7 +310,7 @@ def compile_list(measures: Sequence[tuple[str, Measure]], *, attached: bool) -> 
         judged = ctx.judged()
         finals = [pl.when(judged).then(ctx.value(m)).otherwise(None).alias(label) for label, m in measures]
         # each value its own list.agg over the list (a struct of aggregations in ONE list.agg
-        # took 2.7x as long: 215 against 80 ms for the 5 measures' values at 1e6 rows)
+        # is slower: benchmarks/results/decisions.md, expr-list-agg)
         first = pl.struct([pl.element().list.agg(e).alias(k) for k, e in ctx.leaves.items()]).first()
         out = (tuple(label for label, _ in measures), first, pl.struct(finals).first())
         if len(memo) >= _MEMO_SIZE:

@@ -52,7 +52,7 @@ _SYS, _SCORE, _KEY, _CHECK, _POS = (f"__fuse_{c}" for c in ("sys", "score", "key
 _SETTING = "__fuse_setting"
 # The engine a fused run is computed on: in memory, each document's scores are summed in
 # the runs' order, every call alike (polars' default engine changed the last bit of
-# fused scores from one call to the next), and the tuning grid ran ~6x faster
+# fused scores from one call to the next), and the tuning grid ran faster (decisions.md, fusion-engine)
 ENGINE: Literal["in-memory"] = "in-memory"
 
 
@@ -707,8 +707,8 @@ def tune(
     inp = _stack(runs, opts, base, system_col, where)
     df, systems = _collected(inp, base, where)
     settings = _settings(method, base, grid, systems, where)
-    # each setting's plan collected on its own (the 66 plans of three runs as one
-    # concatenated query took ~6x as long on the golden set)
+    # each setting's plan collected on its own (faster than one concatenated query:
+    # benchmarks/results/decisions.md, fusion-engine)
     fused = pl.concat(
         _fused(df, inp, s[2], len(systems)).with_columns(pl.lit(i).alias(_SETTING)).collect(engine=ENGINE)
         for i, s in enumerate(settings)

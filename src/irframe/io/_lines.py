@@ -29,17 +29,16 @@ __all__ = [
 
 LINE_LIMIT = 2**20
 """Longest line accepted, in bytes (1 MiB): a TREC line is a few dozen bytes."""
-# Bytes per batch.  Reading MS MARCO dev's run (24 MB) in-process, median of 7: 2 MiB
-# 0.256 s, 4 MiB 0.217 s, 8 MiB 0.214 s (each batch is one polars read_csv call, with its
-# fixed cost).  The CLI's peak RSS there and at 7e5 lines (7 fresh processes each) did not
-# move (273 vs 276 MB, 316 vs 317 MB): the evaluation's peak is above the reader's.
+# Bytes per batch: each batch is one polars read_csv call, with its fixed cost; larger
+# batches did not move the CLI's peak RSS (the evaluation's peak is above the reader's:
+# benchmarks/results/decisions.md, trec-reader-batches).
 _BATCH_BYTES = 4 * 2**20
 _SHOWN_CHARS = 1000
 _BOM = b"\xef\xbb\xbf"
 # bytes no text file holds: NUL and the C0 controls that are not whitespace
 _BAD = bytes([*range(0x09), *range(0x0E, 0x20)])
 # what bytes.translate deletes to leave the line ends and the bad bytes (numpy would cost
-# its import, 0.2 s and 14 MB, for a count that translate does at ~1 GB/s)
+# its import for a count that translate does fast: benchmarks/results/decisions.md, lazy-imports)
 _NOT_COUNTED = bytes(b for b in range(256) if b != 0x0A and b not in _BAD)
 
 

@@ -160,7 +160,7 @@ def _any_two_readings(out: pl.DataFrame, layout: Layout) -> bool:
 
 def _line_starts(data: bytes, *, blank_heavy: bool) -> np.ndarray:
     """Start offsets of the lines of ``data`` that are not empty (``blank_heavy``: not blank)."""
-    import numpy as np  # the general path only: the fast path spares its import (0.2 s, 14 MB)
+    import numpy as np  # the general path only: the fast path spares its import (decisions.md, lazy-imports)
 
     arr = np.frombuffer(data, dtype=np.uint8)
     newline = arr == 0x0A
@@ -187,7 +187,7 @@ def _line_array(data: bytes, *, blank_heavy: bool) -> tuple[pl.Series, np.ndarra
     the patterns ignore).  A file of newlines thus costs no row at all.
     """
     import numpy as np
-    import pyarrow as pa  # only here: importing it costs ~40 MB of RSS and ~0.1 s
+    import pyarrow as pa  # only here: its import costs memory and time (decisions.md, lazy-imports)
 
     starts = _line_starts(data, blank_heavy=blank_heavy)
     offsets = np.append(starts, len(data)).astype(np.int64)

@@ -304,7 +304,7 @@ def parse_measure(measure: str | Measure) -> Measure:
 
 
 # Parsed strings, memoised per state of the registry (a Measure is an immutable value):
-# parsing 'nDCG(gain=linear)@10' costs ~0.1 ms, as much as evaluating a few hundred rows.
+# parsing costs as much as evaluating a few hundred rows (decisions.md, measure-parse-memo).
 _MEMO_SIZE = 4096
 _parsed: Callable[[], dict[str, Measure]] = per_registry(dict)
 

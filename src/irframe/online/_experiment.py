@@ -3,24 +3,38 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 import polars as pl
 
+from irframe._distributions import t_quantile
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import ab_html, ab_markdown, ab_text
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
-from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, read_online_log, to_caller
+from irframe.functions import options_of
+from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
 from irframe.online._metrics import OnlineMetric, parse_metrics
-from irframe.online._stats import delta_columns, ratio_bootstrap, srm_p_value, t_quantile, welch_row
+from irframe.online._outofcore import online_log
+from irframe.online._stats import (
+    FloatArray,
+    delta_columns,
+    ratio_bootstrap,
+    ratio_bootstrap_columns,
+    srm_p_value,
+    welch_row,
+)
 from irframe.online._tables import Tables, group_tables
 from irframe.stats import CORRECTIONS, adjust_p_values
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["ABReport", "compare", "compare_report", "metrics"]
 
@@ -29,6 +43,12 @@ _OUT = ("value", "se", "ci_low", "ci_high", "n_units", "n_impressions", "numerat
 
 def _needs(ms: Sequence[OnlineMetric]) -> list[str]:
     return list(dict.fromkeys(r for m in ms for r in m.needs))
+
+
+def _bucket_key(ms: Sequence[OnlineMetric]) -> str:
+    """Out of core, the role whose buckets keep what the metrics read whole."""
+    sessions = any(m.family in ("Reformulation", "SuccessfulSession") for m in ms)
+    return "session_id" if sessions else "impression_id"
 
 
 def metrics(
@@ -42,6 +62,9 @@ def metrics(
     n_bootstrap: int = 1000,
     seed: int | None = 0,
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Online search metrics from an impression log, per group, with the unit's variance.
 
@@ -74,6 +97,13 @@ def metrics(
         The cluster bootstrap's resamples and seed.
     columns : mapping, optional
         The log's column names by role, e.g. ``{"query_id": "qid", "dwell": "dwell_s"}``.
+    memory_limit, buckets, tmp_dir
+        Out of core: the log (a frame, a scan, or parquet files, a glob, a directory) is
+        written once into hash buckets of its impression id (of its session id for the
+        session metrics), under ``memory_limit`` (e.g. ``"2GB"``) or into ``buckets``
+        buckets, in ``tmp_dir``; each bucket is checked and summed per unit in turn, the
+        sums added: the same numbers as in memory (see :mod:`irframe.online._outofcore`).
+
 
     Returns
     -------
@@ -103,8 +133,11 @@ def metrics(
     level = check_level(level, "level", where)
     if variance not in ("delta", "bootstrap"):
         raise InvalidParameterError.for_value("variance", where, "'delta' or 'bootstrap'", variance)
-    olog = read_online_log(log, where=where, unit=unit, by=by, need=_needs(ms), columns=columns, check=False)
-    tables = group_tables(olog, ms, olog.by)
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, olog.by)
     stats = tables.stats.with_columns(delta_columns())
     if variance == "delta":
         stats = _t_intervals(stats, level)
@@ -135,16 +168,26 @@ def _bootstrap(
     n_boot: int,
     seed: int | None,
 ) -> pl.DataFrame:
-    if any(m.family == "PositionCTR" for m in ms):
-        msg = "irframe.online.metrics: variance='bootstrap' is not available for PositionCTR; use 'delta'."
-        raise InvalidParameterError(msg)
+    """The cluster bootstrap: per group, ``n_boot`` resamples of its units (the same draws for
+    every metric of the group, and for PositionCTR's positions, from the seed)."""
     key = {str(m): m.key for m in ms}
     se, lo, hi = [], [], []
-    parts = tables.units.partition_by(list(groups), as_dict=True) if groups else {(): tables.units}
+    units = tables.units.sort(UNIT)  # (the draws index the units: one order, whatever the group_by's)
+    parts = units.partition_by(list(groups), as_dict=True) if groups else {(): units}
+    position_draws: dict[tuple[Any, ...], FloatArray] = {}
+    positions = sorted(stats[POSITION].drop_nulls().unique().to_list())
     for row in stats.iter_rows(named=True):
-        part = parts[tuple(row[g] for g in groups)]
-        k = key[row["metric"]]
-        draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
+        group = tuple(row[g] for g in groups)
+        part = parts[group]
+        if row["metric"] == "PositionCTR":
+            if group not in position_draws:
+                assert tables.positions is not None
+                rows = tables.positions.join(part.select(*groups, UNIT), on=[*groups, UNIT], nulls_equal=True)
+                position_draws[group] = _position_draws(rows, part, positions, n_boot=n_boot, seed=seed)
+            draws = position_draws[group][:, positions.index(row[POSITION])]
+        else:
+            k = key[row["metric"]]
+            draws = ratio_bootstrap(part[f"_num_{k}"].to_numpy(), part[f"_den_{k}"].to_numpy(), n_boot, seed)
         ok = draws[np.isfinite(draws)]
         se.append(float(ok.std(ddof=1)) if ok.size > 1 else math.nan)
         tail = (1 - level) / 2
@@ -156,7 +199,26 @@ def _bootstrap(
     )  # fmt: skip
 
 
-def compare(
+def _position_draws(
+    rows: pl.DataFrame, units: pl.DataFrame, positions: list[Any], *, n_boot: int, seed: int | None
+) -> FloatArray:
+    """PositionCTR's bootstrap ratios of one group (``rows``: its sums per (unit, position);
+    ``units``: its unit table): the units x positions sums (0 where a unit never saw a
+    position), resampled by unit with one draw set for every position."""
+    index = units.select(UNIT).with_row_index("_r")
+    cells = rows.join(index, on=UNIT, how="inner").with_columns(
+        pl.col(POSITION)
+        .replace_strict({p: i for i, p in enumerate(positions)}, return_dtype=pl.Int64)
+        .alias("_c")
+    )
+    r, c = cells["_r"].to_numpy(), cells["_c"].to_numpy()
+    x, y = np.zeros((units.height, len(positions))), np.zeros((units.height, len(positions)))
+    np.add.at(x, (r, c), cells["_num_PositionCTR"].to_numpy())
+    np.add.at(y, (r, c), cells["_den_PositionCTR"].to_numpy())
+    return ratio_bootstrap_columns(x, y, n_boot, seed)
+
+
+def _ab_table(
     log: Any,
     metrics: str | Sequence[str],
     *,
@@ -169,7 +231,66 @@ def compare(
     expected_split: Mapping[Any, float] | None = None,
     srm_alpha: float = 0.001,
     columns: Mapping[str, str] | None = None,
-) -> Any:
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
+) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
+    """compare's table (polars), the log read, and the facts its report prints: the one list
+    of :func:`compare`'s keyword options, which it and :func:`compare_report` show."""
+    where = "irframe.online.compare"
+    ms = parse_metrics(metrics, where)
+    level = check_level(level, "level", where)
+    if not isinstance(correction, str) or correction.lower() not in CORRECTIONS:
+        raise InvalidParameterError.for_value(
+            "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
+        )
+    with online_log(
+        log, key=_bucket_key(ms), memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False,
+    ) as olog:  # fmt: skip
+        tables = group_tables(olog, ms, [*olog.by, ARM])
+    arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
+    if control not in arms:
+        msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
+        raise InvalidParameterError(msg)
+    stats = tables.stats.with_columns(delta_columns())
+    srm = _srm(tables.units, olog.by, arms=arms, expected=expected_split, alpha=srm_alpha, where=where)
+    out = _comparisons(stats, olog.by, control, level)
+    out = (
+        out.join(srm, on=list(olog.by), how="left", nulls_equal=True)
+        if olog.by
+        else out.with_columns(srm_p_value=srm["srm_p_value"][0])
+    )
+    p_adj = adjust_p_values(out["p_value"].to_numpy(), correction)
+    out = out.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
+    out = out.with_columns((pl.col("p_adjusted") < 1 - level).alias("significant"))
+    cols = [*olog.by, "metric", POSITION, "arm", *_COMPARE_COLS]
+    facts = {"control": str(control), "unit": unit, "correction": CORRECTIONS[correction.lower()],
+             "level": level, "srm_alpha": srm_alpha, "notes": list(tables.notes)}  # fmt: skip
+    return out.select(cols), olog, facts
+
+
+class ABOptions(TypedDict, total=False):
+    """The keyword options of :func:`compare` and :func:`compare_report` (their one list is
+    ``_ab_table``'s signature, which both show: :func:`irframe.functions.options_of`), for
+    the type checkers; ``tests/meta/test_signatures.py`` keeps them equal."""
+
+    arm: str
+    control: Any
+    unit: str
+    by: str | Sequence[str] | None
+    level: float
+    correction: str
+    expected_split: Mapping[Any, float] | None
+    srm_alpha: float
+    columns: Mapping[str, str] | None
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+@options_of(_ab_table)
+def compare(log: Any, metrics: str | Sequence[str], **options: Unpack[ABOptions]) -> Any:
     """An A/B test on an impression log: each arm against the control, per metric.
 
     The numbers are tea-tasting's ``RatioOfMeans`` defaults on the table of per-unit sums
@@ -209,6 +330,9 @@ def compare(
     srm_alpha : float, default 0.001
     columns : mapping, optional
         The log's column names by role.
+    memory_limit, buckets, tmp_dir
+        Out of core (or the partitions of a Spark log), as :func:`metrics`: the same numbers
+        as in memory.
 
     Returns
     -------
@@ -233,58 +357,8 @@ def compare(
     >>> out.select("arm", "control_value", "treatment_value", "diff").rows()
     [('B', 0.75, 0.75, 0.0)]
     """
-    out, olog, _ = _ab_table(
-        log, metrics, arm=arm, control=control, unit=unit, by=by, level=level, correction=correction,
-        expected_split=expected_split, srm_alpha=srm_alpha, columns=columns,
-    )  # fmt: skip
+    out, olog, _ = _ab_table(log, metrics, **options)
     return to_caller(out, olog)
-
-
-def _ab_table(
-    log: Any,
-    metrics: str | Sequence[str],
-    *,
-    arm: str = "arm",
-    control: Any = None,
-    unit: str = "user_id",
-    by: str | Sequence[str] | None = None,
-    level: float = 0.95,
-    correction: str = "holm",
-    expected_split: Mapping[Any, float] | None = None,
-    srm_alpha: float = 0.001,
-    columns: Mapping[str, str] | None = None,
-) -> tuple[pl.DataFrame, OnlineLog, dict[str, Any]]:
-    """compare's table (polars), the log read, and the facts its report prints."""
-    where = "irframe.online.compare"
-    ms = parse_metrics(metrics, where)
-    level = check_level(level, "level", where)
-    if not isinstance(correction, str) or correction.lower() not in CORRECTIONS:
-        raise InvalidParameterError.for_value(
-            "correction", where, f"one of {sorted(set(CORRECTIONS.values()))}", correction
-        )
-    olog = read_online_log(
-        log, where=where, unit=unit, arm=arm, by=by, need=_needs(ms), columns=columns, check=False
-    )
-    tables = group_tables(olog, ms, [*olog.by, ARM])
-    arms = check_arms(tables.units.select(ARM, UNIT).unique(), arm, where)
-    if control not in arms:
-        msg = f"{where}: control={control!r} is not a value of the arm column {arm!r}; name one of {arms}."
-        raise InvalidParameterError(msg)
-    stats = tables.stats.with_columns(delta_columns())
-    srm = _srm(tables.units, olog.by, arms=arms, expected=expected_split, alpha=srm_alpha, where=where)
-    out = _comparisons(stats, olog.by, control, level)
-    out = (
-        out.join(srm, on=list(olog.by), how="left", nulls_equal=True)
-        if olog.by
-        else out.with_columns(srm_p_value=srm["srm_p_value"][0])
-    )
-    p_adj = adjust_p_values(out["p_value"].to_numpy(), correction)
-    out = out.with_columns(pl.Series("p_adjusted", p_adj, dtype=pl.Float64))
-    out = out.with_columns((pl.col("p_adjusted") < 1 - level).alias("significant"))
-    cols = [*olog.by, "metric", POSITION, "arm", *_COMPARE_COLS]
-    facts = {"control": str(control), "unit": unit, "correction": CORRECTIONS[correction.lower()],
-             "level": level, "srm_alpha": srm_alpha, "notes": list(tables.notes)}  # fmt: skip
-    return out.select(cols), olog, facts
 
 
 @dataclass(frozen=True)
@@ -322,7 +396,8 @@ class ABReport:
         return self.to_text()
 
 
-def compare_report(log: Any, metrics: str | Sequence[str], **options: Any) -> ABReport:
+@options_of(_ab_table)
+def compare_report(log: Any, metrics: str | Sequence[str], **options: Unpack[ABOptions]) -> ABReport:
     """:func:`compare` as a report: the same keywords, the table and its text, Markdown and HTML.
 
     It is a report, not a gate: nothing in it raises on the result.

@@ -28,12 +28,17 @@ import polars as pl
 from irframe._input.frames import from_lazy
 from irframe._input.params import check_seed
 from irframe.exceptions import InvalidParameterError
+from irframe.online._outofcore import in_memory_only
 from irframe.online._runs import read_rankings
 
 __all__ = ["METHODS", "balanced", "interleave", "probabilistic", "team_draft"]
 
 METHODS = ("team_draft", "balanced", "probabilistic")
 Picked = tuple[list[Any], list[int]]  # documents, the index of the system each came from
+_WHY = (
+    "the served lists are drawn from one random stream over the queries in order (a seed gives one set "
+    "of lists; buckets would change it), and the runs are read in memory."
+)
 
 
 def team_draft(lists: Sequence[Sequence[Any]], k: int, rng: np.random.Generator) -> Picked:
@@ -127,6 +132,7 @@ def interleave(
     doc_col: str = "doc_id",
     rank_col: str = "rank",
     score_col: str = "score",
+    memory_limit: None = None,
 ) -> Any:
     """The list each query would be served by interleaving the runs, with each row's team.
 
@@ -144,6 +150,11 @@ def interleave(
         The probabilistic method's softmax exponent.
     system_col, query_col, doc_col, rank_col, score_col : str
         The runs' columns; the ranking order is irframe's (rank, else score descending).
+    memory_limit : None
+        Refused: there is no out-of-core (or Dask) path.  The draws are one random stream
+        over the queries in natural order, so that a seed gives the same lists; split into
+        buckets, the same seed would give other lists.  The runs are read in memory (their
+        top ``k`` per query is what is interleaved), and the output is ``k`` rows per query.
 
     Returns
     -------
@@ -162,6 +173,7 @@ def interleave(
     (['x', 'y', 'w'], ['A', 'B', 'B'])
     """
     where = "irframe.online.interleave"
+    in_memory_only(memory_limit, where, _WHY)
     if method not in METHODS:
         raise InvalidParameterError.for_value("method", where, f"one of {list(METHODS)}", method)
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):

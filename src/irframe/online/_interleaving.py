@@ -3,28 +3,36 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from irframe._backends.dask import is_dask_frame
+from irframe._distributions import binomial_two_sided
 from irframe._input.frames import from_lazy
-from irframe._input.logs import IMPRESSION, QUERY
+from irframe._input.logs import IMPRESSION, QUERY, check_log
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe._report.online import interleaving_html, interleaving_markdown, interleaving_text
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.online._credit import balanced_credit, probabilistic_credit, team_credit
+from irframe.online._dask import dask_rows, per_partition
 from irframe.online._interleave import METHODS
-from irframe.online._log import eager_origin, read_online_log
+from irframe.online._log import OnlineLog, eager_origin
+from irframe.online._outofcore import check_out_of_core, online_log, split_impressions, whole_rows
 from irframe.online._runs import Rankings, read_rankings
-from irframe.online._stats import binomial_two_sided
+from irframe.online._spark import is_spark, pack, spark_tasks, unpack
 from irframe.stats import CORRECTIONS, adjust_p_values
 
 __all__ = ["InterleavingResult", "interleaving"]
 
 logger = logging.getLogger("irframe.online")
+_ChunkFn = Callable[[pl.LazyFrame, "OnlineLog"], tuple[pl.DataFrame, dict[str, int]]]
+_SUMMARY = "_summary"
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,91 @@ def _credit(
     return probabilistic_credit(olog_lf, rank, tau)
 
 
+def _chunk(
+    lf: pl.LazyFrame,
+    olog: OnlineLog,
+    *,
+    method: str,
+    names: list[str],
+    rank: Rankings | None,
+    tau: float,
+    where: str,
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """The credit per impression of a checked log (or bucket), and the team counts."""
+    counts: dict[str, int] = {}
+    if method == "team_draft":
+        counts |= _team_counts(lf, names, olog.names["team"], where)
+        no_team = lf.group_by(IMPRESSION).agg(pl.col("team").is_not_null().any().alias("_has"))
+        lf = lf.join(no_team.filter(pl.col("_has")).select(IMPRESSION), on=IMPRESSION, how="semi")
+    return _credit(lf, method, names, rank, tau), counts
+
+
+def _distributed(log: Any) -> bool:
+    """A dask or Spark log: checked in its partitions."""
+    return is_dask_frame(log) or is_spark(log)
+
+
+def _checked(lf: pl.LazyFrame, olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
+    """A bucket (or partition) checked (:func:`~irframe._input.logs.check_log`) and credited."""
+    n = int(check_log(lf, olog.cols)["n_impressions"][0])
+    credit, counts = chunk(lf, olog)
+    return credit, {"impressions": n} | counts
+
+
+def _buckets(olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Out of core (or on Spark): each query bucket checked and credited in turn; the credits
+    stacked, the counts added.  An impression of two queries, split over buckets, is found by
+    the whole log's count and named by its check."""
+    if olog.spark is not None:
+
+        def task(part: OnlineLog) -> pl.DataFrame:
+            credit, counts = _checked(part.lf, part, chunk)
+            return pack({"credit": credit}, counts)
+
+        found = []
+        for row in spark_tasks(olog, task):
+            frames, task_counts = unpack(row)
+            found.append((frames["credit"], task_counts))
+    else:
+        found = [_checked(lf, olog, chunk) for lf in olog.buckets or ()]
+    if not found:
+        found = [_checked(olog.lf, olog, chunk)]  # (an empty log: its error)
+    counts: dict[str, int] = {}
+    for _, part in found:
+        for k, v in part.items():
+            counts[k] = counts.get(k, 0) + v
+    if split_impressions(olog, counts["impressions"]):
+        check_log(whole_rows(olog), olog.cols)  # (raises, naming the impression)
+    return pl.concat([c for c, _ in found if c is not None]), counts
+
+
+def _on_dask(olog: OnlineLog, chunk: _ChunkFn) -> tuple[pl.DataFrame, dict[str, int]]:
+    """A dask log: shuffled on the query, each partition checked and credited as a bucket is
+    (its counts in one summary row); the credits stacked, the counts added."""
+
+    def step(lf: pl.LazyFrame) -> pl.LazyFrame:
+        rows = lf.collect()
+        n = int(check_log(rows.lazy(), olog.cols)["n_impressions"][0]) if rows.height else 0
+        credit, counts = chunk(rows.lazy(), olog)
+        summary = pl.DataFrame({_SUMMARY: [True], "impressions": [n]} | {k: [v] for k, v in counts.items()})
+        return pl.concat([credit.with_columns(pl.lit(False).alias(_SUMMARY)), summary], how="diagonal").lazy()
+
+    out = per_partition(olog, step, olog.names["query_id"])
+    summary = out.filter(pl.col(_SUMMARY)).drop(_SUMMARY, *_credit_columns(out))
+    counts = {k: int(v or 0) for k, v in summary.sum().row(0, named=True).items()}
+    distinct = olog.dask[olog.names["impression_id"]].nunique().compute()
+    if distinct != counts["impressions"]:
+        check_log(dask_rows(olog), olog.cols)  # (raises, naming the impression)
+    credit = out.filter(~pl.col(_SUMMARY)).select(_credit_columns(out))
+    return credit, counts
+
+
+def _credit_columns(out: pl.DataFrame) -> list[str]:
+    return [
+        c for c in out.columns if c in (IMPRESSION, QUERY, "_q", "_impossible") or c.startswith("credit_")
+    ]
+
+
 def _team_counts(lf: pl.LazyFrame, systems: Sequence[str], team_col: str, where: str) -> dict[str, int]:
     stats = lf.group_by(IMPRESSION).agg(
         pl.col("team").null_count().alias("nulls"), pl.len().alias("n"),
@@ -137,6 +230,9 @@ def interleaving(
     correction: str = "holm",
     system_col: str = "system",
     columns: Mapping[str, str] | None = None,
+    memory_limit: int | str | None = None,
+    buckets: int | None = None,
+    tmp_dir: str | os.PathLike[str] | None = None,
 ) -> InterleavingResult:
     """Credit, outcomes and the sign test of an interleaved (or multileaved) log.
 
@@ -171,6 +267,11 @@ def interleaving(
         The system column of stacked ``runs``.
     columns : mapping, optional
         The log's column names by role (``{"team": "ranker"}``...).
+    memory_limit, buckets, tmp_dir
+        Out of core: the log (a frame, a scan, or parquet files, a glob, a directory) is
+        written once into hash buckets of its query id (a query's impressions whole in one
+        bucket), under ``memory_limit`` (e.g. ``"2GB"``) or into ``buckets`` buckets, in
+        ``tmp_dir``; each bucket is checked and credited in turn: the same result as in memory.
 
     Returns
     -------
@@ -203,16 +304,19 @@ def interleaving(
     level = check_level(level, "level", where)
     n_boot = check_resamples(n_bootstrap, "n_bootstrap", where)
     rank, names = _systems(runs, systems, method, system_col, where)
-    olog = read_online_log(
-        log, where=where, need=("team",) if method == "team_draft" else (), columns=columns
-    )
-    counts = {"impressions": int(olog.counts["n_impressions"])}
-    lf = olog.lf
-    if method == "team_draft":
-        counts |= _team_counts(lf, names, olog.names["team"], where)
-        no_team = lf.group_by(IMPRESSION).agg(pl.col("team").is_not_null().any().alias("_has"))
-        lf = lf.join(no_team.filter(pl.col("_has")).select(IMPRESSION), on=IMPRESSION, how="semi")
-    credit = _credit(lf, method, names, rank, tau)
+    with online_log(
+        log, key="query_id", memory_limit=memory_limit, buckets=buckets, tmp_dir=tmp_dir, where=where,
+        need=("team",) if method == "team_draft" else (), columns=columns,
+        check=not (check_out_of_core(log, memory_limit, buckets, where) or _distributed(log)),
+    ) as olog:  # fmt: skip
+        chunk = partial(_chunk, method=method, names=names, rank=rank, tau=tau, where=where)
+        if olog.dask is not None:
+            credit, counts = _on_dask(olog, chunk)
+        elif olog.buckets is None and olog.spark is None:
+            credit, counts = chunk(olog.lf, olog)
+            counts = {"impressions": int(olog.counts["n_impressions"])} | counts
+        else:
+            credit, counts = _buckets(olog, chunk)
     outcomes = _outcomes(credit, names, per, counts)
     rng = np.random.default_rng(check_seed(seed, where))  # type: ignore[arg-type]
     pairs = _pairs(outcomes, names, level=level, n_boot=n_boot, rng=rng, correction=correction)

@@ -46,6 +46,10 @@ class OnlineLog:
     cols: LogColumns
     prepare: Callable[[pl.LazyFrame], pl.LazyFrame]  # the caller's rows -> the canonical log
     dask: Any = None  # a dask DataFrame log (then ``lf`` is its empty meta, prepared)
+    raw: pl.LazyFrame | None = None  # the caller's rows, as read
+    buckets: tuple[pl.LazyFrame, ...] | None = None  # out of core: each bucket's canonical rows
+    bucket_key: str = ""  # out of core: the role whose column the buckets hash
+    spark: Any = None  # a Spark log: (the Spark DataFrame, the Spark backend); ``lf`` is empty
 
 
 def _as_names(value: str | Sequence[str] | None, name: str, where: str) -> tuple[str, ...]:
@@ -79,7 +83,7 @@ def read_online_log(
         (pl.from_pandas(log._meta).lazy(), Origin("pandas")) if dask is not None else to_lazy(log, "log")
     )
     if dask is not None and check:
-        msg = f"{where}: a dask log is read by irframe.online.metrics and compare; .compute() it first."
+        msg = f"{where}: a dask log is checked in its partitions; .compute() it first."
         raise InvalidParameterError(msg)
     schema = lf.collect_schema()
     names = {r: r for r in ("impression_id", "query_id", "doc_id", "position", "clicked", *OPTIONAL)}
@@ -130,7 +134,7 @@ def read_online_log(
         role_names["unit"] = unit
     if arm is not None:
         role_names["arm"] = arm
-    return OnlineLog(canon, origin, role_names, segs, counts, cols, prepare, dask)
+    return OnlineLog(canon, origin, role_names, segs, counts, cols, prepare, dask, lf)
 
 
 def to_caller(df: pl.DataFrame, olog: OnlineLog) -> Any:

@@ -33,14 +33,16 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from irframe._distributions import binomial_two_sided
 from irframe._input.columns import resolve_qrels
 from irframe._input.frames import from_lazy, to_lazy
 from irframe._input.params import check_level, check_resamples, check_seed
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.online._interleave import team_draft
 from irframe.online._log import eager_origin
+from irframe.online._outofcore import in_memory_only
 from irframe.online._runs import read_rankings
-from irframe.online._stats import binomial_two_sided, welch_row
+from irframe.online._stats import welch_row
 
 __all__ = ["CLICK_MODELS", "power_curve"]
 
@@ -166,6 +168,7 @@ def power_curve(
     alpha: float = 0.05,
     truth_impressions: int = 200_000,
     seed: int | None = 0,
+    memory_limit: None = None,
 ) -> Any:
     """The power of team-draft interleaving and of an A/B test, by number of impressions.
 
@@ -187,6 +190,10 @@ def power_curve(
         The A/B test's metric per impression.
     k, alpha, truth_impressions, seed
         The list length, the test level, the simulation that finds the true winners, the seed.
+    memory_limit : None
+        Refused: a simulation reads no log.  Its inputs are two runs' top ``k`` and their
+        judgments (in memory), and what it computes are simulated experiments: there is
+        nothing to read out of core or to spread over Dask partitions.
 
     Returns
     -------
@@ -209,6 +216,7 @@ def power_curve(
     ['good', 'good']
     """
     where = "irframe.online.power_curve"
+    in_memory_only(memory_limit, where, "a simulation reads no log (two runs' top k and their judgments).")
     sizes = _sizes(impressions, where)
     n_sim = check_resamples(n_simulations, "n_simulations", where)
     alpha = 1 - check_level(1 - alpha, "alpha", where)

@@ -1,6 +1,7 @@
 """The statistics of the online verbs: moments of per-unit sums, the delta method, Welch's
 test as tea-tasting's ``RatioOfMeans`` computes it, the sample-ratio-mismatch chi-square,
-the cluster bootstrap and the sign test.  No scipy at run time (as :mod:`irframe.stats`).
+the cluster bootstrap and the sign test.  The distribution functions are
+:mod:`irframe._distributions`' (no scipy at run time).
 
 Delta method (Deng et al., KDD 2018), per group of ``n`` units with per-unit sums ``x``
 (numerator) and ``y`` (denominator), sample moments with ``ddof=1``::
@@ -22,16 +23,14 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from irframe._golden.power import t_critical
+from irframe._distributions import chi2_sf, student_t_sf, t_quantile
 from irframe._resample import index_chunks
-from irframe.stats import student_t_sf
 
 __all__ = [
-    "binomial_two_sided",
-    "chi2_sf",
     "delta_columns",
     "moment_aggs",
     "ratio_bootstrap",
+    "ratio_bootstrap_columns",
     "welch_row",
 ]
 
@@ -62,15 +61,6 @@ def delta_columns(n: str = "n_units") -> list[pl.Expr]:
     s2 = (vx - 2 * r * cxy + r * r * vy) / (my * my)
     s2 = pl.when(nn > 1).then(pl.max_horizontal(s2, pl.lit(0.0))).otherwise(None)
     return [r.alias("value"), s2.alias("unit_var"), (s2 / nn).sqrt().alias("se")]
-
-
-def t_quantile(level: float, df: float) -> float:
-    """The two-sided critical value of Student's t at confidence ``level`` (NaN if undefined)."""
-    if not (df > 0) or math.isnan(df):
-        return math.nan
-    if math.isinf(df):
-        return t_critical(1.0 - level, 1e12)
-    return t_critical(1.0 - level, float(df))
 
 
 def welch_row(
@@ -113,54 +103,7 @@ def _welch(c_var: float, c_n: int, t_var: float, t_n: int) -> tuple[float, float
     return scale, df
 
 
-# --- chi-square (sample-ratio mismatch) ------------------------------------------------------------
-def _gammainc_upper(a: float, x: float) -> float:
-    """The regularised upper incomplete gamma function Q(a, x) (series / continued fraction)."""
-    if x <= 0:
-        return 1.0
-    log_front = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:  # series for P, Q = 1 - P
-        term = total = 1.0 / a
-        ap = a
-        for _ in range(10_000):
-            ap += 1
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_front))
-    tiny = 1e-300  # Lentz's continued fraction for Q
-    b = x + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return math.exp(log_front) * h
-
-
-def chi2_sf(x: float, df: int) -> float:
-    """``P(X > x)`` for a chi-square variable with ``df`` degrees of freedom.
-
-    Examples
-    --------
-    >>> round(chi2_sf(3.841458820694124, 1), 12)
-    0.05
-    """
-    if math.isnan(x) or df < 1:
-        return math.nan
-    return _gammainc_upper(df / 2.0, x / 2.0)
-
-
+# --- sample-ratio mismatch ----------------------------------------------------------------------
 def srm_p_value(observed: Sequence[int], weights: Sequence[float]) -> float:
     """Pearson's chi-square goodness-of-fit p-value of units per arm against the split."""
     o = np.asarray(observed, dtype=np.float64)
@@ -169,30 +112,25 @@ def srm_p_value(observed: Sequence[int], weights: Sequence[float]) -> float:
     return chi2_sf(float(((o - e) ** 2 / e).sum()), len(o) - 1)
 
 
-# --- the sign test ------------------------------------------------------------------------------
-def binomial_two_sided(k: int, n: int) -> float:
-    """Exact two-sided binomial test of ``k`` successes in ``n`` at p = 1/2
-    (``scipy.stats.binomtest(k, n).pvalue``); NaN when ``n == 0``.
-
-    Examples
-    --------
-    >>> binomial_two_sided(9, 10)
-    0.021484375
-    """
-    if n == 0:
-        return math.nan
-    m = min(k, n - k)
-    if 2 * m == n:
-        return 1.0
-    i = np.arange(1, m + 1, dtype=np.float64)  # log C(n, i) by the recurrence, then the tail
-    logc = np.concatenate(([0.0], np.cumsum(np.log(n - i + 1) - np.log(i))))
-    logp = logc - n * math.log(2.0)
-    top = logp.max()
-    tail = math.exp(top) * float(np.exp(logp - top).sum())
-    return min(1.0, 2.0 * tail)
-
-
 # --- the cluster bootstrap -------------------------------------------------------------------------
+def ratio_bootstrap_columns(x: FloatArray, y: FloatArray, n_boot: int, seed: int | None) -> FloatArray:
+    """:func:`ratio_bootstrap` of every column of ``x``, ``y`` (units x columns) with ONE set of
+    resamples of the units shared by the columns (the same draws as :func:`ratio_bootstrap`
+    for the same seed and number of units): ``n_boot`` x columns ratios."""
+    n, cols = x.shape
+    out = np.empty((n_boot, cols))
+    done = 0
+    for idx in index_chunks(seed, lambda: np.random.default_rng(seed), n_boot, n):
+        c = idx.shape[0]
+        # each resample's multiplicity of every unit, then the column sums as one product
+        offsets = (np.arange(c)[:, None] * n + idx).ravel()
+        counts = np.bincount(offsets, minlength=c * n).reshape(c, n).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[done : done + c] = (counts @ x) / (counts @ y)
+        done += c
+    return out
+
+
 def ratio_bootstrap(x: FloatArray, y: FloatArray, n_boot: int, seed: int | None) -> FloatArray:
     """``sum(x*) / sum(y*)`` over ``n_boot`` resamples of the units (rows) with replacement."""
     out = np.empty(n_boot)
