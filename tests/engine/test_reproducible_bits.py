@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import only_executor
+from _support.helpers import only_executor
 
 MEASURES = [
     "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "ndcg", "P_5", "P_100",
