@@ -24,7 +24,8 @@ memory_limit=..., n_bootstrap=0)`` each in a fresh process, with the wall time, 
 RSS (VmHWM) and the number of buckets; with ``--compare``, also in memory (``pl.read_parquet``
 then the same call) in a fresh process, and the two results compared (max abs difference).
 ``--kinds`` picks what runs out of core: ``sdbn``, ``pivot`` (the default), ``pbm`` and ``ubm``
-(``click_model`` with PyClick's 50 EM iterations).
+(``click_model`` with PyClick's 50 EM iterations), ``ips`` (``counterfactual`` of a ranking of
+every query's documents by their true relevance, ``DCG@10`` with the log's true theta).
 
 The log: ``rows / 10`` impressions of 10 results over 100,000 queries of
 30 documents, each impression served by one of 3 noisy rankers (so documents move between
@@ -81,6 +82,14 @@ def make_log(rows: int, seed: int = 0) -> pl.DataFrame:
         "position": np.tile(np.arange(1, 11, dtype=np.int8), n_imp),
         "clicked": clicked.ravel().astype(np.int8),
     })  # fmt: skip
+
+
+def ideal_run(n_q: int = 100_000, n_d: int = 30) -> pl.DataFrame:
+    """Every query's documents of :func:`make_log` ranked by their true relevance (a new ranking)."""
+    doc = np.arange(n_q * n_d, dtype=np.int64)
+    rel = ((doc * 2654435761) % 1000) / 1000.0
+    run = pl.DataFrame({"query_id": doc // n_d, "doc_id": doc, "score": rel})
+    return run.with_columns(pl.col("score").rank("ordinal", descending=True).over("query_id").alias("rank"))
 
 
 def floor_sdbn(log: pl.DataFrame) -> pl.DataFrame:
@@ -182,7 +191,11 @@ def _child(path: str, kind: str, memory_limit: str, result: str) -> None:
         warnings.simplefilter("ignore", ClickLogWarning)
         log: Any = path if memory_limit != "none" else pl.read_parquet(Path(path) / "*.parquet")
         kw: dict[str, Any] = {} if memory_limit == "none" else {"memory_limit": memory_limit}
-        if kind in ("sdbn", "pbm", "ubm"):
+        if kind == "ips":  # a new ranking of every query's 30 documents, the log's true theta
+            theta = {k: 1.0 / k**0.8 for k in range(1, 11)}
+            out = clicks.counterfactual(log, ideal_run(), ["DCG@10"], propensities=theta, n_bootstrap=0, **kw)
+            buckets = None
+        elif kind in ("sdbn", "pbm", "ubm"):
             fit = clicks.click_model(log, kind, **kw)  # (pbm, ubm: PyClick's 50 EM iterations)
             out, buckets = fit.judgments, fit.summary.get("n_buckets", 0)
         else:
@@ -267,7 +280,7 @@ def main() -> None:
 
 
 def _report_out_of_core(result: dict[str, Any], no_save: bool) -> None:
-    for kind in ("sdbn", "pivot", "pbm", "ubm"):
+    for kind in ("sdbn", "pivot", "pbm", "ubm", "ips"):
         if kind not in result:
             continue
         r = result[kind]

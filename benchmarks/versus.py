@@ -2,7 +2,7 @@
 interleaved rounds of fresh processes.
 
     python benchmarks/versus.py --base ../old/src --rounds 5
-    python benchmarks/versus.py --base ../old/src --head src --rounds 7 --rows 1e3,1e4
+    python benchmarks/versus.py --base ../old/src --head before=../main/src --head after=src
 
 Each round runs ``small.py --rounds 1 --clock cpu`` (default; ``--clock wall``) once per
 tree (``PYTHONPATH=<tree>``; the order alternates per round), and every case's time in
@@ -59,10 +59,34 @@ def _cases(result: dict[str, Any]) -> dict[str, tuple[float, float | None]]:
     return out
 
 
+def _table(rounds: list[dict[str, Any]], heads: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """One row per case: each head's median over rounds of head / base (raw and normalized)."""
+    lines = ["| case | " + " | ".join(f"{h} / base | (normalized)" for h in heads) + " |",
+             "|---|" + "---|---|" * len(heads)]  # fmt: skip
+    summary: dict[str, Any] = {}
+    for case in rounds[0]["base"]:
+        cells, summary[case] = [], {}
+        for h in heads:
+            raw = [x[h][case][0] / x["base"][case][0] for x in rounds]
+            normed = [
+                (x[h][case][0] / x[h][case][1]) / (x["base"][case][0] / x["base"][case][1])
+                for x in rounds
+                if x[h][case][1] and x["base"][case][1]
+            ]
+            got = {"raw": statistics.median(raw), "normalized": statistics.median(normed) if normed else None}
+            summary[case][h] = got
+            cells += [f"{got['raw']:.2f}x", "-" if got["normalized"] is None else f"{got['normalized']:.2f}x"]
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    return lines, summary
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", required=True, help="the older tree's src")
-    ap.add_argument("--head", default=str(HERE.parent / "src"), help="the newer tree's src (default: here)")
+    ap.add_argument(
+        "--head", action="append", metavar="[NAME=]SRC",
+        help="a newer tree's src (repeatable: each against the same base runs; default: this tree's)",
+    )  # fmt: skip
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--rows", default="1e3,1e4")
     ap.add_argument("--calls", type=int, default=15)
@@ -70,48 +94,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clock", choices=("wall", "cpu"), default="cpu", help="see small.py --clock")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args(argv)
+    trees = {"base": args.base}
+    for i, spec in enumerate(args.head or [str(HERE.parent / "src")]):
+        name, _, src = spec.rpartition("=")
+        trees[name or f"head{i + 1}"] = src
+    heads = [t for t in trees if t != "base"]
     load = os.getloadavg()
-    rounds: list[dict[str, dict[str, Any]]] = []
+    rounds: list[dict[str, Any]] = []
     for r in range(args.rounds):
-        order = ("head", "base") if r % 2 == 0 else ("base", "head")
-        got = {
-            w: _one(getattr(args, w), args.rows, args.calls, not args.no_golden, args.clock) for w in order
-        }
+        names = list(trees)
+        order = names[r % len(names) :] + names[: r % len(names)]  # rotated per round
+        got = {w: _one(trees[w], args.rows, args.calls, not args.no_golden, args.clock) for w in order}
         rounds.append({w: _cases(got[w]) for w in got})
         print(f"round {r + 1}/{args.rounds} done (load {os.getloadavg()[0]:.1f})", flush=True)
-    lines = [
-        f"head {args.head} / base {args.base}: {args.rounds} rounds (median of per-round ratios; "
-        f"{args.clock} time)",
-        "",
-        "| case | head / base | normalized by pytrec_eval |",
-        "|---|---|---|",
-    ]
-    summary: dict[str, dict[str, float | None]] = {}
-    for case in rounds[0]["head"]:
-        raw = [x["head"][case][0] / x["base"][case][0] for x in rounds]
-        normed = [
-            (x["head"][case][0] / x["head"][case][1]) / (x["base"][case][0] / x["base"][case][1])
-            for x in rounds
-            if x["head"][case][1] and x["base"][case][1]
-        ]
-        summary[case] = {
-            "raw": statistics.median(raw),
-            "normalized": statistics.median(normed) if normed else None,
-        }
-        n = f"{summary[case]['normalized']:.2f}x" if normed else "-"
-        lines.append(f"| {case} | {summary[case]['raw']:.2f}x | {n} |")
+    table, summary = _table(rounds, heads)
     after = os.getloadavg()
-    lines.append(
+    lines = [
+        f"{', '.join(f'{h} = {trees[h]}' for h in heads)}; base = {args.base}: {args.rounds} rounds, "
+        f"median of per-round ratios, {args.clock} time",
+        "",
+        *table,
         f"\nLoad average (1, 5, 15 min) before: {', '.join(f'{x:.1f}' for x in load)}; "
-        f"after: {', '.join(f'{x:.1f}' for x in after)}."
-    )
+        f"after: {', '.join(f'{x:.1f}' for x in after)}.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_save:
         RESULTS.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        raw = {"when": stamp, "head": args.head, "base": args.base, "clock": args.clock, "rounds": rounds,
-               "summary": summary, "load": {"before": load, "after": after}}  # fmt: skip
+        raw = {"when": stamp, "trees": trees, "clock": args.clock, "rounds": rounds, "summary": summary,
+               "load": {"before": load, "after": after}}  # fmt: skip
         (RESULTS / f"{stamp}-small.json").write_text(json.dumps(raw, indent=1))
         (RESULTS / f"{stamp}-small.md").write_text(text)
     return 0

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import CONSTRUCTORS, TREC_EVAL_TEST_DIR, NamedConstructor
-from skips import enabling
-from trec_eval_oracle import TrecEval, require_trec_eval
+from _support.helpers import CONSTRUCTORS, TREC_EVAL_TEST_DIR, NamedConstructor
+from _support.skips import enabling
+from _support.trec_eval_oracle import TrecEval, require_trec_eval
 
 
 def _said(report: pytest.TestReport | pytest.CollectReport) -> None:

@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = [
     "student_t_sf",
     "t_critical",
     "t_quantile",
+    "threshold",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -211,16 +213,28 @@ def t_critical(alpha: float, df: float) -> float:
     2.228139
     """
     target = alpha / 2.0
-    lo, hi = 0.0, 8.0
-    while student_t_sf(hi, df) > target:
+    return threshold(lambda t: student_t_sf(t, df) <= target, 8.0, rel=1e-14, steps=200)
+
+
+def threshold(turns: Callable[[float], bool], hi: float, *, rel: float, steps: int) -> float:
+    """Where a monotone condition on ``[0, inf)`` turns true (a quantile, the effect a power
+    reaches...): ``hi`` doubled until it holds, then bisection to ``rel`` of the bracket.
+
+    Examples
+    --------
+    >>> round(threshold(lambda x: x * x >= 2.0, 1.0, rel=1e-12, steps=100), 10)
+    1.4142135624
+    """
+    lo = 0.0
+    while not turns(hi):
         lo, hi = hi, 2.0 * hi
-    for _ in range(200):
+    for _ in range(steps):
         mid = 0.5 * (lo + hi)
-        if student_t_sf(mid, df) > target:
-            lo = mid
-        else:
+        if turns(mid):
             hi = mid
-        if hi - lo <= 1e-14 * hi:
+        else:
+            lo = mid
+        if hi - lo <= rel * hi:
             break
     return 0.5 * (lo + hi)
 

@@ -9,7 +9,7 @@ import sys
 import polars as pl
 import pytest
 
-from helpers import CONSTRUCTORS, SHARED_DIR, to_polars
+from _support.helpers import CONSTRUCTORS, SHARED_DIR, to_polars
 from irframe.answers import nugget_scores
 from irframe.exceptions import (
     ColumnNotFoundError,

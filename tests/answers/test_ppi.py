@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import CONSTRUCTORS, to_polars
+from _support.helpers import CONSTRUCTORS, to_polars
 from irframe.answers import ppi_mean, ppi_mean_difference
 from irframe.exceptions import DuplicateRowsError, InvalidDataError, InvalidParameterError
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from helpers import CONSTRUCTORS, to_polars
+from _support.helpers import CONSTRUCTORS, to_polars
 from irframe.answers import support_scores
 from irframe.exceptions import ColumnNotFoundError, DuplicateRowsError, InvalidDataError
 

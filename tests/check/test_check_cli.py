@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.cli import main
 from irframe.datasets import golden_paths
 from irframe.io import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli_runner import ClosedStdout, run_cli
+from _support.cli_runner import ClosedStdout, run_cli
 from irframe.answers import grounding, nugget_scores, support_scores
 from irframe.cli._exit import Exit
 from irframe.datasets import golden_paths, rag

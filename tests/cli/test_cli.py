@@ -1,4 +1,4 @@
-"""The ``irframe`` command, run in process (:mod:`cli_runner`; a few real subprocesses check
+"""The ``irframe`` command, run in process (:mod:`_support.cli_runner`; a few real subprocesses check
 the entry point, broken pipes and imports): outputs parsed back and checked against the library."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.cli import main, render_table, resolve_measures
 from irframe.io import read_trec_qrels, read_trec_runs
 

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 
 # a log: 4 queries, graded on the rows (relevance), a day column, scores descending
 LOG = pl.DataFrame(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.cli._exit import Exit, describe
 from irframe.datasets import golden_paths
 from irframe.exceptions import CliError

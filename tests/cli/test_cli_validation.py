@@ -18,7 +18,7 @@ import pytest
 
 import irframe
 import irframe.measures._parse
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.cli import _build_parser
 from irframe.cli._common import DEFAULT_MEASURES
 from irframe.cli._config import KEYS

@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 import irframe.clicks as ic
-from cli_runner import run_cli
-from click_sessions import simulated_log
+from _support.cli_runner import run_cli
+from _support.click_sessions import simulated_log
 from irframe.cli._exit import Exit
 
 

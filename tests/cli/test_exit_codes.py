@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 import irframe.io.sniff
-from cli_runner import ClosedStdout, Result, run_cli
+from _support.cli_runner import ClosedStdout, Result, run_cli
 from irframe.cli import _build_parser
 from irframe.cli._exit import CONTRACT, Exit
 from irframe.datasets import golden_paths

@@ -10,10 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
+from _support.online_logs import ab_log
 from irframe import online
 from irframe.cli._exit import Exit
-from online_logs import ab_log
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 
 import irframe.stats
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
+from _support.online_logs import ab_log
 from irframe.cli import _build_parser
 from irframe.cli._common import CORRECTIONS
-from online_logs import ab_log
 
 LOG_COMMANDS = [
     ("online", "metrics"), ("online", "compare"), ("online", "interleaving"),

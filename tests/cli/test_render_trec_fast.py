@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import examples
+from _support.helpers import examples
 from irframe.io import trec_output as mu
 from irframe.io.trec_output import render_trec
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from cli_runner import run_cli
-from helpers import TREC_EVAL_TEST_DIR
-from trec_eval_oracle import require_trec_eval
+from _support.cli_runner import run_cli
+from _support.helpers import TREC_EVAL_TEST_DIR
+from _support.trec_eval_oracle import require_trec_eval
 
 CASES = [
     ("qrels.test", "results.test", []),  # trec_eval's default measures (official)

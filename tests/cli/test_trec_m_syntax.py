@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from cli_runner import run_cli
-from helpers import TREC_EVAL_TEST_DIR
+from _support.cli_runner import run_cli
+from _support.helpers import TREC_EVAL_TEST_DIR
+from _support.trec_eval_oracle import require_trec_eval
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import parse_measure, parse_measures
-from trec_eval_oracle import require_trec_eval
 
 
 def test_dotted_names_expand_to_trec_names() -> None:

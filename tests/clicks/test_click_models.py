@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import irframe.clicks as ic
-from helpers import CONSTRUCTORS, to_polars
+from _support.helpers import CONSTRUCTORS, to_polars
 from irframe.exceptions import ClickLogWarning, InvalidParameterError
 
 LOG = {

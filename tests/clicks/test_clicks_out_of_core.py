@@ -18,7 +18,7 @@ import pytest
 
 import irframe
 import irframe.clicks as ic
-from click_sessions import generated_log, slate_log
+from _support.click_sessions import generated_log, slate_log
 from irframe._backends import parquet
 from irframe.exceptions import ClickLogWarning, DuplicateRowsError, InvalidDataError, InvalidParameterError
 

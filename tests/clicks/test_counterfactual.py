@@ -1,5 +1,5 @@
 """counterfactual: IPS by hand and unbiased on simulated logs (the naive estimate is not); the
-slate estimators against the plain-Python port of obp 0.4.1's (tests/click_oracles.py)."""
+slate estimators against the plain-Python port of obp 0.4.1's (tests/_support/click_oracles.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 import irframe.clicks as ic
-from click_oracles import obp_slate_value
-from click_sessions import simulated_log, slate_log
+from _support.click_oracles import obp_slate_value
+from _support.click_sessions import simulated_log, slate_log
 from irframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,

@@ -1,5 +1,5 @@
 """position_bias: the intervention-harvesting estimators against the plain-Python port of
-ultr-bias-toolkit's (tests/click_oracles.py), a hand case, and the known theta of simulated logs."""
+ultr-bias-toolkit's (tests/_support/click_oracles.py), a hand case, and the known theta of simulated logs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import polars as pl
 import pytest
 
 import irframe.clicks as ic
-from click_oracles import ultr_adjacent, ultr_pivot
-from click_sessions import simulated_log
+from _support.click_oracles import ultr_adjacent, ultr_pivot
+from _support.click_sessions import simulated_log
 from irframe.exceptions import ClickLogWarning, InvalidParameterError
 
 THETA = (1.0, 0.6, 0.4, 0.3, 0.22, 0.17)

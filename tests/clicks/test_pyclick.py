@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import irframe.clicks as ic
-from click_sessions import generated_log, pyclick, sessions
+from _support.click_sessions import generated_log, pyclick, sessions
 
 pytestmark = pytest.mark.oracle
 TOL = 1e-9

@@ -70,3 +70,16 @@ def test_check_lists_a_rank_baseline_and_a_score_candidate_in_their_own_orders()
     for text in (result.report(), result.to_markdown()):
         assert "d10 (?), d1 (1), d4 (?)" in text
         assert "d1 (1), d9 (2), d10 (?)" in text
+
+
+def test_the_comparison_pages_moved_queries_tie_in_natural_order() -> None:
+    """Two queries that moved by the same amount are listed q9 before q10 (the natural order,
+    as ``moved()`` lists them), on the comparison page as in ``moved()``."""
+    qrels = pl.DataFrame({"query_id": ["q10", "q9", "q2"], "doc_id": ["a", "a", "a"], "relevance": [1, 1, 1]})
+    old = pl.DataFrame({"query_id": ["q10", "q9", "q2"], "doc_id": ["x", "x", "a"], "rank": [1, 1, 1]})
+    new = pl.DataFrame({"query_id": ["q10", "q9", "q2"], "doc_id": ["a", "a", "a"], "rank": [1, 1, 1]})
+    runs = {"old": old, "new": new}
+    assert irframe.moved(runs, qrels, "RR", docs_top=0)["query_id"].to_list() == ["q9", "q10", "q2"]
+    report = irframe.compare_report(runs, qrels, ["RR"], n_permutations=100, n_bootstrap=100)
+    ((_, listed, _),) = report._moved(10, 0).systems
+    assert listed.get_column("__ir_q").to_list() == ["q9", "q10"]  # (q2 did not move)

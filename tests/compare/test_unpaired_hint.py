@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.exceptions import IrFrameError
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import irframe
 import irframe.clicks as ic
-from click_sessions import slate_log
+from _support.click_sessions import slate_log
 from irframe.exceptions import ClickLogWarning, InvalidDataError, InvalidParameterError
 
 dd = pytest.importorskip("dask.dataframe")

@@ -1,6 +1,6 @@
 """``ties=``, the diversity measures and ``weights=`` on the out-of-core and Dask backends:
 the in-process values, per query and in the means, to 1e-12 (the cases:
-``tests/composed_cases.py``).  Every partition composes its evaluation as the in-process
+``tests/_support/composed_cases.py``).  Every partition composes its evaluation as the in-process
 backend does (:mod:`irframe._engine.compose`)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 import irframe
-from composed_cases import DIVERSITY, TIES, WEIGHTED, Asked, assert_same, reference
+from _support.composed_cases import DIVERSITY, TIES, WEIGHTED, Asked, assert_same, reference
+from _support.partition_cases import Case
 from irframe.exceptions import DuplicateRowsError, InvalidParameterError
-from partition_cases import Case
 
 dd = pytest.importorskip("dask.dataframe")
 

@@ -8,14 +8,14 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe.exceptions import ColumnNotFoundError, MissingQueriesError, UnknownMeasureError
-from partition_cases import (
+from _support.partition_cases import (
     CASES,
     MEASURES,
     Case,
     assert_same_means,
     assert_same_per_query,
 )
+from irframe.exceptions import ColumnNotFoundError, MissingQueriesError, UnknownMeasureError
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import irframe
+from _support.partition_cases import CASES, MEASURES
 from irframe.exceptions import EmptyInputError, InvalidParameterError
-from partition_cases import CASES, MEASURES
 
 dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")

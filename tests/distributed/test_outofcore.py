@@ -11,14 +11,7 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe.exceptions import (
-    DuplicateRowsError,
-    EmptyInputError,
-    InvalidParameterError,
-    MissingQueriesError,
-)
-from irframe.outofcore import parse_bytes
-from partition_cases import (
+from _support.partition_cases import (
     CASES,
     MEASURES,
     Case,
@@ -26,6 +19,13 @@ from partition_cases import (
     assert_same_per_query,
     reference,
 )
+from irframe.exceptions import (
+    DuplicateRowsError,
+    EmptyInputError,
+    InvalidParameterError,
+    MissingQueriesError,
+)
+from irframe.outofcore import parse_bytes
 
 
 def _write(case: Case, tmp_path: Path, files: int = 3) -> Path:

@@ -25,9 +25,9 @@ import pytest
 
 import irframe
 import irframe.io._atomic as atomic
+from _support.partition_cases import CASES, MEASURES, Case, assert_same_means, reference
 from irframe._backends.spill import MARKER, PREFIX
 from irframe.exceptions import InvalidParameterError, OutputFileError
-from partition_cases import CASES, MEASURES, Case, assert_same_means, reference
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX locks and signals")
 

@@ -13,8 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe.exceptions import ColumnNotFoundError, InvalidDataError
-from query_attribute_cases import (
+from _support.query_attribute_cases import (
     BAD_QUERIES,
     BY,
     QUERIES,
@@ -25,6 +24,7 @@ from query_attribute_cases import (
     assert_hand_means,
     assert_same_as_in_process,
 )
+from irframe.exceptions import ColumnNotFoundError, InvalidDataError
 
 dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")

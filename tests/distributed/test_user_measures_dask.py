@@ -8,14 +8,14 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import per_query_dict
+from _support.helpers import per_query_dict
 from irframe.measures import unregister
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 import irframe.dask  # noqa: E402 - after the importorskip
-from user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
+from _support.user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
 
 
 def test_user_measure_on_dask_workers(cluster: Any) -> None:

@@ -1,4 +1,4 @@
-"""One backend skeleton: a new backend is its primitives (``tests/toy_backend.py``).
+"""One backend skeleton: a new backend is its primitives (``tests/_support/toy_backend.py``).
 
 The toy backend (a run as a list of polars partitions that split queries, shuffled by
 query) is registered through ``register_backend``; ``irframe.evaluate`` dispatches to
@@ -17,15 +17,15 @@ import polars as pl
 import pytest
 
 import irframe
-from irframe._backends import registry
-from irframe.exceptions import (
-    EmptyInputError,
-    InvalidParameterError,
-    MissingQueriesError,
-    UnknownMeasureError,
+from _support.partition_cases import (
+    CASES,
+    MEASURES,
+    Case,
+    assert_same_means,
+    assert_same_per_query,
+    reference,
 )
-from partition_cases import CASES, MEASURES, Case, assert_same_means, assert_same_per_query, reference
-from query_attribute_cases import (
+from _support.query_attribute_cases import (
     BY,
     QUERIES,
     SMALL_QRELS,
@@ -35,7 +35,14 @@ from query_attribute_cases import (
     assert_hand_means,
     assert_same_as_in_process,
 )
-from toy_backend import BACKEND, Partitions, Toy
+from _support.toy_backend import BACKEND, Partitions, Toy
+from irframe._backends import registry
+from irframe.exceptions import (
+    EmptyInputError,
+    InvalidParameterError,
+    MissingQueriesError,
+    UnknownMeasureError,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import graded_run
+from _support.helpers import graded_run
 from irframe._engine import background as _background
 from irframe._engine import keyed as _keyed
 from irframe._engine import strategy as _plan

@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from polars.testing import assert_frame_equal
 
 import irframe
-from datagen import run_and_qrels
-from helpers import assert_close_dicts, examples, per_query_dict
+from _support.datagen import run_and_qrels
+from _support.helpers import assert_close_dicts, examples, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe._engine import buckets as _buckets
 from irframe._input import frames as _frames
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
-from oracle import oracle_evaluate
 
 LABELS = ["AP", "nDCG@3", "P@2", "RR", "R@5", "Rprec", "num_rel_ret"]
 QUERIES = [f"q{i}" for i in range(12)]

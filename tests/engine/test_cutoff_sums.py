@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 
 import irframe
-from datagen import run_and_qrels
-from helpers import assert_close_dicts, examples, per_query_dict
+from _support.datagen import run_and_qrels
+from _support.helpers import assert_close_dicts, examples, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe._engine import compiler as _compile
-from oracle import oracle_evaluate
 
 LABELS = ["P@1", "P@2", "P@3", "P@5", "P@20", "nDCG@2", "nDCG@4", "nDCG", "R@3", "Judged@3", "ERR@2"]
 LABELS += ["AP", "AP@1", "AP@2", "AP@3", "AP@5"]  # the total and 4 cutoffs: one list serves all

@@ -2,7 +2,7 @@
 
 The oracle: the run cut in plain Python (each query's rows sorted by score descending,
 ties by doc id descending as strings, the first ``depth`` kept), then the plain-Python
-evaluator of ``tests/oracle.py`` on the cut run.  trec_eval itself is compared in
+evaluator of ``tests/_support/oracle.py`` on the cut run.  trec_eval itself is compared in
 ``test_trec_eval_all.py`` (``test_depth_matches_trec_eval_dash_m``).
 """
 
@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from datagen import measure_lists, run_and_qrels
-from helpers import assert_close_dicts, examples, only_executor, per_query_dict
+from _support.datagen import measure_lists, run_and_qrels
+from _support.helpers import assert_close_dicts, examples, only_executor, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe._engine import buckets, strategy
 from irframe.exceptions import InvalidDataError, InvalidParameterError
-from oracle import oracle_evaluate
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=examples(20), deadline=None)

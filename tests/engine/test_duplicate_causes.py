@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.exceptions import DuplicateRowsError, DuplicatesWarning
 
 # A search log: 3 query texts, each shown in 4 sessions; each impression shows 3 of the items

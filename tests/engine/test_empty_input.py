@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
 from irframe.exceptions import EmptyInputError, MissingQueriesError
 
 RUN = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]}

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,
@@ -111,7 +111,7 @@ def test_by_column_not_found(constructor: NamedConstructor) -> None:
 
 
 def test_custom_column_names_work(constructor: NamedConstructor) -> None:
-    from helpers import to_polars
+    from _support.helpers import to_polars
 
     run = renamed(renamed(renamed(RUN, "query_id", "qid"), "doc_id", "docno"), "score", "sim")
     qrels = renamed(renamed(QRELS, "query_id", "qid"), "doc_id", "docno")
@@ -297,7 +297,7 @@ def test_nan_grade_in_qrels_raises(constructor: NamedConstructor) -> None:
 
 def test_nan_grade_on_the_run_is_unjudged(constructor: NamedConstructor) -> None:
     """Golden set: a NaN grade means the same as a null grade (unjudged) on every frame type."""
-    from helpers import per_query_dict
+    from _support.helpers import per_query_dict
 
     measures = ["nDCG", "AP", "Judged@2", "NumRel"]
     with_nan = {**RUN, "relevance": [math.nan, 1.0, 2.0]}

@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from datagen import golden_run, measure_lists, run_and_qrels
-from helpers import assert_close_dicts, examples, only_executor, per_query_dict
+from _support.datagen import golden_run, measure_lists, run_and_qrels
+from _support.helpers import assert_close_dicts, examples, only_executor, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe._engine import strategy
 from irframe._engine.compiler import compile_all
 from irframe.measures import parse_measures
-from oracle import oracle_evaluate
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=examples(25), deadline=None)

@@ -3,7 +3,7 @@ int/str ids (mixed too), duplicate rows, presorted or not, every frame type.
 
 Every example ends in one of two ways: an ``IrFrameError`` whose message names a column,
 a parameter or a query of the input, or a per-query result equal to the plain-Python
-oracle (``tests/oracle.py``).  Inputs without a defect (no null id or score, no
+oracle (``tests/_support/oracle.py``).  Inputs without a defect (no null id or score, no
 duplicate (query, doc), finite grades, ids of one type in pandas) must take the second.
 """
 
@@ -17,9 +17,9 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import CONSTRUCTORS, assert_close_dicts, examples, per_query_dict
+from _support.helpers import CONSTRUCTORS, assert_close_dicts, examples, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe.exceptions import IrFrameError
-from oracle import oracle_evaluate
 
 SETTINGS = settings(max_examples=examples(80), deadline=None)
 LABELS = ["P@2", "AP", "nDCG@3", "RR", "R", "Bpref", "Judged@2", "Rprec"]

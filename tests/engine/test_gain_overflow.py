@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
 from irframe.cli import main
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict, to_polars
+from _support.helpers import NamedConstructor, per_query_dict, to_polars
 from irframe.exceptions import DuplicatesWarning, InvalidParameterError, MissingQueriesError
 
 L3 = math.log2(3)
@@ -194,7 +194,8 @@ def test_int_doc_ids_tie_break_like_their_text(constructor: NamedConstructor) ->
 
 def test_rank_column_beats_score(constructor: NamedConstructor) -> None:
     # issue 12 item 2: a rank and a score that disagree are no longer resolved silently in
-    # favour of the rank (order="auto" raises, see tests/conventions); order="rank" keeps it
+    # favour of the rank (order="auto" raises, see tests/input/test_columns_and_order.py);
+    # order="rank" keeps it
     run = {
         "query_id": ["q1", "q1", "q1"],
         "doc_id": ["a", "b", "c"],

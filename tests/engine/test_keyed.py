@@ -21,12 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from datagen import run_and_qrels
-from helpers import assert_close_dicts, examples, graded_run, per_query_dict
+from _support.datagen import run_and_qrels
+from _support.helpers import assert_close_dicts, examples, graded_run, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe._engine import keyed as _keyed
 from irframe._engine import strategy as _plan
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
-from oracle import oracle_evaluate
 
 
 @pytest.fixture(autouse=True)

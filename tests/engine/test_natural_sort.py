@@ -6,7 +6,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import examples
+from _support.helpers import examples
 from irframe._input.columns import natural_order, natural_sorted
 
 _TEXT = st.one_of(

@@ -18,10 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from datagen import golden_run, measure_lists, run_and_qrels
-from helpers import CONSTRUCTORS, assert_close_dicts, examples, native_type, per_query_dict, to_polars
+from _support.datagen import golden_run, measure_lists, run_and_qrels
+from _support.helpers import (
+    CONSTRUCTORS,
+    assert_close_dicts,
+    examples,
+    native_type,
+    per_query_dict,
+    to_polars,
+)
+from _support.oracle import oracle_evaluate, oracle_mean
 from irframe.measures import parse_measure
-from oracle import oracle_evaluate, oracle_mean
 
 TOL = 1e-9
 # IRFRAME_HYPOTHESIS_EXAMPLES=2000 pytest tests/engine/test_properties.py for a deep run

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 import irframe
-from helpers import CONSTRUCTORS, NamedConstructor, assert_close_dicts, per_query_dict
+from _support.helpers import CONSTRUCTORS, NamedConstructor, assert_close_dicts, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import FAMILIES, Measure
 from irframe.measures._params import GAIN
-from oracle import oracle_evaluate
 
 COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumQ", "NumNonRelJudgedRet"}
 UNBOUNDED = {"DCG", "IDCG"}  # >= 0, not normalised
@@ -118,7 +118,7 @@ RANKED_FAMILIES = [name for name, fam in FAMILIES.items() if fam.kind != "divers
 
 # every family on eager polars and pandas by default; again on lazy polars and Arrow-backed
 # pandas under -m deep (.ci/run): the frame types' own boundary is tested once per front end
-# elsewhere (tests/test_namespaces.py, tests/hostile/), the measures do not depend on it
+# elsewhere (tests/test_namespaces.py, tests/robustness/), the measures do not depend on it
 DEEP_CONSTRUCTORS = ("polars-lazy", "pandas-pyarrow")
 
 

@@ -35,8 +35,14 @@ from typing import Any
 import polars as pl
 import pytest
 
-from trec_eval_cases import CASES, TREC_EVAL_FILE_PAIRS, TREC_EVAL_TEST_DIR, Case, load_trec_eval_pair
-from trec_eval_oracle import TrecEval, find_trec_eval, require_trec_eval
+from _support.trec_eval_cases import (
+    CASES,
+    TREC_EVAL_FILE_PAIRS,
+    TREC_EVAL_TEST_DIR,
+    Case,
+    load_trec_eval_pair,
+)
+from _support.trec_eval_oracle import TrecEval, find_trec_eval, require_trec_eval
 
 TOL = 1e-9
 # trec_eval 10.0 computes everything in double (9.0.8 bpref used float); room for exceptions
@@ -445,8 +451,8 @@ def test_cli_groups_are_the_binarys(group: str, trec_eval: TrecEval) -> None:
 def test_cli_all_trec_matches_trec_eval(
     ds: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], trec_eval: TrecEval
 ) -> None:
+    from _support.trec_eval_oracle import parse_output, write_qrels, write_run
     from irframe.cli import main
-    from trec_eval_oracle import parse_output, write_qrels, write_run
 
     qrels, run = dataset(ds)
     qp, rp = tmp_path / "qrels", tmp_path / "run"

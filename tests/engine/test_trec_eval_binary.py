@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import TREC_EVAL_TEST_DIR
+from _support.helpers import TREC_EVAL_TEST_DIR
 
 
 def _binary() -> str:

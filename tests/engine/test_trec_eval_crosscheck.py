@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from datagen import run_and_qrels, trec_name
-from helpers import NamedConstructor, assert_close_dicts, examples, per_query_dict
+from _support.datagen import run_and_qrels, trec_name
+from _support.helpers import NamedConstructor, assert_close_dicts, examples, per_query_dict
+from _support.oracle import oracle_evaluate
 from irframe.measures import Measure, parse_measure
-from oracle import oracle_evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -13,10 +13,17 @@ import polars as pl
 import pytest
 
 import irframe
+from _support.partition_cases import (
+    MEASURES,
+    WEIGHTED,
+    Case,
+    assert_same_means,
+    assert_same_per_query,
+    reference,
+)
 from irframe._engine.aggregate import combine_partials, partial_sums
 from irframe._input.weights import WEIGHT
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
-from partition_cases import MEASURES, WEIGHTED, Case, assert_same_means, assert_same_per_query, reference
 
 # q1: the relevant doc at rank 2 (RR 1/2, P@1 0); q2: at rank 1 (RR 1, P@1 1);
 # q3: no relevant doc retrieved (RR 0); q4: judged, not in the run (0 under missing="zero")
@@ -144,9 +151,9 @@ def test_dask_weighted_means_equal_the_in_process_ones(missing: str, per_query: 
 
 
 def test_a_backend_that_does_not_weigh_refuses_weights_by_name() -> None:
+    from _support.toy_backend import Partitions, Toy
     from irframe._backends import skeleton
     from irframe._input.options import Options
-    from toy_backend import Partitions, Toy
 
     class Unweighted(Toy):
         label = "unweighted toy"
@@ -204,9 +211,9 @@ def test_out_of_core_weighted_means_equal_the_in_process_ones(
 
 @pytest.mark.parametrize("case", WEIGHTED, ids=repr)
 def test_toy_backend_weighted_means_equal_the_in_process_ones(case: Case) -> None:
+    from _support.toy_backend import Partitions, Toy
     from irframe._backends import skeleton
     from irframe._input.options import Options
-    from toy_backend import Partitions, Toy
 
     opts = Options.build(**{k: v for k, v in case.kwargs.items() if k != "queries"})
     run = Partitions.split(case.run.sample(fraction=1.0, shuffle=True, seed=2), 3)

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import FAMILIES, Measure
 from irframe.measures._params import GAIN

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import to_polars
+from _support.helpers import to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import to_polars
+from _support.helpers import to_polars
 from irframe.datasets import golden
 from irframe.exceptions import InvalidParameterError
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
 from irframe._golden.agreement import kendall_tau_b, spearman_rho, tau_ap
 from irframe.exceptions import (
     ColumnNotFoundError,

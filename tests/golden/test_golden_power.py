@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, to_polars
+from _support.helpers import NamedConstructor, to_polars
 from irframe._distributions import t_critical
 from irframe._golden.power import (
     _standardized_mde,

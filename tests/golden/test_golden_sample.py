@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import NamedConstructor, examples, to_polars
+from _support.helpers import NamedConstructor, examples, to_polars
 from irframe._golden.sample import allocate
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 

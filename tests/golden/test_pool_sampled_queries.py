@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 
 DEPTH = 3
 # two systems over 12 queries, 5 documents each (system b shifts a's ranking by one document)

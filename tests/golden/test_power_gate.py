@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import irframe
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 
 CONFIG = """[tool.irframe.check]
 qrels = "qrels.txt"

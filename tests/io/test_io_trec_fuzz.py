@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import examples
+from _support.helpers import examples
 from irframe.exceptions import IrFrameError
 from irframe.io import read_trec_qrels, read_trec_run
 

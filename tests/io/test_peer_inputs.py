@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR
+from _support.helpers import PEERS_DIR
 from irframe.exceptions import InvalidDataError, IrFrameError
 
 TOL = 1e-12

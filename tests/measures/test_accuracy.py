@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR, per_query_dict
+from _support.helpers import PEERS_DIR, per_query_dict
 
 TOL = 1e-12
 

@@ -15,9 +15,9 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR, per_query_dict
+from _support.helpers import PEERS_DIR, per_query_dict
+from _support.oracle import rank_docs
 from irframe.io import read_trec_qrels, read_trec_run
-from oracle import rank_docs
 
 TOL = 1e-9
 MEASURES = ["Compat", "Compat(p=0.8)", "Compat(p=0.5,normalize=False)", "Compat(p=0.99)"]

@@ -21,11 +21,11 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR, per_query_dict
+from _support.helpers import PEERS_DIR, per_query_dict
+from _support.oracle import rank_docs
 from irframe.exceptions import InvalidParameterError
 from irframe.io import read_trec_qrels, read_trec_run
 from irframe.measures import Measure, parse_measure
-from oracle import rank_docs
 
 cwl = pytest.importorskip("cwl", reason="the C/W/L cross-checks need pip install cwl-eval (oracle)")
 from cwl.ruler import cwl_ruler  # noqa: E402  (after the importorskip)

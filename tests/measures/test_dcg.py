@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict
+from _support.helpers import NamedConstructor, per_query_dict
 from irframe.measures import parse_measure
 
 RUN = {"query_id": ["q"] * 5, "doc_id": list("abcde"), "score": [5.0, 4.0, 3.0, 2.0, 1.0]}

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import NamedConstructor, assert_close_dicts, native_type, per_query_dict, to_polars
+from _support.helpers import NamedConstructor, assert_close_dicts, native_type, per_query_dict, to_polars
 from irframe.exceptions import (
     ColumnNotFoundError,
     DuplicateRowsError,

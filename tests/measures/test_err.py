@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict
+from _support.helpers import NamedConstructor, per_query_dict
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import parse_measure
 

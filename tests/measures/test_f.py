@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict
+from _support.helpers import NamedConstructor, per_query_dict
 from irframe.exceptions import InvalidParameterError
 from irframe.measures import parse_measure
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict
+from _support.helpers import NamedConstructor, per_query_dict
 from irframe.measures import parse_measure
 
 PAIRS = [

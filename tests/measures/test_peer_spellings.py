@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR
+from _support.helpers import PEERS_DIR
 from irframe.exceptions import InvalidParameterError, TrecFormatError
 from irframe.measures import parse_measure, parse_measures
 

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR
+from _support.helpers import PEERS_DIR
 from irframe.exceptions import UnknownMeasureError
 from irframe.io import read_trec_qrels, read_trec_run
 from irframe.measures import parse_measure

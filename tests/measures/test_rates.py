@@ -18,9 +18,9 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import PEERS_DIR, per_query_dict
+from _support.helpers import PEERS_DIR, per_query_dict
+from _support.oracle import rank_docs
 from irframe.io import read_trec_qrels, read_trec_run
-from oracle import rank_docs
 
 TOL = 1e-9
 

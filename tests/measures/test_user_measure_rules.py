@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import CONSTRUCTORS
+from _support.helpers import CONSTRUCTORS
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.measures import unregister
 

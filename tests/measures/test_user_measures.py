@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import NamedConstructor, per_query_dict
+from _support.helpers import NamedConstructor, per_query_dict
 from irframe.cli import main
 from irframe.exceptions import InvalidParameterError, UnknownMeasureError
 from irframe.measures import FAMILIES, unregister

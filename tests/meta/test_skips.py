@@ -1,14 +1,14 @@
 """Every skip says what enables the skipped test (issue 45: 419 skips needed IRFRAME_TREC_EVAL
-and 50 IRFRAME_SHARED_DIR, and no message named them); the rule is tests/skips.py, applied
+and 50 IRFRAME_SHARED_DIR, and no message named them); the rule is tests/_support/skips.py, applied
 to every report by tests/conftest.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import PEERS_DIR, TREC_EVAL_TEST_DIR
-from skips import enabling
-from trec_eval_oracle import require_trec_eval
+from _support.helpers import PEERS_DIR, TREC_EVAL_TEST_DIR
+from _support.skips import enabling
+from _support.trec_eval_oracle import require_trec_eval
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import CONSTRUCTORS, to_polars
+from _support.helpers import CONSTRUCTORS, to_polars
+from _support.online_logs import ab_log
 from irframe import online
 from irframe.exceptions import (
     ColumnNotFoundError,
@@ -19,7 +20,6 @@ from irframe.exceptions import (
     SampleRatioMismatchWarning,
     UnknownMeasureError,
 )
-from online_logs import ab_log
 
 ONE_ROW = {"query_id": "q", "doc_id": "d", "position": 1}
 

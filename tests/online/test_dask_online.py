@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log, interleaved_log
 from irframe import online
-from online_logs import ab_log, interleaved_log
 
 dd = pytest.importorskip("dask.dataframe", reason="dask (the dask extra) runs the online metrics on dask")
 

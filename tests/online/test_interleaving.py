@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import SHARED_DIR
+from _support.helpers import SHARED_DIR
 from irframe import online
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log, interleaved_log
 from irframe import online
 from irframe.exceptions import InvalidDataError, InvalidParameterError
-from online_logs import ab_log, interleaved_log
 
 METRICS = ["CTR@3", "Abandonment", "ClicksPerQuery", "RRFirstClick", "TimeToFirstClick", "SATClick@30",
            "PositionCTR"]  # fmt: skip

@@ -6,9 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log
 from irframe import online
 from irframe.online._stats import ratio_bootstrap, ratio_bootstrap_columns
-from online_logs import ab_log
 
 
 def test_the_shared_draws_are_the_definition() -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log
 from irframe import online
 from irframe._input.logs import clean_sorted_log
 from irframe.exceptions import DuplicateRowsError, InvalidDataError
-from online_logs import ab_log
 
 METRICS = ["CTR@3", "Abandonment", "ClicksPerQuery", "RRFirstClick", "TimeToFirstClick", "SATClick@30",
            "Reformulation", "SuccessfulSession", "PositionCTR"]  # fmt: skip

@@ -19,7 +19,7 @@ import pytest
 
 import irframe
 import irframe.clicks as ic
-from click_sessions import slate_log
+from _support.click_sessions import slate_log
 from irframe.exceptions import ClickLogWarning, DuplicateRowsError, InvalidDataError, InvalidParameterError
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):

@@ -17,8 +17,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import irframe
+from _support.partition_cases import CASES, MEASURES
 from irframe.exceptions import EmptyInputError, InvalidParameterError
-from partition_cases import CASES, MEASURES
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark tests need Java 17: no `java` on PATH and JAVA_HOME is unset", allow_module_level=True)

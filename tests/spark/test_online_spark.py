@@ -16,9 +16,9 @@ import pandas as pd
 import polars as pl
 import pytest
 
+from _support.online_logs import ab_log, interleaved_log
 from irframe import online
 from irframe.exceptions import InvalidDataError, InvalidParameterError
-from online_logs import ab_log, interleaved_log
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip(

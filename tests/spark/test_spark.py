@@ -14,14 +14,14 @@ import polars as pl
 import pytest
 
 import irframe
-from partition_cases import (
+from _support.partition_cases import (
     CASES,
     MEASURES,
     Case,
     assert_same_means,
     assert_same_per_query,
 )
-from query_attribute_cases import (
+from _support.query_attribute_cases import (
     BAD_QUERIES,
     BY,
     QUERIES,

@@ -1,5 +1,5 @@
 """Spark: ``ties=``, the diversity measures and ``weights=`` give the in-process values, per
-query and in the means, to 1e-12 (the cases: ``tests/composed_cases.py``): every task
+query and in the means, to 1e-12 (the cases: ``tests/_support/composed_cases.py``): every task
 composes its partition's evaluation as the in-process backend does
 (:mod:`irframe._engine.compose`).  Run with ``python -m pytest -m spark tests/spark`` (needs
 pyspark and Java 17)."""
@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import irframe
-from composed_cases import DIVERSITY, TIES, WEIGHTED, Asked, assert_same
+from _support.composed_cases import DIVERSITY, TIES, WEIGHTED, Asked, assert_same
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark tests need Java 17: no `java` on PATH and JAVA_HOME is unset", allow_module_level=True)

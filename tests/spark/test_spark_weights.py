@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 import irframe
-from partition_cases import MEASURES, WEIGHTED, Case, assert_same_means, assert_same_per_query
+from _support.partition_cases import MEASURES, WEIGHTED, Case, assert_same_means, assert_same_per_query
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark tests need Java 17: no `java` on PATH and JAVA_HOME is unset", allow_module_level=True)

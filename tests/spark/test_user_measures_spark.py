@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import irframe
-from helpers import per_query_dict
+from _support.helpers import per_query_dict
 from irframe.measures import unregister
 
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -18,7 +18,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 pyspark = pytest.importorskip("pyspark", reason="Spark tests need pip install 'irframe[spark]'")
 
 import irframe.spark  # noqa: E402 - after the skips
-from user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
+from _support.user_measure_cases import EXPECTED, QRELS, RUN  # noqa: E402
 
 pytestmark = [
     pytest.mark.spark,

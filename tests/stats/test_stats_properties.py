@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import examples
+from _support.helpers import examples
 from irframe.stats import adjust_p_values, paired_test, randomization_test
 
 GRID = [0.0, 0.1, 0.25, 1 / 3, 0.5, 2 / 3, 0.75, 1.0]  # IR-like values: ties and zero deltas

@@ -14,6 +14,7 @@ from typing import Any, overload
 import polars as pl
 
 from irframe._compare.pairing import _BASE, _DELTA, _MEAS, _QKEY, _SYS, _VAL
+from irframe._input.columns import natural_order
 from irframe._input.frames import Origin, from_lazy, to_lazy
 from irframe._report import compare as R
 from irframe._report.notes import conventions as measure_conventions
@@ -283,7 +284,7 @@ class ComparisonReport:
 
     def _moved(self, n: int, k: int) -> Moved:
         """Per listed system (baseline mode), the ``n`` queries that moved most on the first
-        measure (largest ``|delta|`` first, then query id; zero deltas left out), with the
+        measure (largest ``|delta|`` first, then the query id's natural order; zero deltas left out), with the
         top ``k`` documents of both sides (see :class:`Moved`)."""
         from irframe._compare.movers import top_documents
 
@@ -291,10 +292,11 @@ class ComparisonReport:
         if pairs is None or src is None or self.baseline is None or n <= 0 or not self.measures:
             return Moved({}, [])
         rank = {s: i for i, s in enumerate(self.systems)}
+        ties = natural_order(pairs.schema, [_QKEY])  # (ties: queries in natural order, as moved())
         moved = (
             pairs.filter((pl.col(_MEAS) == self.measures[0]) & (pl.col(_DELTA) != 0))
             .with_columns(pl.col(_SYS).replace_strict(rank, return_dtype=pl.Int64).alias("__ir_si"))
-            .sort(["__ir_si", pl.col(_DELTA).abs(), _QKEY], descending=[False, True, False])
+            .sort(["__ir_si", pl.col(_DELTA).abs(), *ties], descending=[False, True, *[False] * len(ties)])
             .group_by(_SYS, maintain_order=True)
             .head(n)
         )

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from irframe._distributions import norm_cdf_array, t_critical
+from irframe._distributions import norm_cdf_array, t_critical, threshold
 from irframe._input.frames import from_lazy, to_lazy
 from irframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidParameterError
 
@@ -75,18 +75,7 @@ def t_test_power(effect_size: float, n: int, alpha: float = 0.05) -> float:
 
 def _standardized_mde(n: int, alpha: float, target: float) -> float:
     """The effect size ``delta / sd`` at which the power with ``n`` pairs reaches ``target``."""
-    lo, hi = 0.0, 1.0
-    while t_test_power(hi, n, alpha) < target:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if t_test_power(mid, n, alpha) < target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-10 * hi:
-            break
-    return 0.5 * (lo + hi)
+    return threshold(lambda e: t_test_power(e, n, alpha) >= target, 1.0, rel=1e-10, steps=60)
 
 
 def _queries_for(effect_size: float, alpha: float, target: float) -> int | None:

@@ -204,7 +204,7 @@ def _require_roles(
 
 def _is_numeric(dtype: pl.DataType) -> bool:
     """:data:`GRADE_DTYPES` tested on a dtype without a polars query (the selector would run
-    one); ``tests/hostile/test_expressions.py`` checks that the two agree on every dtype."""
+    one); ``tests/robustness/test_expressions.py`` checks that the two agree on every dtype."""
     return dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)
 
 

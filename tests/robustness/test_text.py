@@ -20,13 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
+from _support.online_logs import ab_log
 from irframe import online
 from irframe._compare import compare_report
 from irframe._escape import html as html_text
 from irframe._escape import latex, markdown, terminal
 from irframe.datasets import golden
-from online_logs import ab_log
 
 HOSTILE = [
     "</details><script>alert(1)</script>",

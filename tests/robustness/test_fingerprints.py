@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe._check.snapshot import qrels_fingerprints, run_fingerprint
 from irframe.datasets import golden
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe.datasets import golden
 from irframe.exceptions import InvalidDataError, IrFrameError
 

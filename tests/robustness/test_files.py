@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import irframe
 import irframe.io._atomic as atomic
-from helpers import examples
+from _support.helpers import examples
 from irframe.datasets import golden
 from irframe.exceptions import InvalidParameterError, OutputFileError
 from irframe.io import write_judging_sheet, write_qrels_stub, write_trec_qrels, write_trec_run

@@ -1,4 +1,4 @@
-"""Plain-Python definitions of the families issue 33 added, for ``tests/oracle.py``.
+"""Plain-Python definitions of the families issue 33 added, for ``tests/_support/oracle.py``.
 
 RBP's binary and raw-grade forms and its residual, the C/W/L families (cwl-eval's user model:
 continuation C_i, weights W_i = prod_{j<i} C_j / sum, over ``max_depth`` padded ranks), Compat

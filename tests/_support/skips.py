@@ -12,11 +12,11 @@ import re
 from functools import cache
 from pathlib import Path
 
-from helpers import SHARED_DIR
+from _support.helpers import SHARED_DIR
 
 __all__ = ["enabling"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # distribution names whose import name is not the name with "-" as "_"
 _IMPORT_NAMES = {
     "scikit-learn": "sklearn", "pytrec-eval-terrier": "pytrec_eval", "ppi-python": "ppi_py",

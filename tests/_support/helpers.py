@@ -20,7 +20,7 @@ Data = Mapping[str, Sequence[Any]]
 Constructor = Callable[[Data], Any]
 
 # ../shared beside the repository; IRFRAME_SHARED_DIR points elsewhere (a worktree's ../shared is not there)
-SHARED_DIR = Path(os.environ.get("IRFRAME_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+SHARED_DIR = Path(os.environ.get("IRFRAME_SHARED_DIR") or Path(__file__).resolve().parents[3] / "shared")
 TREC_EVAL_TEST_DIR = SHARED_DIR / "data" / "trec_eval_test"
 PEERS_DIR = SHARED_DIR / "data" / "peers"  # the peers' test data and pinned cases (never copied here)
 

@@ -24,9 +24,9 @@ import polars as pl
 import pytest
 
 import irframe
+from _support.trec_eval_oracle import TrecEval
 from irframe.datasets import golden
 from irframe.exceptions import InvalidDataError, InvalidParameterError, TrecFormatError
-from trec_eval_oracle import TrecEval
 
 RUN_TEXT = "q1 Q0 a 1 3.0 r\n#q1 Q0 b 2 2.0 r\nq1 Q0 c 3 1.0 r\n"
 QRELS_TEXT = "q1 0 a 0\nq1 0 b 1\nq1 0 c 1\n"

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe.cli import main
 from irframe.datasets import golden, golden_paths
 from irframe.exceptions import EmptyInputError, InvalidDataError

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe._check.snapshot import Snapshot, is_snapshot, is_snapshot_file
 from irframe.datasets import golden
 from irframe.exceptions import InvalidDataError, IrFrameError

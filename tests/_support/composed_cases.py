@@ -20,7 +20,7 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 import irframe
-from partition_cases import CASES, Case, keys_of, weighted
+from _support.partition_cases import CASES, Case, keys_of, weighted
 
 TIE_MEASURES = ["P@5", "R@10", "RR", "AP", "nDCG@10", "nDCG", "AP(judged_only=true)", "P(rel=2)@3"]
 DIV_MEASURES = [

@@ -31,8 +31,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from _support.oracle_more import EXTRA_FAMILIES
 from irframe.measures import Measure, parse_measures
-from oracle_more import EXTRA_FAMILIES
 
 __all__ = ["gain_of", "oracle_evaluate", "oracle_mean", "oracle_query", "rank_docs"]
 
@@ -90,7 +90,7 @@ def oracle_query(ranking: list[str], judged: dict[str, float], m: Measure) -> fl
         # trec_eval -J: drop documents without a judgment or with a negative grade
         ranking = [d for d in ranking if d in judged and judged[d] >= 0]
     top = ranking if k is None else ranking[:k]
-    if m.family in EXTRA_FAMILIES:  # issue 33's families (tests/oracle_more.py)
+    if m.family in EXTRA_FAMILIES:  # issue 33's families (tests/_support/oracle_more.py)
         return EXTRA_FAMILIES[m.family](top, judged, m)
     is_rel = [d in judged and judged[d] >= t for d in top]
     n_rel = sum(1 for g in judged.values() if g >= t)  # R: all judged relevant

@@ -34,7 +34,7 @@ def _reference() -> dict[tuple[str, str | None], float]:
 def test_evaluate_queries_by_attribute(constructor) -> None:  # type: ignore[no-untyped-def]
     run = constructor(G.runs.to_dict(as_series=False))
     got = irframe.evaluate(run, ["nDCG@10"], G.qrels, by=["system", "segment"], queries=G.queries)
-    from helpers import to_polars
+    from _support.helpers import to_polars
 
     ref = _reference()
     table = to_polars(got)

@@ -15,7 +15,7 @@ import pytest
 
 import irframe
 import irframe.io._atomic as atomic
-from cli_runner import run_cli
+from _support.cli_runner import run_cli
 from irframe.datasets import golden
 from irframe.exceptions import InvalidParameterError
 

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from helpers import SHARED_DIR
+from _support.helpers import SHARED_DIR
 
 PYCLICK_DIR = SHARED_DIR / "tools" / "pyclick"
 

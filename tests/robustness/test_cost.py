@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irframe
-from helpers import examples
+from _support.helpers import examples
 from irframe._compare.report import resample_count
 from irframe._report.compare import unreachable_note
 from irframe._resample import _exact_table, reusing_draws

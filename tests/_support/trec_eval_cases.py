@@ -26,7 +26,7 @@ import pytest
 TREC_EVAL_TEST_DIR = Path(
     os.environ.get(
         "IRFRAME_TREC_EVAL_TEST_DIR",
-        Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec_eval_test",
+        Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trec_eval_test",
     )
 )
 
