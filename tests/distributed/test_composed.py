@@ -84,3 +84,21 @@ def test_the_refusals_are_the_in_process_ones(client: Any, tmp_path: Path) -> No
             _parquet(asked, tmp_path, True)
         with pytest.raises(error, match=match):
             _dask(asked, True)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("asked", [DIVERSITY[0], TIES[0]], ids=repr)
+def test_out_of_core_qrels_from_parquet(asked: Asked, tmp_path: Path) -> None:
+    """The qrels (the subtopic column too) as a parquet file, bucketed like the run."""
+    assert asked.case.qrels is not None
+    asked.case.qrels.write_parquet(tmp_path / "qrels.parquet")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    asked.case.run.write_parquet(run_dir / "run.parquet")
+    c = asked.case
+    got = irframe.evaluate_parquet(
+        run_dir / "run.parquet", asked.measures, tmp_path / "qrels.parquet", per_query=True, buckets=4,
+        **c.kwargs,
+    )  # fmt: skip
+    assert isinstance(got, pl.DataFrame)
+    assert_same(got, asked, True)

@@ -68,6 +68,9 @@ def evaluate_partition(
 ) -> pa.Table:
     """Evaluate one partition holding whole queries; return per-query rows as Arrow.
 
+    The evaluation is composed as in process (:mod:`irframe._engine.compose`): ``ties=``
+    and the diversity measures (subtopic qrels, co-partitioned) give the in-process values.
+
     Parameters
     ----------
     run : pyarrow.Table, pandas or polars frame

@@ -32,7 +32,7 @@ import io
 import pickle
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -43,10 +43,6 @@ from irframe._input.options import Options
 from irframe._input.queries import KEY as ATTR_KEY
 from irframe.exceptions import IrFrameError
 from irframe.progress import Progress
-
-if TYPE_CHECKING:
-    pass
-
 
 __all__ = ["default_parallelism", "evaluate_options", "ipc_bytes", "is_spark_frame", "run_tasks"]
 

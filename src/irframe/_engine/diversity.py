@@ -32,7 +32,8 @@ ranked run with the relevant judgments, a rank within each (query, subtopic), on
 ranking is a loop over rank positions (up to the largest cutoff asked, or nNRBP's depth,
 and never past the most judged documents of a query), each step vectorised with numpy
 over every query at once: O(depth x judgments).  The run is read whole, in memory (a
-lazy run is collected when the result is, through ``map_batches``).
+lazy run is collected when the result is, through ``map_batches``); on a partitioned
+backend, one partition of whole queries at a time (:mod:`irframe._engine.compose`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ query, a *tie group*:
 R's and AP's denominator R and nDCG's IDCG do not depend on the order: the main plan
 computes them (``NumRel``, ``IDCG`` of the same parameters), with its input checks and
 its rules for missing and unjudged queries; this module computes the numerators and
-joins them onto the main plan's table, as :mod:`~irframe._engine.diversity` does.
+joins them onto the main plan's table, as :mod:`~irframe._engine.diversity` does
+(:mod:`irframe._engine.compose` composes both, on every backend: the tie groups of a
+query are within one partition).
 The documents kept are the main plan's (``depth``: the first by trec_eval's order, so a
 tie group cut by the depth is averaged over the documents kept).
 """
