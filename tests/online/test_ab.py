@@ -316,3 +316,21 @@ def test_the_lift_plot_names_each_segment() -> None:
     want = [f"CTR ({arm}) [device={dev}]" for dev, arm in to_polars(tab).select("device", "arm").rows()]
     assert labels == want  # (the first row at the top)
     assert {lab.split("device=")[1].rstrip("]") for lab in labels} == {"desktop", "mobile"}
+
+
+def test_successful_session_alone_reads_the_sessions_time_order() -> None:
+    """SuccessfulSession on its own (no Reformulation to bring the timestamps) gives the value it has
+    beside Reformulation; a log without timestamps is refused naming the column."""
+    log = ab_log(60, seed=3)
+    alone = online.metrics(log, "SuccessfulSession")
+    both = online.metrics(log, ["Reformulation", "SuccessfulSession"]).filter(
+        pl.col("metric") == "SuccessfulSession@30"
+    )
+    assert alone.select("value", "se", "n_units").rows() == both.select("value", "se", "n_units").rows()
+    # by hand: a session succeeds when one of its clicks has dwell >= 30; a unit's sessions over its sessions
+    sessions = log.group_by("user_id", "session_id").agg(
+        ((pl.col("clicked") > 0) & (pl.col("dwell") >= 30)).any().alias("ok")
+    )
+    assert alone["value"][0] == pytest.approx(sessions["ok"].mean(), rel=1e-12)
+    with pytest.raises(ValueError, match="timestamp"):
+        online.metrics(log.drop("timestamp", "click_time"), "SuccessfulSession")

@@ -50,7 +50,7 @@ METRICS: dict[str, tuple[float | None, tuple[str, ...]]] = {
     "TimeToFirstClick": (None, ("timestamp", "click_time")),
     "SATClick": (30.0, ("dwell",)),
     "Reformulation": (300.0, ("session_id", "timestamp")),
-    "SuccessfulSession": (30.0, ("session_id", "dwell")),
+    "SuccessfulSession": (30.0, ("session_id", "timestamp", "dwell")),  # (timestamp: the first impression)
     "PositionCTR": (None, ()),
 }
 _PARAM_OPTIONAL = {"CTR"}  # CTR without @k: any click
