@@ -576,7 +576,8 @@ def _with_holes(
         return pairs, None
     sides = [(gate_table.BASE, base)] if isinstance(base, _Run) else []
     sides.append((gate_table.CAND, cand))
-    runs = stack_runs({name: run.lf for name, run in sides}, None, "check").lf
+    stack = stack_runs({name: run.lf for name, run in sides}, None, "check")
+    runs = [lf for _, lf in stack.alike()]
     names = (LONG.system, LONG.baseline, LONG.measure, LONG.baseline_value, LONG.delta, _Q)
     out, table = with_holes(
         pairs, runs, qrels, names=names, pairs=[(gate_table.CAND, gate_table.BASE)], labels=labels,

@@ -147,11 +147,21 @@ def _per_query_long(
         warn_dropped(stacked.lf, [_SYS, *by, query_col], opts.doc_col, role_cols)
     with user_terms(system_col):  # (a step of compare's own progress: no bar of its own)
         every = opts.with_(by=[_SYS, *by], missing=missing)
-        plan, table, _ = compose.evaluate(stacked.lf, measures, qrels, every, progress=False)
-        pq = per_query_table(plan, table)
-        df = pq.collect() if isinstance(pq, pl.LazyFrame) else pq
+        parts = []
+        for _, lf in stacked.alike():  # each run ranked by its own order column
+            plan, table, _ = compose.evaluate(lf, measures, qrels, every, progress=False)
+            pq = per_query_table(plan, table)
+            parts.append(pq.collect() if isinstance(pq, pl.LazyFrame) else pq)
+        df = parts[0] if len(parts) == 1 else _in_system_order(parts, stacked.systems)
     long = df.unpivot(index=[_SYS, *by, query_col], on=list(labels), variable_name=_MEAS, value_name=_VAL)
     return long, query_col
+
+
+def _in_system_order(parts: Sequence[pl.DataFrame], systems: Sequence[str]) -> pl.DataFrame:
+    """Per-query tables of groups of systems as one, the systems in input order."""
+    index = {name: i for i, name in enumerate(systems)}
+    df = pl.concat(parts, how="vertical_relaxed")
+    return df.sort(pl.col(_SYS).replace_strict(index, return_dtype=pl.Int64), maintain_order=True)
 
 
 def check_shared_queries(
@@ -369,9 +379,12 @@ def system_means(
     listed = [measures] if isinstance(measures, str | Measure) else list(measures)
     parts = []
     with user_terms(system_col):  # one system at a time: systems may answer disjoint queries
-        for name in stacked.systems:
-            run = stacked.lf.filter(pl.col(_SYS) == name).drop(_SYS)
-            means = evaluate(run, listed, qrels, progress=False, **opts.as_kwargs())
-            df = means.collect() if isinstance(means, pl.LazyFrame) else means
-            parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
-    return pl.concat(parts, how="vertical")
+        for systems, lf in stacked.alike():  # each run ranked by its own order column
+            for name in systems:
+                run = lf.filter(pl.col(_SYS) == name).drop(_SYS)
+                means = evaluate(run, listed, qrels, progress=False, **opts.as_kwargs())
+                df = means.collect() if isinstance(means, pl.LazyFrame) else means
+                parts.append(df.select(pl.lit(name, dtype=pl.String).alias(system_col), pl.all()))
+    out = pl.concat(parts, how="vertical")
+    index = {name: i for i, name in enumerate(stacked.systems)}
+    return out.sort(pl.col(system_col).replace_strict(index, return_dtype=pl.Int64), maintain_order=True)

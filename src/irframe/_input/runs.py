@@ -85,6 +85,41 @@ class Stack:
         part = self.lf if self.parts is None else self.parts[system]
         return part.collect_schema()
 
+    def alike(self) -> list[tuple[list[str], pl.LazyFrame]]:
+        """The systems in groups of runs with the same own columns (:meth:`columns_of`), each
+        group with its rows of :attr:`lf` without the columns none of its runs has.
+
+        A verb that evaluates the stack evaluates each group: a rank-only run and a
+        score-only run are then each ranked by their own column (the engine's
+        :func:`irframe._input.columns.ranking_order`), not the score run by its null ranks.
+        Columns added to :attr:`lf` after stacking (query attributes) are kept.  One
+        stacked frame, or runs with the same columns: one group, :attr:`lf` itself.
+
+        Examples
+        --------
+        >>> ranked = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "rank": [1]})
+        >>> scored = pl.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [0.5]})
+        >>> stack = stack_runs({"a": ranked, "b": scored, "c": ranked}, "system", "my_verb")
+        >>> for systems, lf in stack.alike():
+        ...     print(systems, lf.collect_schema().names())
+        ['a', 'c'] ['query_id', 'doc_id', 'rank', '__ir_system']
+        ['b'] ['query_id', 'doc_id', '__ir_system', 'score']
+        """
+        if self.parts is None:
+            return [(list(self.systems), self.lf)]
+        groups: dict[frozenset[str], list[str]] = {}
+        for system in self.systems:
+            groups.setdefault(frozenset(self.columns_of(system).names()), []).append(system)
+        if len(groups) == 1:
+            return [(list(self.systems), self.lf)]
+        stacked = set().union(*groups)
+        names = self.lf.collect_schema().names()
+        lacking = {own: [c for c in names if c in stacked - own] for own in groups}
+        return [
+            (systems, self.lf.filter(pl.col(SYSTEM).is_in(systems)).drop(lacking[own]))
+            for own, systems in groups.items()
+        ]
+
 
 def stack_runs(
     runs: object, system_col: str | None, where: str, *, at_least: int = 1, single: bool = False
