@@ -120,3 +120,41 @@ def test_system_means_follow_each_runs_own_order() -> None:
         own = "ranked" if row["system"] == "ranked" else "scored"
         for m in MEASURES:
             assert row[m] == pytest.approx(sum(BY_HAND[(own, m)].values()) / 2, abs=1e-12), (row["system"], m)
+
+
+# SCORED's rankings by hand (ties by doc id descending), as ranks: q1 d2, d1, d3; q2 d5, d4.
+SCORED_AS_RANKS = pl.DataFrame({
+    "query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["d2", "d1", "d3", "d5", "d4"],
+    "rank": [1, 2, 3, 1, 2],
+})  # fmt: skip
+
+
+def test_compare_holes_follow_each_runs_own_order() -> None:
+    """The judgment holes (d5 in q2, unjudged) and the delta bounds: as with the score run's
+    ranking written out as ranks by hand."""
+    got = irframe.compare({"ranked": RANKED, "scored": SCORED}, QRELS, MEASURES, holes=True, holes_depth=1)
+    want = irframe.compare({"ranked": RANKED, "scored": SCORED_AS_RANKS}, QRELS, MEASURES, holes=True,
+                           holes_depth=1)  # fmt: skip
+    holes = [c for c in want.columns if c not in {"p_value", "p_adjusted", "ci_low", "ci_high"}]
+    assert got.select(holes).rows() == want.select(holes).rows()
+    assert any("hole" in c for c in holes)
+    report = irframe.compare_report({"ranked": RANKED, "scored": SCORED}, QRELS, MEASURES, holes=True,
+                                    holes_depth=1)  # fmt: skip
+    table = report.holes
+    assert isinstance(table, pl.DataFrame)
+    unjudged = {(r["system"], r["query_id"]): r["unjudged"] for r in table.iter_rows(named=True)}
+    assert unjudged == {
+        ("ranked", "q1"): [],
+        ("ranked", "q2"): [],
+        ("scored", "q1"): [],
+        ("scored", "q2"): ["d5"],
+    }
+
+
+def test_check_holes_follow_each_runs_own_order() -> None:
+    got = irframe.check(SCORED, QRELS, baseline=RANKED, measures=["RR"], holes="report", holes_depth=1)
+    want = irframe.check(
+        SCORED_AS_RANKS, QRELS, baseline=RANKED, measures=["RR"], holes="report", holes_depth=1
+    )
+    assert got.holes.rows() == want.holes.rows()
+    assert "d5" in str(got.holes.rows())

@@ -77,6 +77,7 @@ from irframe.progress import Progress, check_progress, reporter
 
 if TYPE_CHECKING:
     from irframe._input.frames import Origin
+    from irframe.measures._parse import Parsed
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -178,9 +179,12 @@ def _labels(measures: MeasureLike | Iterable[MeasureLike] | None, default: Seque
     return list(dict.fromkeys(str(parse_measure(m)) for m in items))
 
 
-def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Options) -> pl.DataFrame:
-    """``query_id`` (string) and one column per measure label: one pass of the engine, or
-    (``qrels`` None) the run's per-query values as they are, checked as compare checks them."""
+def _per_query(
+    run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Options, parsed: Parsed | None = None
+) -> pl.DataFrame:
+    """``query_id`` (string) and one column per measure label: one pass of the engine
+    (``parsed``: the labels parsed once per call; None: parsed here), or (``qrels`` None)
+    the run's per-query values as they are, checked as compare checks them."""
     from irframe import _engine as engine
     from irframe._engine import compose
 
@@ -198,7 +202,7 @@ def _per_query(run: _Run, qrels: Frame | None, labels: Sequence[str], opts: Opti
             .collect()
         )
     # (a step of check's or snapshot's own progress: no bar of its own)
-    plan, table, _ = compose.evaluate(run.frame, list(labels), qrels, opts, progress=False)
+    plan, table, _ = compose.evaluate(run.frame, parsed or list(labels), qrels, opts, progress=False)
     out = engine.per_query_table(plan, table)
     df = out.collect() if isinstance(out, pl.LazyFrame) else out
     return df.select(pl.col(opts.query_col).cast(pl.String).alias(_Q), *labels)
@@ -472,7 +476,10 @@ def _long_values(
 ) -> tuple[pl.DataFrame, set[str] | None, JudgmentChanges, list[str]]:
     """Both sides' per-query values as compare's long table (each run evaluated once; a
     snapshot's values as they are), the queries kept (None: all), the judgment changes and notes."""
+    from irframe.measures._parse import parse_measures
+
     changes, keep, notes = JudgmentChanges(), None, list[str]()
+    parsed = None if qrels is None else parse_measures(list(labels))  # (once for both runs)
     if isinstance(base, Snapshot):  # (with qrels: per-query values have no snapshot baseline, _inputs)
         current = _qrels_hashes(
             cast("Frame", qrels).lazy(), opts, legacy=base.format_version == 1, against_snapshot=True
@@ -481,9 +488,9 @@ def _long_values(
         base_values = base.values.select(_Q, *labels)
         step(f"compared the judgments with the snapshot's: {len(changes.queries)} queries changed")
     else:
-        base_values = _per_query(base, qrels, labels, opts)
+        base_values = _per_query(base, qrels, labels, opts, parsed)
         step(f"evaluated the baseline {base.name!r}")
-    long = gate_table.long_table(base_values, _per_query(cand, qrels, labels, opts), labels)
+    long = gate_table.long_table(base_values, _per_query(cand, qrels, labels, opts, parsed), labels)
     step(f"evaluated the candidate {cand.name!r}")
     return long, keep, changes, notes
 
@@ -569,7 +576,8 @@ def _with_holes(
         return pairs, None
     sides = [(gate_table.BASE, base)] if isinstance(base, _Run) else []
     sides.append((gate_table.CAND, cand))
-    runs = stack_runs({name: run.lf for name, run in sides}, None, "check").lf
+    stack = stack_runs({name: run.lf for name, run in sides}, None, "check")
+    runs = [lf for _, lf in stack.alike()]
     names = (LONG.system, LONG.baseline, LONG.measure, LONG.baseline_value, LONG.delta, _Q)
     out, table = with_holes(
         pairs, runs, qrels, names=names, pairs=[(gate_table.CAND, gate_table.BASE)], labels=labels,

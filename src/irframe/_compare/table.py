@@ -409,7 +409,8 @@ def compare_report(
         if look:
             step.expect(1)
             pair_rows, hole_table = with_holes(
-                pair_rows, stacked.lf, qrels, names=(_SYS, _BSYS, _MEAS, _BASE, _DELTA, query_col),
+                pair_rows, [lf for _, lf in stacked.alike()], qrels,
+                names=(_SYS, _BSYS, _MEAS, _BASE, _DELTA, query_col),
                 pairs=pair_list, labels=labels, opts=opts, depth=holes_depth, grade=holes_grade,
             )  # fmt: skip
             step("looked at the judgment holes")

@@ -104,16 +104,25 @@ def fill_grade(qrels: Any, opts: Options, grade: float | None) -> float:
     return float(top) if top is not None and top > 0 else 1.0
 
 
-def hole_table(runs: pl.LazyFrame, qrels: Any, opts: Options, depth: int) -> pl.DataFrame:
+def hole_table(runs: Sequence[pl.LazyFrame], qrels: Any, opts: Options, depth: int) -> pl.DataFrame:
     """Per (system, judged query): the top ``depth``'s judged and unjudged documents
-    (:func:`irframe._golden.ranked.holes`), queries the qrels do not judge left out."""
+    (:func:`irframe._golden.ranked.holes`), queries the qrels do not judge left out.
+
+    ``runs``: the stacked runs in groups ranked alike (:meth:`irframe._input.runs.Stack.alike`),
+    each group by its own order column."""
     if qrels is None:
         msg = "Judgment holes need the qrels: without them every document is unjudged. Hint: pass qrels."
         raise InvalidParameterError(msg)
-    found = holes(runs, qrels, opts, depth)
+    parts = [holes(lf, qrels, opts, depth) for lf in runs]
+    found = parts[0] if len(parts) == 1 else _by_system_and_query(pl.concat(parts), opts.query_col)
     judged = judged_pairs(qrels, opts).select(QUERY_KEY).unique().collect()
     keys = found.get_column(opts.query_col).cast(pl.String)
     return found.filter(keys.is_in(judged.get_column(QUERY_KEY).implode()))
+
+
+def _by_system_and_query(df: pl.DataFrame, query_col: str) -> pl.DataFrame:
+    """As :func:`irframe._golden.ranked.holes` sorts: by system, then query id as text."""
+    return df.sort(pl.col(SYSTEM), pl.col(query_col).cast(pl.String), maintain_order=True)
 
 
 def hole_docs(table: pl.DataFrame, query_col: str) -> pl.DataFrame:
@@ -187,7 +196,7 @@ def _inputs(
 
 
 def delta_bounds(
-    runs: pl.LazyFrame,
+    runs: Sequence[pl.LazyFrame],
     table: pl.DataFrame,
     qrels: Any,
     *,
@@ -200,17 +209,15 @@ def delta_bounds(
     """Per (system, baseline, query with holes, measure): the system's and the baseline's values
     under each filling, as (``system``, ``baseline``, :data:`QUERY_KEY`, ``measure``, ``fill``,
     ``value``, ``baseline_value``); ``baseline_value`` is null for a baseline without a ranking
-    (``base_ranked=False``).  ``table`` is :func:`hole_table`'s."""
-    from irframe.functions import evaluate
+    (``base_ranked=False``).  ``table`` is :func:`hole_table`'s; ``runs`` as for it (each group
+    evaluated by its own order column)."""
 
     fills = _fillings(hole_docs(table, opts.query_col), pairs, grade, base_ranked)
     out_schema = {"system": pl.String, "baseline": pl.String, QUERY_KEY: pl.String, "measure": pl.String,
                   _FILL: pl.String, "value": pl.Float64, "baseline_value": pl.Float64}  # fmt: skip
     if fills.height == 0:
         return pl.DataFrame(schema=out_schema)
-    rows, filled = pl.collect_all(_inputs(runs, qrels, fills, pairs, opts))  # (in memory: the fast path)
-    kwargs = opts.with_(by=[SYSTEM], weights=None).as_kwargs()
-    pq = evaluate(rows, list(labels), filled, per_query=True, progress=False, **kwargs)
+    pq = _filled_values(runs, qrels, fills, pairs=pairs, labels=labels, opts=opts)
     parts = pl.col(opts.query_col).str.splitn(_SEP, 3)
     long = pq.with_columns(
         parts.struct.field("field_0").cast(pl.Int64).alias(_PAIR),
@@ -232,6 +239,23 @@ def delta_bounds(
     wanted = fills.select(_PAIR, _FILL, QUERY_KEY).unique()
     out = wanted.join(sys_v, on=[_PAIR, _FILL, QUERY_KEY]).join(base_v, on=on, how="left")
     return out.join(frame.select(_PAIR, "system"), on=_PAIR).select(list(out_schema))
+
+
+def _filled_values(
+    runs: Sequence[pl.LazyFrame], qrels: Any, fills: pl.DataFrame, *, pairs: Sequence[tuple[str, str]],
+    labels: Sequence[str], opts: Options,
+) -> pl.DataFrame:  # fmt: skip
+    """Every group's per-query values under the fillings (query ids: :func:`_inputs`' keys)."""
+    from irframe.functions import evaluate
+
+    kwargs = opts.with_(by=[SYSTEM], weights=None).as_kwargs()
+    values = []
+    for lf in runs:
+        rows, filled = pl.collect_all(_inputs(lf, qrels, fills, pairs, opts))  # (in memory: the fast path)
+        if rows.height or len(runs) == 1:
+            pq = evaluate(rows, list(labels), filled, per_query=True, progress=False, **kwargs)
+            values.append(pq.collect() if isinstance(pq, pl.LazyFrame) else pq)
+    return values[0] if len(values) == 1 else pl.concat(values, how="vertical_relaxed")
 
 
 def per_query_bounds(values: pl.DataFrame) -> pl.DataFrame:
@@ -270,7 +294,7 @@ def hole_counts(table: pl.DataFrame, pairs: Sequence[tuple[str, str]], query_col
 
 def with_holes(
     pair_rows: pl.DataFrame,
-    runs: pl.LazyFrame,
+    runs: Sequence[pl.LazyFrame],
     qrels: Any,
     *,
     names: tuple[str, str, str, str, str, str],
@@ -286,7 +310,8 @@ def with_holes(
     per-(system, query) hole table.
 
     ``names``: the pair rows' system, baseline, measure, baseline-value, delta and query columns;
-    ``runs``: the stacked runs (a String :data:`SYSTEM` column) of the ranked systems.
+    ``runs``: the stacked runs (a String :data:`SYSTEM` column) of the ranked systems, in groups
+    ranked alike (:meth:`irframe._input.runs.Stack.alike`).
     """
     system, baseline, measure, base_value, delta, query = names
     table = hole_table(runs, qrels, opts, depth)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -26,11 +26,9 @@ from irframe._report.tables import markdown_table, num, p_text, text_table
 
 __all__ = [
     "ab_html",
-    "ab_markdown",
-    "ab_text",
+    "ab_report",
     "interleaving_html",
-    "interleaving_markdown",
-    "interleaving_text",
+    "interleaving_report",
 ]
 
 
@@ -92,47 +90,48 @@ def _srm_lines(tab: pl.DataFrame, by: Sequence[str], srm_alpha: float) -> list[s
     return lines
 
 
-def _ab_notes(control: str, unit: str, correction: str, level: float, notes: Sequence[str]) -> list[str]:
+def _ab_notes(tab: pl.DataFrame, facts: dict[str, Any]) -> list[str]:
+    level = facts["level"]
     return [
-        f"Each arm against the control {control!r}; the randomization unit is {unit!r}: every metric is "
-        "a ratio of per-unit sums, its variance the delta method over units (ddof=1), the test Welch's t "
-        "with Welch-Satterthwaite degrees of freedom (tea-tasting's RatioOfMeans); the lift's interval is "
-        "computed on the log scale.",
-        f"{correction_name(correction)} correction over the {{n}} comparisons of the table; "
+        f"Each arm against the control {facts['control']!r}; the randomization unit is {facts['unit']!r}: "
+        "every metric is a ratio of per-unit sums, its variance the delta method over units (ddof=1), the "
+        "test Welch's t with Welch-Satterthwaite degrees of freedom (tea-tasting's RatioOfMeans); the "
+        "lift's interval is computed on the log scale.",
+        f"{correction_name(facts['correction'])} correction over the {tab.height} comparisons of the table; "
         f"▲/▼: p_adj < {1 - level:.3g}. {round(level * 100)}% intervals, uncorrected.",
-        *notes,
+        *facts["notes"],
     ]
 
 
-def ab_text(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
-    """The A/B report as plain text."""
-    rows = _ab_rows(tab, by)
+def _render(
+    fmt: Literal["text", "markdown"],
+    title: str,
+    *,
+    above: Sequence[str] | None,
+    header: Sequence[str],
+    rows: list[list[str]],
+    numeric: range,
+    notes: Sequence[str],
+) -> str:
+    """A titled report: the lines ``above`` (None: no block), the table, the notes."""
+    if fmt == "text":
+        table_ = text_table(header, rows, numeric=numeric)
+        return "\n".join([title, *map(terminal, above or ()), "", table_, "", *map(terminal, notes)])
+    bullets = [f"- {markdown(line)}" for line in notes]
+    head = ["", *(f"- {markdown(line)}" for line in above)] if above is not None else []
+    return "\n".join([f"## {title}", *head, "", markdown_table(header, rows), "", *bullets])
+
+
+def ab_report(
+    tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any], fmt: Literal["text", "markdown"]
+) -> str:
+    """The A/B report as plain text or Markdown."""
     header = [*by, *_AB_HEADER]
-    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
-    parts = [
-        "irframe online compare",
-        *map(terminal, _srm_lines(tab, by, facts["srm_alpha"])),
-        "",
-        text_table(header, rows, numeric=range(len(by) + 2, len(header) - 1)),
-        "",
-        *(terminal(n.replace("{n}", str(tab.height))) for n in notes),
-    ]
-    return "\n".join(parts)
-
-
-def ab_markdown(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
-    """The A/B report as Markdown."""
-    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
-    parts = [
-        "## irframe online compare",
-        "",
-        *(f"- {markdown(line)}" for line in _srm_lines(tab, by, facts["srm_alpha"])),
-        "",
-        markdown_table([*by, *_AB_HEADER], _ab_rows(tab, by)),
-        "",
-        *(f"- {markdown(n.replace('{n}', str(tab.height)))}" for n in notes),
-    ]
-    return "\n".join(parts)
+    srm = _srm_lines(tab, by, facts["srm_alpha"])
+    numeric = range(len(by) + 2, len(header) - 1)
+    rows, notes = _ab_rows(tab, by), _ab_notes(tab, facts)
+    title = "irframe online compare"
+    return _render(fmt, title, above=srm, header=header, rows=rows, numeric=numeric, notes=notes)
 
 
 def _lift_plot(tab: pl.DataFrame, by: Sequence[str] = ()) -> Plot:
@@ -169,7 +168,6 @@ def _lift_plot(tab: pl.DataFrame, by: Sequence[str] = ()) -> Plot:
 
 def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
     """The A/B report as one self-contained HTML page."""
-    notes = _ab_notes(facts["control"], facts["unit"], facts["correction"], facts["level"], facts["notes"])
     srm = _srm_lines(tab, by, facts["srm_alpha"])
     bad = any("MISMATCH" in s for s in srm)
     header = [*by, *_AB_HEADER]
@@ -178,7 +176,7 @@ def ab_html(tab: pl.DataFrame, by: Sequence[str], facts: dict[str, Any]) -> str:
         paragraph(" ".join(srm), "verdict bad" if bad else "verdict"),
         section("Effects", table(header, _ab_rows(tab, by), numeric=range(len(by) + 2, len(header) - 1))),
         section("Lifts", plots([_lift_plot(tab, by)], "lift")),
-        section("How to read it", *(paragraph(n.replace("{n}", str(tab.height))) for n in notes)),
+        section("How to read it", *map(paragraph, _ab_notes(tab, facts))),
     ]
     return page("irframe online compare", "\n".join(body))
 
@@ -208,20 +206,13 @@ def _il_notes(facts: dict[str, Any]) -> list[str]:
     ]
 
 
-def interleaving_text(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
-    """An interleaving's pairs as plain text."""
-    return "\n".join([
-        "irframe online interleaving", "", text_table(_IL_HEADER, _il_rows(pairs), numeric=range(2, 9)), "",
-        *map(terminal, _il_notes(facts)),
-    ])  # fmt: skip
-
-
-def interleaving_markdown(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:
-    """An interleaving's pairs as Markdown."""
-    return "\n".join([
-        "## irframe online interleaving", "", markdown_table(_IL_HEADER, _il_rows(pairs)), "",
-        *(f"- {markdown(n)}" for n in _il_notes(facts)),
-    ])  # fmt: skip
+def interleaving_report(pairs: pl.DataFrame, facts: dict[str, Any], fmt: Literal["text", "markdown"]) -> str:
+    """An interleaving's pairs as plain text or Markdown."""
+    title = "irframe online interleaving"
+    rows = _il_rows(pairs)
+    return _render(
+        fmt, title, above=None, header=_IL_HEADER, rows=rows, numeric=range(2, 9), notes=_il_notes(facts)
+    )
 
 
 def interleaving_html(pairs: pl.DataFrame, facts: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from irframe._distributions import t_quantile
 from irframe._input.frames import from_lazy
 from irframe._input.logs import POSITION
 from irframe._input.params import check_level, check_resamples, check_seed
-from irframe._report.online import ab_html, ab_markdown, ab_text
+from irframe._report.online import ab_html, ab_report
 from irframe.exceptions import InvalidParameterError, SampleRatioMismatchWarning
 from irframe.functions import options_of
 from irframe.online._log import ARM, UNIT, OnlineLog, check_arms, eager_origin, to_caller
@@ -382,11 +382,11 @@ class ABReport:
 
     def to_text(self) -> str:
         """The report as plain text (a table per comparison, the SRM check, the notes)."""
-        return ab_text(self._polars, self.by, self.facts)
+        return ab_report(self._polars, self.by, self.facts, "text")
 
     def to_markdown(self) -> str:
         """The report as Markdown."""
-        return ab_markdown(self._polars, self.by, self.facts)
+        return ab_report(self._polars, self.by, self.facts, "markdown")
 
     def html_page(self) -> str:
         """The report as one self-contained HTML page (a lift plot when matplotlib is installed)."""

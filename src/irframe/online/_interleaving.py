@@ -17,7 +17,7 @@ from irframe._distributions import binomial_two_sided
 from irframe._input.frames import from_lazy
 from irframe._input.logs import IMPRESSION, QUERY, check_log
 from irframe._input.params import check_level, check_resamples, check_seed
-from irframe._report.online import interleaving_html, interleaving_markdown, interleaving_text
+from irframe._report.online import interleaving_html, interleaving_report
 from irframe.exceptions import InvalidDataError, InvalidParameterError
 from irframe.online._credit import balanced_credit, probabilistic_credit, team_credit
 from irframe.online._dask import dask_rows, per_partition
@@ -78,11 +78,11 @@ class InterleavingResult:
 
     def to_text(self) -> str:
         """The pairs as plain text, with what was counted."""
-        return interleaving_text(self._pairs_polars(), self._facts())
+        return interleaving_report(self._pairs_polars(), self._facts(), "text")
 
     def to_markdown(self) -> str:
         """The pairs as Markdown."""
-        return interleaving_markdown(self._pairs_polars(), self._facts())
+        return interleaving_report(self._pairs_polars(), self._facts(), "markdown")
 
     def html_page(self) -> str:
         """The pairs as one self-contained HTML page."""
