@@ -27,6 +27,7 @@ import pytest
 import irframe
 from irframe import clicks, online
 from irframe._backends.registry import backend_named
+from irframe._clicks.bias import PositionBiasOptions
 from irframe._clicks.models import ClickModelOptions
 from irframe._compare.movers import MovedOptions, moved_frame
 from irframe._compare.table import CompareOptions
@@ -134,8 +135,9 @@ def test_the_column_options_are_evaluates() -> None:
         (MovedOptions, (irframe.moved, moved_frame)),
         (ABOptions, (online.compare, online.compare_report)),
         (ClickModelOptions, (clicks.click_model, clicks.click_judgments)),
+        (PositionBiasOptions, (clicks.position_bias,)),
     ],
-    ids=["compare", "moved", "online.compare", "click_model"],
+    ids=["compare", "moved", "online.compare", "click_model", "position_bias"],
 )
 def test_the_overloads_typed_dicts_are_the_keyword_options(
     typed_dict: type, functions: tuple[Callable[..., Any], ...]
@@ -153,6 +155,7 @@ def test_a_wrapper_shows_the_keywords_of_what_it_wraps() -> None:
     pairs = (
         (irframe.compare, irframe.compare_report), (moved_frame, irframe.moved),
         (online.compare, online.compare_report), (clicks.click_judgments, clicks.click_model),
+        (clicks.position_bias, clicks.position_bias_fit),
     )  # fmt: skip
     for wrapper, source in pairs:
         assert list(inspect.signature(wrapper).parameters.values()) == list(

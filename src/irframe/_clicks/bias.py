@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 import polars as pl
@@ -16,8 +16,12 @@ from irframe._input.logs import CLICKED, DOC, IMPRESSION, POSITION, QUERY
 from irframe._input.params import check_level, check_seed
 from irframe._resample import index_chunks
 from irframe.exceptions import InvalidParameterError
+from irframe.functions import options_of
 
-__all__ = ["METHODS", "Method", "PositionBias", "position_bias", "position_bias_fit"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["METHODS", "Method", "PositionBias", "PositionBiasOptions", "position_bias", "position_bias_fit"]
 
 Method = Literal["ctr", "pivot", "adjacent", "allpairs", "em"]
 METHODS: tuple[str, ...] = ("ctr", "pivot", "adjacent", "allpairs", "em")
@@ -196,25 +200,28 @@ def position_bias_fit(
     return PositionBias(name, clog.back(table), summary)
 
 
-def position_bias(
-    log: Any,
-    method: Method = "pivot",
-    *,
-    n_bootstrap: int = 200,
-    ci: float = 0.95,
-    seed: int | None = 0,
-    iterations: int = 5000,
-    tol: float = 1e-6,
-    max_position: int | None = None,
-    impression_col: str = IMPRESSION,
-    query_col: str = QUERY,
-    doc_col: str = DOC,
-    position_col: str = POSITION,
-    clicked_col: str = CLICKED,
-    memory_limit: int | str | None = None,
-    buckets: int | None = None,
-    tmp_dir: str | os.PathLike[str] | None = None,
-) -> Any:
+class PositionBiasOptions(TypedDict, total=False):
+    """The keyword options of :func:`position_bias` (and :func:`position_bias_fit`), for the
+    type checkers (``tests/meta/test_signatures.py`` keeps them equal to the fit's)."""
+
+    n_bootstrap: int
+    ci: float
+    seed: int | None
+    iterations: int
+    tol: float
+    max_position: int | None
+    impression_col: str
+    query_col: str
+    doc_col: str
+    position_col: str
+    clicked_col: str
+    memory_limit: int | str | None
+    buckets: int | None
+    tmp_dir: str | os.PathLike[str] | None
+
+
+@options_of(position_bias_fit)
+def position_bias(log: Any, method: Method = "pivot", **options: Unpack[PositionBiasOptions]) -> Any:
     """Estimate the examination probability of each position relative to position 1 (theta).
 
     The parameters, methods and result are :func:`position_bias_fit`'s, whose ``theta``
@@ -237,12 +244,7 @@ def position_bias(
     >>> position_bias(log, "pivot", n_bootstrap=0).select("position", "theta", "n").rows()
     [(1, 1.0, 2), (2, 0.6666666666666666, 2)]
     """
-    return position_bias_fit(
-        log, method, n_bootstrap=n_bootstrap, ci=ci, seed=seed, iterations=iterations, tol=tol,
-        max_position=max_position, impression_col=impression_col, query_col=query_col, doc_col=doc_col,
-        position_col=position_col, clicked_col=clicked_col, memory_limit=memory_limit, buckets=buckets,
-        tmp_dir=tmp_dir,
-    ).theta  # fmt: skip
+    return position_bias_fit(log, method, **options).theta
 
 
 def _table(
