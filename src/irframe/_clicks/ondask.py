@@ -18,22 +18,20 @@ from typing import Any
 import polars as pl
 
 from irframe._backends.dask import Dask
-from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, warn_beyond
+from irframe._clicks.prepare import COUNTS, ClickLog, check_positive_int, cut_log, warn_beyond
 from irframe._input.frames import Origin
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
 
 __all__ = ["dask_log"]
 
-_COUNTS = ("n_rows", "n_impressions", "n_impressions_without_clicks", "n_rows_beyond_max_position")
-
 
 def _checked(pdf: Any, cols: LogColumns, max_position: int | None) -> tuple[pl.DataFrame, dict[str, int]]:
     """One partition's canonical, checked and cut rows (eager) and its counts."""
     if len(pdf) == 0:
-        return pl.DataFrame(), dict.fromkeys(_COUNTS, 0)
+        return pl.DataFrame(), dict.fromkeys(COUNTS, 0)
     frame = pl.from_pandas(pdf.reset_index(drop=True))
     clog = cut_log(canonical_log(frame.lazy(), cols), cols, Origin("pandas"), max_position)
-    return clog.rows.collect(), {k: getattr(clog, k) for k in _COUNTS}
+    return clog.rows.collect(), {k: getattr(clog, k) for k in COUNTS}
 
 
 def _apply(
@@ -64,7 +62,7 @@ def dask_log(
     tasks = [delayed(_checked)(p, cols, max_position) for p in placed.run_buckets.to_delayed()]
     parts = list(persist(*tasks))  # type: ignore[no-untyped-call]
     counts = [c for _, c in compute(*parts)]  # type: ignore[no-untyped-call]
-    totals = {k: sum(c[k] for c in counts) for k in _COUNTS}
+    totals = {k: sum(c[k] for c in counts) for k in COUNTS}
     if not totals["n_rows"]:  # (the empty log's error, as in memory)
         check_log(canonical_log(pl.LazyFrame(schema=schema), cols), cols)
     distinct = int(log[cols.impression].nunique().compute())
@@ -75,16 +73,6 @@ def dask_log(
     def mapper(fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> list[pl.DataFrame]:
         return list(compute(*[delayed(_apply)(p, fn) for p in live]))  # type: ignore[no-untyped-call]
 
-    clog = ClickLog(
-        pl.LazyFrame(),  # (no whole log on the client: every estimator reads the parts through map)
-        cols,
-        Origin("pandas"),
-        n_rows=totals["n_rows"],
-        n_impressions=totals["n_impressions"],
-        n_impressions_without_clicks=totals["n_impressions_without_clicks"],
-        n_rows_beyond_max_position=totals["n_rows_beyond_max_position"],
-        n_buckets=len(parts),
-        mapper=mapper,
-    )
+    clog = ClickLog.on_cluster(cols, totals, len(parts), mapper)
     warn_beyond(where, clog, max_position)
     return clog

@@ -23,13 +23,11 @@ import polars as pl
 
 from irframe._backends.spark import Spark, default_parallelism
 from irframe._backends.spark import run_tasks as _run
-from irframe._clicks.prepare import ClickLog, check_positive_int, cut_log, cut_rows, warn_beyond
+from irframe._clicks.prepare import COUNTS, ClickLog, check_positive_int, cut_log, cut_rows, warn_beyond
 from irframe._input.frames import Origin
 from irframe._input.logs import LogColumns, canonical_log, check_log, log_columns
 
 __all__ = ["spark_log"]
-
-_COUNTS = ("n_rows", "n_impressions", "n_impressions_without_clicks", "n_rows_beyond_max_position")
 
 
 def _check_whole(log: Any, cols: LogColumns, schema: pl.Schema, totals: dict[str, int]) -> None:
@@ -84,10 +82,10 @@ def _click_log(
 
     def counts(rows: pl.DataFrame) -> pl.DataFrame:
         clog = cut_log(canonical_log(rows.lazy(), cols), cols, Origin("pandas"), max_position)
-        return pl.DataFrame({k: [getattr(clog, k)] for k in _COUNTS})
+        return pl.DataFrame({k: [getattr(clog, k)] for k in COUNTS})
 
     found = _run(placed, counts)
-    totals = {k: sum(int(c[k][0]) for c in found) for k in _COUNTS}
+    totals = {k: sum(int(c[k][0]) for c in found) for k in COUNTS}
     _check_whole(log, cols, schema, totals)
 
     def mapper(fn: Callable[[pl.LazyFrame], pl.LazyFrame]) -> list[pl.DataFrame]:
@@ -95,16 +93,6 @@ def _click_log(
             placed, lambda rows: fn(cut_rows(canonical_log(rows.lazy(), cols), max_position)).collect()
         )
 
-    clog = ClickLog(
-        pl.LazyFrame(),  # (no whole log on the driver: every estimator reads the parts through map)
-        cols,
-        Origin("pandas"),
-        n_rows=totals["n_rows"],
-        n_impressions=totals["n_impressions"],
-        n_impressions_without_clicks=totals["n_impressions_without_clicks"],
-        n_rows_beyond_max_position=totals["n_rows_beyond_max_position"],
-        n_buckets=n,
-        mapper=mapper,
-    )
+    clog = ClickLog.on_cluster(cols, totals, n, mapper)
     warn_beyond(where, clog, max_position)
     return clog

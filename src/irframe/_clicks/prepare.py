@@ -19,6 +19,7 @@ from irframe.exceptions import ClickLogWarning, InvalidParameterError
 
 __all__ = [
     "CLICK",
+    "COUNTS",
     "ClickLog",
     "check_positive_int",
     "check_prior",
@@ -31,6 +32,8 @@ __all__ = [
 
 #: the canonical log's 0/1 click column (``clicked > 0``, see :func:`irframe._input.logs.is_click`)
 CLICK = "__ir_click"
+#: the counts every log carries (what was read, and what a documented rule left out)
+COUNTS = ("n_rows", "n_impressions", "n_impressions_without_clicks", "n_rows_beyond_max_position")
 
 
 @dataclass(frozen=True)
@@ -67,15 +70,26 @@ class ClickLog:
         """``frame`` as the caller's frame type."""
         return from_lazy(frame, self.origin)
 
+    @classmethod
+    def on_cluster(
+        cls,
+        cols: LogColumns,
+        totals: Mapping[str, int],
+        n_buckets: int,
+        mapper: Callable[[Callable[[pl.LazyFrame], pl.LazyFrame]], list[pl.DataFrame]],
+    ) -> ClickLog:
+        """A log held on a cluster (Dask or Spark): no rows on the client, every estimator
+        reads the parts through ``mapper``; ``totals`` the parts' :data:`COUNTS` summed."""
+        n_rows, n_impressions, n_without_clicks, n_beyond = (int(totals[k]) for k in COUNTS)
+        return cls(
+            pl.LazyFrame(), cols, Origin("pandas"), n_rows, n_impressions, n_without_clicks, n_beyond,
+            n_buckets=n_buckets, mapper=mapper,
+        )  # fmt: skip
+
     @property
     def summary(self) -> dict[str, int]:
         """The counts, as a result's summary shows them (out of core: and ``n_buckets``)."""
-        counts = {
-            "n_rows": self.n_rows,
-            "n_impressions": self.n_impressions,
-            "n_impressions_without_clicks": self.n_impressions_without_clicks,
-            "n_rows_beyond_max_position": self.n_rows_beyond_max_position,
-        }
+        counts = {k: int(getattr(self, k)) for k in COUNTS}
         return counts | ({"n_buckets": self.n_buckets} if self.n_buckets else {})
 
 
